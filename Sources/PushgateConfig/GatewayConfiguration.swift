@@ -1,0 +1,83 @@
+public import Foundation
+
+/// Pushgate's whole configuration: a superset of Sygnal's `sygnal.yaml`.
+///
+/// ```yaml
+/// http: {bind_addresses: ['127.0.0.1'], port: 5000}
+/// database: {url: 'postgres://pushgate:secret@db:5432/pushgate'}
+/// apps:
+///   im.example.ios: {type: apns, keyfile: AuthKey.p8, key_id: ABC123, team_id: TEAM123, topic: im.example.ios}
+/// ```
+///
+/// Unknown keys produce ``warnings``; a key of the wrong type or value throws ``ConfigurationError``.
+public struct GatewayConfiguration: Sendable, Equatable {
+    public var http = HTTPSettings()
+    public var log = LogSettings()
+    public var metrics = MetricsSettings()
+    /// The outbound HTTP proxy for provider requests (`proxy`; Sygnal's form `http://[user:pass@]host[:port]`).
+    public var proxy: String?
+    public var database = DatabaseSettings.default
+    /// The configured apps, in file order.
+    public var apps: [AppSettings] = []
+    /// Keys that were ignored, and why, for the operator.
+    public var warnings: [String] = []
+
+    /// The embedded defaults, used when no file is given.
+    public init() {}
+
+    /// Top-level sections Pushgate reads.
+    static let knownSections: Set<String> = ["http", "log", "metrics", "proxy", "apps", "database"]
+
+    /// Parses configuration text.
+    /// - Throws: ``ConfigurationError`` naming the first key that cannot be used.
+    public init(yaml: String) throws {
+        let root: ConfigMap
+        switch try YAMLConfigLoader.load(yaml: yaml) {
+        case .map(let map): root = map
+        case .null: root = ConfigMap()
+        case let value: throw ConfigurationError(key: "", "the file must hold a mapping, found \(value.typeName)")
+        }
+        let top = ConfigSection(path: "", map: root)
+        var warnings: [String] = []
+        if let http = try top.section("http") {
+            self.http = try HTTPSettings(http)
+            warnings += http.unknownKeys(known: HTTPSettings.knownKeys).map { "unknown key \($0) (ignored)" }
+        }
+        if let log = try top.section("log") { self.log = try LogSettings(log, warnings: &warnings) }
+        if let metrics = try top.section("metrics") { self.metrics = try MetricsSettings(metrics, warnings: &warnings) }
+        if let proxy = try top.string("proxy") { self.proxy = try Self.validatedProxy(proxy) }
+        if let database = try top.section("database") { self.database = try DatabaseSettings(database, warnings: &warnings) }
+        if let apps = try top.section("apps") {
+            self.apps = try apps.map.entries.map { id, value in
+                guard case .map(let map) = value else {
+                    throw ConfigurationError(key: apps.keyPath(id), "expected a mapping with a type, found \(value.typeName)")
+                }
+                return try AppSettings(id: id, section: ConfigSection(path: apps.keyPath(id), map: map))
+            }
+        }
+        if root["db"] != nil { warnings.append("db: Sygnal's legacy database section is ignored") }
+        warnings += top.unknownKeys(known: Self.knownSections.union(["db"])).map { "unknown section \($0) (ignored)" }
+        self.warnings = warnings
+    }
+
+    /// Reads and parses a configuration file.
+    /// - Throws: ``ConfigurationError`` when the file cannot be read or used.
+    public init(contentsOfFile path: String) throws {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigurationError(key: "", "cannot read the configuration file \(path): \(error.localizedDescription)")
+        }
+        try self.init(yaml: text)
+    }
+
+    private static func validatedProxy(_ proxy: String) throws -> String {
+        guard let components = URLComponents(string: proxy), components.scheme == "http",
+            let host = components.host, !host.isEmpty
+        else {
+            throw ConfigurationError(key: "proxy", "must be an http:// URL, as in http://user:password@proxy.example:8080")
+        }
+        return proxy
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Yams
+
+/// Turns YAML text into ``ConfigValue``s, resolving scalars as YAML 1.1 does (as Sygnal's loader does).
+enum YAMLConfigLoader {
+    static func load(yaml: String) throws -> ConfigValue {
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: yaml)
+        } catch {
+            throw ConfigurationError(key: "", "the file is not valid YAML: \(error)")
+        }
+        guard let node else { return .map(ConfigMap()) }
+        return try self.value(node, path: "")
+    }
+
+    private static func value(_ node: Node, path: String) throws -> ConfigValue {
+        switch node {
+        case .scalar:
+            switch Tag.Name(rawValue: node.tag.rawValue) {
+            case Tag.Name.null: return .null
+            case Tag.Name.bool: return node.bool.map(ConfigValue.bool) ?? .string(node.string ?? "")
+            case Tag.Name.int: return node.int.map(ConfigValue.int) ?? .string(node.string ?? "")
+            case Tag.Name.float: return node.float.map(ConfigValue.double) ?? .string(node.string ?? "")
+            default: return .string(node.string ?? "")
+            }
+        case .sequence(let sequence):
+            return .list(try sequence.enumerated().map { try self.value($1, path: "\(path)[\($0)]") })
+        case .mapping(let mapping):
+            var map = ConfigMap()
+            for (keyNode, valueNode) in mapping {
+                guard let key = keyNode.string else {
+                    throw ConfigurationError(key: path, "mapping keys must be strings")
+                }
+                let childPath = path.isEmpty ? key : "\(path).\(key)"
+                if map[key] != nil { throw ConfigurationError(key: childPath, "is given twice") }
+                map[key] = try self.value(valueNode, path: childPath)
+            }
+            return .map(map)
+        case .alias:
+            throw ConfigurationError(key: path, "YAML aliases are not supported")
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Hummingbird
+import Logging
+
+/// Turns every error into a response in a known shape, so no request ends in a dropped connection or a
+/// framework default: protocol errors (any `HTTPResponseError` a front end throws) pass through; unknown
+/// paths get 404 and known paths with the wrong method 405, both `M_UNRECOGNIZED`; a body over the limit
+/// gets 413; anything else is logged and answered 500.
+struct ErrorResponseMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+
+    /// The methods each route path answers, for 405 and its `Allow` header.
+    let methodsByPath: [String: [HTTPRequest.Method]]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError {
+            switch error.status {
+            case .notFound where context.endpointPath == "NotFound" || context.endpointPath == nil:
+                if let methods = self.methodsByPath[request.uri.path] {
+                    var body = GatewayErrorBody.unrecognized
+                    body = GatewayErrorBody(status: .methodNotAllowed, errcode: body.errcode, message: body.message)
+                    body.headers[.allow] = methods.map(\.rawValue).joined(separator: ", ")
+                    return try body.response(from: request, context: context)
+                }
+                return try GatewayErrorBody.unrecognized.response(from: request, context: context)
+            case .contentTooLarge:
+                return try GatewayErrorBody.tooLarge.response(from: request, context: context)
+            default:
+                let message = error.body ?? error.status.reasonPhrase
+                return try GatewayErrorBody(status: error.status, errcode: Self.errcode(for: error.status), message: message)
+                    .response(from: request, context: context)
+            }
+        } catch let error as any HTTPResponseError {
+            return try error.response(from: request, context: context)
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            return try GatewayErrorBody.internalError.response(from: request, context: context)
+        }
+    }
+
+    private static func errcode(for status: HTTPResponse.Status) -> String {
+        switch status.code {
+        case 400: "M_BAD_JSON"
+        case 401, 403: "M_FORBIDDEN"
+        case 404, 405: "M_UNRECOGNIZED"
+        case 413: "M_TOO_LARGE"
+        case 429: "M_LIMIT_EXCEEDED"
+        default: "M_UNKNOWN"
+        }
+    }
+}

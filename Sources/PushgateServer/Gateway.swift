@@ -1,0 +1,99 @@
+import Hummingbird
+public import Logging
+public import PushgateConfig
+public import PushgateStore
+public import ServiceLifecycle
+public import UnixSignals
+
+/// The composition root: the one place that turns a configuration into concrete stores, routes and
+/// listeners, and runs them as one service group.
+///
+/// ```swift
+/// let gateway = try await Gateway.build(configuration: configuration, logger: logger)
+/// try await gateway.run(gracefulShutdownSignals: [.sigterm, .sigint])
+/// ```
+public struct Gateway: Sendable {
+    /// Called with each listener's address once it accepts connections.
+    public typealias ListeningHandler = @Sendable (_ name: String, _ host: String, _ port: Int) async -> Void
+
+    /// The store every front end uses.
+    public let store: any PushStore
+    /// The metrics registry `/metrics` renders.
+    public let metrics: GatewayMetrics
+    /// Everything long-lived, in start order (store first, listeners last; shutdown runs in reverse).
+    public let services: [any Service]
+    private let logger: Logger
+
+    /// Opens the store (running its migrations) and prepares the listeners.
+    /// - Parameters:
+    ///   - configuration: the loaded configuration.
+    ///   - logger: the root logger.
+    ///   - onListening: told each listener's bound address (useful with port 0).
+    /// - Throws: ``StoreError`` when the store cannot be opened.
+    public static func build(
+        configuration: GatewayConfiguration,
+        logger: Logger,
+        onListening: @escaping ListeningHandler = { _, _, _ in }
+    ) async throws -> Gateway {
+        let store = try await StoreFactory.open(configuration.database, logger: logger)
+        let metrics = GatewayMetrics()
+        let operations = OperationsRoutes(store: store, metrics: metrics, healthDeadline: .seconds(2))
+        let router = GatewayRouterBuilder.build(
+            routes: operations.routes,
+            metrics: metrics,
+            maxRequestBodySize: configuration.http.maxRequestBodySize,
+            accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor
+        )
+        let responder = router.buildResponder()
+        var services: [any Service] = [store]
+        for address in configuration.http.bindAddresses {
+            services.append(
+                Self.listener(name: "http", responder: responder, host: address, port: configuration.http.port, logger: logger, onListening: onListening)
+            )
+        }
+        if configuration.metrics.prometheusListenerEnabled {
+            let metricsRouter = Router(context: GatewayRequestContext.self)
+            metricsRouter.get("/metrics") { _, _ in OperationsRoutes.metricsResponse(metrics) }
+            services.append(
+                Self.listener(
+                    name: "metrics", responder: metricsRouter.buildResponder(), host: configuration.metrics.prometheusAddress,
+                    port: configuration.metrics.prometheusPort, logger: logger, onListening: onListening
+                )
+            )
+        }
+        return Gateway(store: store, metrics: metrics, services: services, logger: logger)
+    }
+
+    private static func listener<Responder: HTTPResponder>(
+        name: String,
+        responder: Responder,
+        host: String,
+        port: Int,
+        logger: Logger,
+        onListening: @escaping ListeningHandler
+    ) -> some Service where Responder.Context == GatewayRequestContext {
+        Application(
+            responder: responder,
+            configuration: .init(address: .hostname(host, port: port), serverName: "Pushgate"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? port
+                logger.notice("listening", metadata: ["listener": "\(name)", "address": "\(host)", "port": "\(port)"])
+                await onListening(name, host, port)
+            },
+            logger: logger
+        )
+    }
+
+    /// Runs every service until one fails or a graceful shutdown is asked for (by a signal in
+    /// `gracefulShutdownSignals`, or by the calling task's own service group).
+    public func run(gracefulShutdownSignals: [UnixSignal] = []) async throws {
+        let group = ServiceGroup(
+            configuration: .init(
+                services: self.services.map { .init(service: $0) },
+                gracefulShutdownSignals: gracefulShutdownSignals,
+                logger: self.logger
+            )
+        )
+        try await group.run()
+    }
+}

@@ -1,0 +1,24 @@
+public import Hummingbird
+
+/// One route of the gateway: a path, a method and the handler that answers it.
+///
+/// Routes are collected before the router is built, so the router knows every path's methods (for 405
+/// answers) before any middleware runs.
+public struct GatewayRoute: Sendable {
+    /// The handler's type.
+    public typealias Handler = @Sendable (Request, GatewayRequestContext) async throws -> Response
+
+    /// The path, in Hummingbird's syntax (`/devices`, `/_matrix/push/v1/notify`).
+    public let path: String
+    /// The method answered.
+    public let method: HTTPRequest.Method
+    /// The handler.
+    public let handler: Handler
+
+    /// Creates a route.
+    public init(_ method: HTTPRequest.Method, _ path: String, handler: @escaping Handler) {
+        self.method = method
+        self.path = path
+        self.handler = handler
+    }
+}

@@ -1,0 +1,31 @@
+public import Hummingbird
+
+/// Builds the router every listener shares: the gateway's middleware around a list of routes.
+public enum GatewayRouterBuilder {
+    /// Builds a router.
+    /// - Parameters:
+    ///   - routes: every route the gateway answers.
+    ///   - metrics: where request counts and latencies go.
+    ///   - maxRequestBodySize: bodies over this many bytes get 413.
+    ///   - accessLogUsesForwardedFor: take client addresses from `X-Forwarded-For`.
+    public static func build(
+        routes: [GatewayRoute],
+        metrics: GatewayMetrics,
+        maxRequestBodySize: Int,
+        accessLogUsesForwardedFor: Bool = false
+    ) -> Router<GatewayRequestContext> {
+        let router = Router(context: GatewayRequestContext.self, options: .autoGenerateHeadEndpoints)
+        // HEAD is answered wherever GET is (autoGenerateHeadEndpoints), so 405's Allow lists it too.
+        let methodsByPath = Dictionary(grouping: routes, by: \.path).mapValues { routes in
+            let methods = routes.map(\.method)
+            return methods.contains(.get) && !methods.contains(.head) ? methods + [.head] : methods
+        }
+        router.add(middleware: AccessLogMiddleware(metrics: metrics, usesForwardedFor: accessLogUsesForwardedFor))
+        router.add(middleware: ErrorResponseMiddleware(methodsByPath: methodsByPath))
+        router.add(middleware: RequestBodyLimitMiddleware(limit: maxRequestBodySize))
+        for route in routes {
+            router.on(RouterPath(route.path), method: route.method, use: route.handler)
+        }
+        return router
+    }
+}

@@ -1,0 +1,19 @@
+import Hummingbird
+
+/// Answers 413 to a request whose declared length is over the limit, before any handler reads it, and
+/// sets the limit that handlers apply while collecting bodies without a declared length.
+struct RequestBodyLimitMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+
+    /// The largest body accepted, in bytes.
+    let limit: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > self.limit {
+            throw HTTPError(.contentTooLarge)
+        }
+        var context = context
+        context.maxUploadSize = self.limit
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,44 @@
+public import Foundation
+
+/// A notification accepted for later delivery, as it is handed to the outbox.
+public struct OutboxMessage: Sendable, Equatable {
+    /// The configured app that delivers it.
+    public var appID: String
+    /// The provider token to deliver to.
+    public var pushToken: String
+    /// The provider-independent notification, encoded by the delivery layer.
+    public var payload: [UInt8]
+    /// The earliest time a worker may try it.
+    public var notBefore: Date
+
+    /// Creates a message for the outbox.
+    public init(appID: String, pushToken: String, payload: [UInt8], notBefore: Date) {
+        self.appID = appID
+        self.pushToken = pushToken
+        self.payload = payload
+        self.notBefore = notBefore
+    }
+}
+
+/// A notification stored in the outbox, as a worker sees it after claiming it.
+public struct OutboxEntry: Sendable, Equatable, Identifiable {
+    /// The store's identifier for the entry.
+    public var id: Int64
+    /// The message as it was enqueued.
+    public var message: OutboxMessage
+    /// How many times it has been claimed, this claim included.
+    public var attempts: Int
+    /// When it was first accepted.
+    public var createdAt: Date
+    /// The error recorded by the last failed attempt, if any.
+    public var lastError: String?
+
+    /// Creates an entry (stores build these from their rows).
+    public init(id: Int64, message: OutboxMessage, attempts: Int, createdAt: Date, lastError: String?) {
+        self.id = id
+        self.message = message
+        self.attempts = attempts
+        self.createdAt = createdAt
+        self.lastError = lastError
+    }
+}

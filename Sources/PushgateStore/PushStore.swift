@@ -1,0 +1,65 @@
+public import Foundation
+public import ServiceLifecycle
+
+/// Storage of device registrations.
+public protocol DeviceStore: Sendable {
+    /// Inserts or replaces the registration with the same namespace and device id.
+    func saveDevice(_ device: DeviceRegistration) async throws
+    /// Inserts the registration only if none exists with its namespace and device id.
+    /// - Returns: `true` when it was inserted, `false` when one already existed (and was left unchanged).
+    func insertDeviceIfAbsent(_ device: DeviceRegistration) async throws -> Bool
+    /// The registration with this namespace and device id, if any.
+    func device(namespace: String, deviceID: String) async throws -> DeviceRegistration?
+    /// Removes one registration.
+    /// - Returns: whether a registration was removed.
+    func deleteDevice(namespace: String, deviceID: String) async throws -> Bool
+    /// Removes every registration of an app that uses this token (a provider said it is invalid).
+    /// - Returns: how many registrations were removed.
+    func deleteDevices(appID: String, pushToken: String) async throws -> Int
+    /// How many registrations a namespace holds.
+    func deviceCount(namespace: String) async throws -> Int
+}
+
+/// The durable queue of notifications accepted for later delivery.
+///
+/// Several Pushgate instances may share one outbox: a claim leases entries to one owner until the lease
+/// ends, and no entry is leased to two owners at once.
+public protocol OutboxStore: Sendable {
+    /// Stores messages for later delivery, atomically.
+    /// - Returns: their ids, in the order given.
+    func enqueue(_ messages: [OutboxMessage]) async throws -> [Int64]
+    /// Leases up to `limit` entries that are due at `now` and not leased, oldest due first, and counts the
+    /// attempt.
+    func claimDue(now: Date, limit: Int, leaseFor lease: Duration, owner: String) async throws -> [OutboxEntry]
+    /// Removes an entry its owner finished with (delivered or given up).
+    /// - Returns: whether the entry was still leased to `owner` and was removed.
+    func complete(id: Int64, owner: String) async throws -> Bool
+    /// Releases an entry for another attempt no earlier than `notBefore`, recording why this one failed.
+    /// - Returns: whether the entry was still leased to `owner`.
+    func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool
+    /// How many entries wait in the outbox, leased or not.
+    func pendingCount() async throws -> Int
+}
+
+/// Named counters with an optional expiry, shared by every instance on the store (rate limits, de-duplication).
+public protocol CounterStore: Sendable {
+    /// Adds `amount` to a counter and returns the new value. A counter past its expiry starts again from
+    /// zero, with `expiresAt` as its new expiry.
+    func incrementCounter(_ name: String, by amount: Int64, expiresAt: Date?, now: Date) async throws -> Int64
+    /// The counter's value, 0 when it does not exist or has expired.
+    func counterValue(_ name: String, now: Date) async throws -> Int64
+    /// Deletes expired counters.
+    /// - Returns: how many were deleted.
+    func purgeExpiredCounters(now: Date) async throws -> Int
+}
+
+/// Everything Pushgate stores, behind one protocol with an SQLite and a PostgreSQL implementation.
+///
+/// A store is a `Service`: run it in the application's service group for as long as it is used; it releases
+/// its connections on graceful shutdown.
+public protocol PushStore: DeviceStore, OutboxStore, CounterStore, Service {
+    /// A short name for the kind of store, such as `sqlite` or `postgres`.
+    var kind: String { get }
+    /// Checks that the database answers.
+    func ping() async throws
+}

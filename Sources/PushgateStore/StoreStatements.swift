@@ -1,0 +1,87 @@
+/// The SQL that the SQLite and PostgreSQL stores share.
+///
+/// Parameters are written `$1`, `$2`, … and each first appears in increasing order, so that SQLite (which
+/// numbers named parameters by first appearance) and PostgreSQL bind them the same way. Statements that
+/// differ between the two databases live with their store.
+public enum StoreStatements {
+    /// Columns of `devices`, in the order the stores decode them.
+    public static let deviceColumns =
+        "namespace, device_id, app_id, push_token, public_key, attributes, created_at, updated_at"
+
+    /// Inserts or replaces a device; binds the eight ``deviceColumns``.
+    public static let upsertDevice = """
+        INSERT INTO devices (\(deviceColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+        ON CONFLICT (namespace, device_id) DO UPDATE SET
+            app_id = excluded.app_id, push_token = excluded.push_token, public_key = excluded.public_key,
+            attributes = excluded.attributes, updated_at = excluded.updated_at
+        """
+
+    /// Inserts a device unless one exists; binds the eight ``deviceColumns``; returns a row when inserted.
+    public static let insertDeviceIfAbsent = """
+        INSERT INTO devices (\(deviceColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+        ON CONFLICT (namespace, device_id) DO NOTHING
+        RETURNING device_id
+        """
+
+    /// Selects one device; binds namespace, device id.
+    public static let selectDevice =
+        "SELECT \(deviceColumns) FROM devices WHERE namespace = $1 AND device_id = $2"
+
+    /// Deletes one device; binds namespace, device id; returns the deleted row's id.
+    public static let deleteDevice =
+        "DELETE FROM devices WHERE namespace = $1 AND device_id = $2 RETURNING device_id"
+
+    /// Deletes every device of an app with a token; binds app id, token; returns the deleted ids.
+    public static let deleteDevicesByToken =
+        "DELETE FROM devices WHERE app_id = $1 AND push_token = $2 RETURNING device_id"
+
+    /// Counts the devices of a namespace; binds namespace.
+    public static let countDevices = "SELECT COUNT(*) FROM devices WHERE namespace = $1"
+
+    /// Columns of `outbox` returned to workers, in the order the stores decode them.
+    public static let outboxColumns = "id, app_id, push_token, payload, attempts, not_before, created_at, last_error"
+
+    /// Removes a leased entry; binds id, owner; returns the id when removed.
+    public static let completeOutboxEntry = "DELETE FROM outbox WHERE id = $1 AND lease_owner = $2 RETURNING id"
+
+    /// Releases a leased entry for a later attempt; binds not-before (ms), error, id, owner.
+    public static let rescheduleOutboxEntry = """
+        UPDATE outbox SET lease_owner = NULL, lease_until = NULL, not_before = $1, last_error = $2
+        WHERE id = $3 AND lease_owner = $4 RETURNING id
+        """
+
+    /// Counts outbox entries.
+    public static let countOutbox = "SELECT COUNT(*) FROM outbox"
+
+    /// Adds to a counter, restarting it when expired; binds name, amount, expiry (ms or NULL), now (ms);
+    /// returns the new value.
+    public static let incrementCounter = """
+        INSERT INTO counters (name, value, expires_at) VALUES ($1, $2, $3)
+        ON CONFLICT (name) DO UPDATE SET
+            value = CASE WHEN counters.expires_at IS NOT NULL AND counters.expires_at <= $4
+                THEN excluded.value ELSE counters.value + excluded.value END,
+            expires_at = CASE WHEN counters.expires_at IS NOT NULL AND counters.expires_at <= $4
+                THEN excluded.expires_at ELSE counters.expires_at END
+        RETURNING value
+        """
+
+    /// Reads a live counter; binds name, now (ms).
+    public static let selectCounter =
+        "SELECT value FROM counters WHERE name = $1 AND (expires_at IS NULL OR expires_at > $2)"
+
+    /// Deletes expired counters; binds now (ms); returns their names.
+    public static let purgeCounters =
+        "DELETE FROM counters WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING name"
+
+    /// The migrations bookkeeping table, the same on both databases.
+    public static let createMigrationsTable = """
+        CREATE TABLE IF NOT EXISTS pushgate_migrations (
+            version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)
+        """
+
+    /// The newest applied migration version (NULL on a new database).
+    public static let selectSchemaVersion = "SELECT MAX(version) FROM pushgate_migrations"
+
+    /// Records an applied migration; binds version, name, time (ms).
+    public static let recordMigration = "INSERT INTO pushgate_migrations (version, name, applied_at) VALUES ($1, $2, $3)"
+}

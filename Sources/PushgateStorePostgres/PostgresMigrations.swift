@@ -1,0 +1,64 @@
+import PushgateStore
+
+/// The PostgreSQL schema, version by version.
+enum PostgresMigrations {
+    /// The advisory lock key that serialises migrations between instances starting together.
+    static let advisoryLockKey: Int64 = 0x7075_7368_6761_7465  // "pushgate"
+
+    static let plan = MigrationPlan([
+        Migration(
+            version: 1,
+            name: "devices, outbox, counters",
+            statements: [
+                """
+                CREATE TABLE devices (
+                    namespace TEXT NOT NULL,
+                    device_id TEXT NOT NULL,
+                    app_id TEXT NOT NULL,
+                    push_token TEXT NOT NULL,
+                    public_key TEXT,
+                    attributes TEXT NOT NULL DEFAULT '{}',
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    PRIMARY KEY (namespace, device_id)
+                )
+                """,
+                "CREATE INDEX devices_by_token ON devices (app_id, push_token)",
+                """
+                CREATE TABLE outbox (
+                    id BIGSERIAL PRIMARY KEY,
+                    app_id TEXT NOT NULL,
+                    push_token TEXT NOT NULL,
+                    payload BYTEA NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    not_before BIGINT NOT NULL,
+                    lease_owner TEXT,
+                    lease_until BIGINT,
+                    created_at BIGINT NOT NULL,
+                    last_error TEXT
+                )
+                """,
+                "CREATE INDEX outbox_due ON outbox (not_before, id)",
+                """
+                CREATE TABLE counters (
+                    name TEXT PRIMARY KEY,
+                    value BIGINT NOT NULL,
+                    expires_at BIGINT
+                )
+                """,
+                "CREATE INDEX counters_expiry ON counters (expires_at) WHERE expires_at IS NOT NULL",
+            ]
+        )
+    ])
+
+    /// Leases due entries that no other instance holds; binds owner, lease end (ms), now (ms), limit.
+    static let claimDue = """
+        UPDATE outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1
+        WHERE id IN (
+            SELECT id FROM outbox
+            WHERE not_before <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+            ORDER BY not_before, id LIMIT $4
+            FOR UPDATE SKIP LOCKED)
+        RETURNING \(StoreStatements.outboxColumns)
+        """
+}

@@ -1,0 +1,282 @@
+public import Foundation
+public import Logging
+import NIOCore
+import PushgateCore
+public import PushgateStore
+import ServiceLifecycle
+import SQLiteNIO
+
+/// The embedded store: one SQLite file in WAL mode.
+///
+/// Writes go through one connection (SQLite has a single writer) and reads through another, so lookups do
+/// not wait behind writes. Several processes may open the same file: every write is one statement, and
+/// SQLite's file lock makes it atomic.
+public final class SQLiteStore: PushStore {
+    public let kind = "sqlite"
+    /// The database file.
+    public let path: String
+    private let writer: SQLiteConnection
+    private let reader: SQLiteConnection
+    private let writes = WriteSerializer()
+    private let logger: Logger
+
+    private init(path: String, writer: SQLiteConnection, reader: SQLiteConnection, logger: Logger) {
+        self.path = path
+        self.writer = writer
+        self.reader = reader
+        self.logger = logger
+    }
+
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    /// - Parameters:
+    ///   - path: the database file; relative paths are taken from the working directory.
+    ///   - logger: where migrations are reported.
+    /// - Throws: ``StoreError`` when the file cannot be opened or migrated.
+    public static func open(path: String, logger: Logger) async throws -> SQLiteStore {
+        var opened: [SQLiteConnection] = []
+        do {
+            let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            opened.append(writer)
+            for pragma in [Self.busyTimeoutPragma, "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA foreign_keys = ON"] {
+                _ = try await Self.query(writer, pragma, [])
+            }
+            try await Self.migrate(writer, logger: logger)
+            let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            opened.append(reader)
+            for pragma in [Self.busyTimeoutPragma, "PRAGMA query_only = ON"] {
+                _ = try await Self.query(reader, pragma, [])
+            }
+            return SQLiteStore(path: path, writer: writer, reader: reader, logger: logger)
+        } catch {
+            for connection in opened { try? await connection.close() }
+            if let error = error as? StoreError { throw error }
+            throw StoreError.unavailable("cannot open the SQLite database at \(path): \(error)")
+        }
+    }
+
+    private static func migrate(_ connection: SQLiteConnection, logger: Logger) async throws {
+        _ = try await Self.query(connection, StoreStatements.createMigrationsTable, [])
+        // BEGIN IMMEDIATE takes the write lock, so two processes starting together migrate one after the other.
+        _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
+        do {
+            let current = try await Self.query(connection, StoreStatements.selectSchemaVersion, []).first?.columns.first?.data.integer ?? 0
+            for migration in try SQLiteMigrations.plan.pending(after: Int(current)) {
+                for statement in migration.statements {
+                    _ = try await Self.query(connection, statement, [])
+                }
+                _ = try await Self.query(
+                    connection,
+                    StoreStatements.recordMigration,
+                    [.integer(migration.version), .text(migration.name), .integer(Int(Date().millisecondsSince1970))]
+                )
+                logger.info("applied migration", metadata: ["store": "sqlite", "version": "\(migration.version)"])
+            }
+            _ = try await Self.query(connection, "COMMIT", [])
+        } catch {
+            _ = try? await Self.query(connection, "ROLLBACK", [])
+            throw error
+        }
+    }
+
+    /// Waits for graceful shutdown, then closes the connections.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try? await self.reader.close()
+        try? await self.writer.close()
+    }
+
+    public func ping() async throws {
+        _ = try await self.run(on: self.reader, "SELECT 1", [])
+    }
+
+    // MARK: Devices
+
+    public func saveDevice(_ device: DeviceRegistration) async throws {
+        _ = try await self.run(on: self.writer, StoreStatements.upsertDevice, Self.binds(device))
+    }
+
+    public func insertDeviceIfAbsent(_ device: DeviceRegistration) async throws -> Bool {
+        try await !self.run(on: self.writer, StoreStatements.insertDeviceIfAbsent, Self.binds(device)).isEmpty
+    }
+
+    public func device(namespace: String, deviceID: String) async throws -> DeviceRegistration? {
+        try await self.run(on: self.reader, StoreStatements.selectDevice, [.text(namespace), .text(deviceID)])
+            .first.map(Self.decodeDevice)
+    }
+
+    public func deleteDevice(namespace: String, deviceID: String) async throws -> Bool {
+        try await !self.run(on: self.writer, StoreStatements.deleteDevice, [.text(namespace), .text(deviceID)]).isEmpty
+    }
+
+    public func deleteDevices(appID: String, pushToken: String) async throws -> Int {
+        try await self.run(on: self.writer, StoreStatements.deleteDevicesByToken, [.text(appID), .text(pushToken)]).count
+    }
+
+    public func deviceCount(namespace: String) async throws -> Int {
+        try await self.scalar(on: self.reader, StoreStatements.countDevices, [.text(namespace)])
+    }
+
+    // MARK: Outbox
+
+    public func enqueue(_ messages: [OutboxMessage]) async throws -> [Int64] {
+        guard !messages.isEmpty else { return [] }
+        let now = Int(Date().millisecondsSince1970)
+        // One multi-row INSERT per chunk (under SQLite's bind limit), all chunks in one transaction.
+        let connection = self.writer
+        return try await self.writes.run {
+            var ids: [Int64] = []
+            ids.reserveCapacity(messages.count)
+            _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
+            do {
+                for chunk in messages.chunked(by: 1000) {
+                    let (sql, binds) = Self.insertOutbox(chunk, now: now)
+                    // RETURNING order is unspecified; AUTOINCREMENT ids rise in insertion order.
+                    ids += try await Self.query(connection, sql, binds)
+                        .compactMap { $0.columns.first?.data.integer.map(Int64.init) }.sorted()
+                }
+                _ = try await Self.query(connection, "COMMIT", [])
+            } catch {
+                _ = try? await Self.query(connection, "ROLLBACK", [])
+                throw error
+            }
+            return ids
+        }
+    }
+
+    private static func insertOutbox(_ chunk: ArraySlice<OutboxMessage>, now: Int) -> (String, [SQLiteData]) {
+        var sql = "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at) VALUES "
+        var binds: [SQLiteData] = []
+        binds.reserveCapacity(chunk.count * 5)
+        for (index, message) in chunk.enumerated() {
+            let base = index * 5
+            sql += index == 0 ? "" : ", "
+            sql += "(?\(base + 1), ?\(base + 2), ?\(base + 3), ?\(base + 4), ?\(base + 5))"
+            binds += [
+                .text(message.appID), .text(message.pushToken), .blob(ByteBuffer(bytes: message.payload)),
+                .integer(Int(message.notBefore.millisecondsSince1970)), .integer(now),
+            ]
+        }
+        return (sql + " RETURNING id", binds)
+    }
+
+    public func claimDue(now: Date, limit: Int, leaseFor lease: Duration, owner: String) async throws -> [OutboxEntry] {
+        let nowMS = now.millisecondsSince1970
+        let rows = try await self.run(
+            on: self.writer,
+            SQLiteMigrations.claimDue,
+            [.text(owner), .integer(Int(nowMS + lease.wholeMilliseconds)), .integer(Int(nowMS)), .integer(limit)]
+        )
+        return try rows.map(Self.decodeOutboxEntry).sorted { ($0.message.notBefore, $0.id) < ($1.message.notBefore, $1.id) }
+    }
+
+    public func complete(id: Int64, owner: String) async throws -> Bool {
+        try await !self.run(on: self.writer, StoreStatements.completeOutboxEntry, [.integer(Int(id)), .text(owner)]).isEmpty
+    }
+
+    public func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool {
+        let binds: [SQLiteData] = [.integer(Int(notBefore.millisecondsSince1970)), .text(error), .integer(Int(id)), .text(owner)]
+        return try await !self.run(on: self.writer, StoreStatements.rescheduleOutboxEntry, binds).isEmpty
+    }
+
+    public func pendingCount() async throws -> Int {
+        try await self.scalar(on: self.reader, StoreStatements.countOutbox, [])
+    }
+
+    // MARK: Counters
+
+    public func incrementCounter(_ name: String, by amount: Int64, expiresAt: Date?, now: Date) async throws -> Int64 {
+        let binds: [SQLiteData] = [
+            .text(name), .integer(Int(amount)), expiresAt.map { .integer(Int($0.millisecondsSince1970)) } ?? .null,
+            .integer(Int(now.millisecondsSince1970)),
+        ]
+        return Int64(try await self.scalar(on: self.writer, StoreStatements.incrementCounter, binds))
+    }
+
+    public func counterValue(_ name: String, now: Date) async throws -> Int64 {
+        let rows = try await self.run(on: self.reader, StoreStatements.selectCounter, [.text(name), .integer(Int(now.millisecondsSince1970))])
+        return Int64(rows.first?.columns.first?.data.integer ?? 0)
+    }
+
+    public func purgeExpiredCounters(now: Date) async throws -> Int {
+        try await self.run(on: self.writer, StoreStatements.purgeCounters, [.integer(Int(now.millisecondsSince1970))]).count
+    }
+
+    // MARK: Helpers
+
+    private func run(on connection: SQLiteConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> [SQLiteRow] {
+        if connection === self.writer {
+            return try await self.writes.run { try await Self.query(connection, sql, binds) }
+        }
+        return try await Self.query(connection, sql, binds)
+    }
+
+    /// Runs one statement. When another connection holds the write lock, SQLite answers "busy" after a
+    /// few milliseconds (see ``busyTimeoutPragma``) and the statement is tried again after an async pause,
+    /// so waiting never occupies one of the few threads SQLite calls run on.
+    private static func query(_ connection: SQLiteConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> [SQLiteRow] {
+        var pause = Duration.milliseconds(1)
+        let giveUp = ContinuousClock.now + .seconds(30)
+        while true {
+            do {
+                return try await connection.query(sql, binds)
+            } catch let error as SQLiteError where error.reason == .busy && ContinuousClock.now < giveUp {
+                try await Task.sleep(for: pause)
+                pause = min(pause * 2, .milliseconds(50))
+            } catch let error as SQLiteError {
+                throw StoreError.unavailable("SQLite: \(error.reason): \(error.message)")
+            }
+        }
+    }
+
+    /// Replaces SQLiteNIO's wait-forever busy handler, which would hold a thread-pool thread while another
+    /// connection's transaction waits for that same thread.
+    static let busyTimeoutPragma = "PRAGMA busy_timeout = 5"
+
+    private func scalar(on connection: SQLiteConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> Int {
+        guard let value = try await self.run(on: connection, sql, binds).first?.columns.first?.data.integer else {
+            throw StoreError.corruptRow("expected a number from the database")
+        }
+        return Int(value)
+    }
+
+    private static func binds(_ device: DeviceRegistration) -> [SQLiteData] {
+        [
+            .text(device.namespace), .text(device.deviceID), .text(device.appID), .text(device.pushToken),
+            device.publicKey.map { .text($0) } ?? .null, .text(DeviceAttributesCoding.encode(device.attributes)),
+            .integer(Int(device.createdAt.millisecondsSince1970)), .integer(Int(device.updatedAt.millisecondsSince1970)),
+        ]
+    }
+
+    private static func decodeDevice(_ row: SQLiteRow) throws -> DeviceRegistration {
+        let columns = row.columns.map(\.data)
+        guard columns.count == 8, let namespace = columns[0].string, let deviceID = columns[1].string,
+            let appID = columns[2].string, let token = columns[3].string, let attributes = columns[5].string,
+            let created = columns[6].integer, let updated = columns[7].integer
+        else { throw StoreError.corruptRow("unreadable device row") }
+        return DeviceRegistration(
+            namespace: namespace, deviceID: deviceID, appID: appID, pushToken: token, publicKey: columns[4].string,
+            attributes: try DeviceAttributesCoding.decode(attributes),
+            createdAt: Date(millisecondsSince1970: Int64(created)), updatedAt: Date(millisecondsSince1970: Int64(updated))
+        )
+    }
+
+    private static func decodeOutboxEntry(_ row: SQLiteRow) throws -> OutboxEntry {
+        let columns = row.columns.map(\.data)
+        guard columns.count == 8, let id = columns[0].integer, let appID = columns[1].string,
+            let token = columns[2].string, let payload = columns[3].blob, let attempts = columns[4].integer,
+            let notBefore = columns[5].integer, let created = columns[6].integer
+        else { throw StoreError.corruptRow("unreadable outbox row") }
+        let message = OutboxMessage(
+            appID: appID, pushToken: token, payload: Array(buffer: payload),
+            notBefore: Date(millisecondsSince1970: Int64(notBefore))
+        )
+        return OutboxEntry(
+            id: Int64(id), message: message, attempts: attempts,
+            createdAt: Date(millisecondsSince1970: Int64(created)), lastError: columns[7].string
+        )
+    }
+}
+
+extension SQLiteStore: CustomStringConvertible {
+    public var description: String { "SQLiteStore" }
+}

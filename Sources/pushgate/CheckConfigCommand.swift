@@ -1,0 +1,21 @@
+import ArgumentParser
+import Foundation
+import PushgateConfig
+
+/// `pushgate check-config`: validates a configuration and says what it found.
+struct CheckConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config",
+        abstract: "Validate a configuration file and print what it configures (exit 0 when valid, 2 when not)."
+    )
+
+    @OptionGroup var config: ConfigOptions
+
+    func run() throws {
+        let configuration = try self.config.load()
+        for warning in configuration.warnings {
+            FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+        }
+        print(ConfigurationSummary(source: self.config.source, configuration: configuration).text)
+    }
+}

@@ -1,0 +1,36 @@
+import PushgateConfig
+import PushgateCore
+
+/// The human-readable account `check-config` prints, with no secrets in it.
+struct ConfigurationSummary {
+    let source: ConfigurationSource
+    let configuration: GatewayConfiguration
+
+    var text: String {
+        var lines = ["configuration: \(self.source.displayDescription): valid"]
+        let http = self.configuration.http
+        lines.append("http: \(http.bindAddresses.map { "\($0):\(http.port)" }.joined(separator: ", ")) (max request body \(http.maxRequestBodySize) bytes)")
+        lines.append("database: \(self.configuration.database.displayDescription)")
+        lines.append("log: level \(self.configuration.log.level), format \(self.configuration.log.format.rawValue)")
+        let metrics = self.configuration.metrics
+        lines.append(
+            metrics.prometheusListenerEnabled
+                ? "metrics: /metrics, and a Prometheus listener on \(metrics.prometheusAddress):\(metrics.prometheusPort)"
+                : "metrics: /metrics"
+        )
+        if let proxy = self.configuration.proxy { lines.append("proxy: \(Redaction.maskingPassword(in: proxy))") }
+        let apps = self.configuration.apps
+        let counts = AppSettings.Kind.allCases.compactMap { kind -> String? in
+            let count = apps.filter { $0.kind == kind }.count
+            return count == 0 ? nil : "\(kind.rawValue): \(count)"
+        }
+        lines.append("apps: \(apps.count)" + (counts.isEmpty ? "" : " (\(counts.joined(separator: ", ")))"))
+        for app in apps {
+            lines.append("  \(app.id): \(app.kind.rawValue)")
+        }
+        if !self.configuration.warnings.isEmpty {
+            lines.append("warnings: \(self.configuration.warnings.count)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

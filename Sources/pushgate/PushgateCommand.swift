@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// `pushgate`: the push notification gateway.
+@main
+struct PushgateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pushgate",
+        abstract: "A push notification gateway: Nextcloud push proxy, Matrix push gateway (Sygnal-compatible) and more, delivering through APNs, FCM and Web Push.",
+        discussion: """
+            The configuration file is YAML, a superset of Sygnal's sygnal.yaml. It is taken from --config, \
+            else from the PUSHGATE_CONFIG or SYGNAL_CONF environment variable; with none of these the \
+            embedded defaults apply (listen on 127.0.0.1:5000, SQLite in ./pushgate.sqlite).
+            """,
+        subcommands: [ServeCommand.self, CheckConfigCommand.self],
+        defaultSubcommand: nil
+    )
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PushgateConfig
+import PushgateServer
+import UnixSignals
+
+/// `pushgate serve`: runs the gateway until SIGTERM or SIGINT.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the gateway. SIGTERM or SIGINT finishes requests in flight and exits 0."
+    )
+
+    @OptionGroup var config: ConfigOptions
+
+    func run() async throws {
+        let configuration = try self.config.load()
+        let level = Logger.Level(rawValue: configuration.log.level) ?? .info
+        let format: GatewayLogHandler.Format = configuration.log.format == .json ? .json : .text
+        LoggingSystem.bootstrap { label in GatewayLogHandler(label: label, level: level, format: format) }
+        let logger = Logger(label: "pushgate")
+
+        logger.notice("starting", metadata: ["config": "\(self.config.source.displayDescription)"])
+        for warning in configuration.warnings {
+            logger.warning("configuration: \(warning)")
+        }
+        if configuration.apps.isEmpty {
+            logger.notice("no apps are configured")
+        }
+        let gateway: Gateway
+        do {
+            gateway = try await Gateway.build(configuration: configuration, logger: logger)
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        }
+        try await gateway.run(gracefulShutdownSignals: [.sigterm, .sigint])
+        logger.notice("stopped")
+    }
+}

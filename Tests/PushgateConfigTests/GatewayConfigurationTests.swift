@@ -1,0 +1,205 @@
+import Foundation
+import PushgateConfig
+import Testing
+
+@Suite("Configuration")
+struct GatewayConfigurationTests {
+    /// A sygnal.yaml as Sygnal's documentation shows one, with each app type.
+    static let sygnalYAML = """
+        log:
+          setup:
+            version: 1
+            formatters:
+              normal: {format: "%(asctime)s [%(process)d] %(levelname)-5s %(name)s %(message)s"}
+            handlers:
+              stderr: {class: logging.StreamHandler, formatter: normal, stream: ext://sys.stderr}
+            loggers:
+              sygnal.access: {propagate: false, handlers: [stderr], level: INFO}
+              sygnal: {propagate: false, handlers: [stderr], level: DEBUG}
+            root: {handlers: [stderr], level: INFO}
+            disable_existing_loggers: false
+          access:
+            x_forwarded_for: true
+        http:
+          bind_addresses: ['127.0.0.1', '::1']
+          port: 5005
+        metrics:
+          prometheus: {enabled: true, address: '127.0.0.1', port: 8001}
+          opentracing: {enabled: false}
+          sentry: {enabled: false}
+        proxy: 'http://user:secret@proxy.example:3128'
+        apps:
+          im.example.ios:
+            type: apns
+            keyfile: /etc/pushgate/AuthKey_ABC123.p8
+            key_id: ABC123
+            team_id: TEAM123
+            topic: im.example.ios
+            platform: production
+            push_type: alert
+          im.example.android.*:
+            type: gcm
+            api_version: v1
+            project_id: example-project
+            service_account_file: /etc/pushgate/fcm.json
+            fcm_options:
+              android: {ttl: '3600s'}
+          im.example.web:
+            type: webpush
+            vapid_private_key: /etc/pushgate/vapid.pem
+            vapid_contact_email: ops@example.im
+            allowed_endpoints: ['*.push.services.mozilla.com', 'fcm.googleapis.com']
+        """
+
+    @Test func defaultsMatchSygnalAndTheEmbeddedStore() {
+        let configuration = GatewayConfiguration()
+        #expect(configuration.http.bindAddresses == ["127.0.0.1"])
+        #expect(configuration.http.port == 5000)
+        #expect(configuration.http.maxRequestBodySize == 1_048_576)
+        #expect(configuration.database == .sqlite(path: "pushgate.sqlite"))
+        #expect(configuration.apps.isEmpty)
+        #expect(configuration.log.level == "info")
+        #expect(configuration.log.format == .text)
+        #expect(!configuration.metrics.prometheusListenerEnabled)
+    }
+
+    @Test func aSygnalConfigurationIsReadAsSygnalReadsIt() throws {
+        let configuration = try GatewayConfiguration(yaml: Self.sygnalYAML)
+        #expect(configuration.http.bindAddresses == ["127.0.0.1", "::1"])
+        #expect(configuration.http.port == 5005)
+        #expect(configuration.log.level == "debug")
+        #expect(configuration.log.accessUsesForwardedFor)
+        #expect(configuration.metrics.prometheusListenerEnabled)
+        #expect(configuration.metrics.prometheusPort == 8001)
+        #expect(configuration.proxy == "http://user:secret@proxy.example:3128")
+        #expect(configuration.apps.map(\.id) == ["im.example.ios", "im.example.android.*", "im.example.web"])
+        #expect(configuration.apps.map(\.kind) == [.apns, .gcm, .webpush])
+        #expect(try configuration.apps[0].options.string("topic") == "im.example.ios")
+        #expect(try configuration.apps[2].options.stringList("allowed_endpoints") == ["*.push.services.mozilla.com", "fcm.googleapis.com"])
+        #expect(try configuration.apps[1].options.section("fcm_options")?.section("android")?.string("ttl") == "3600s")
+        #expect(configuration.warnings.isEmpty, "\(configuration.warnings)")
+        #expect(configuration.database == .default)
+    }
+
+    @Test func unknownKeysAreWarningsNotFailures() throws {
+        let configuration = try GatewayConfiguration(yaml: """
+            http: {port: 5000, keepalive: true}
+            frobnicate: {a: 1}
+            db: {dbfile: sygnal.db}
+            log: {colour: true}
+            metrics: {prometheus: {enabled: false, path: /x}, opentracing: {enabled: true}}
+            """)
+        let warnings = configuration.warnings.joined(separator: "\n")
+        #expect(warnings.contains("http.keepalive"))
+        #expect(warnings.contains("frobnicate"))
+        #expect(warnings.contains("db:"))
+        #expect(warnings.contains("log.colour"))
+        #expect(warnings.contains("metrics.prometheus.path"))
+        #expect(warnings.contains("metrics.opentracing.enabled"))
+    }
+
+    @Test(arguments: [
+        ("http: {port: abc}", "http.port"),
+        ("http: {port: 70000}", "http.port"),
+        ("http: {bind_addresses: [1.2.3.4, {a: b}]}", "http.bind_addresses[1]"),
+        ("http: {bind_addresses: []}", "http.bind_addresses"),
+        ("http: [1, 2]", "http"),
+        ("http: {max_request_body_size: 0}", "http.max_request_body_size"),
+        ("log: {level: loud}", "log.level"),
+        ("log: {format: xml}", "log.format"),
+        ("apps: {com.example: {keyfile: x}}", "apps.com.example.type"),
+        ("apps: {com.example: {type: sygnal.apnspushkin.ApnsPushkin}}", "apps.com.example.type"),
+        ("apps: {com.example: apns}", "apps.com.example"),
+        ("database: {url: 'mysql://x'}", "database.url"),
+        ("database: {url: 'postgres://host-only'}", "database.url"),
+        ("database: {url: 'postgres://u@h/db?sslmode=sometimes'}", "database.url"),
+        ("database: {url: 'sqlite:'}", "database.url"),
+        ("proxy: 'socks5://proxy:1080'", "proxy"),
+        ("metrics: {prometheus: {enabled: yes-please}}", "metrics.prometheus.enabled"),
+    ])
+    func invalidValuesNameTheirKey(yaml: String, key: String) {
+        #expect {
+            _ = try GatewayConfiguration(yaml: yaml)
+        } throws: { error in
+            (error as? ConfigurationError)?.key == key
+        }
+    }
+
+    @Test func malformedYAMLIsAClearError() {
+        #expect(throws: ConfigurationError.self) { try GatewayConfiguration(yaml: "http: {port: [") }
+        #expect(throws: ConfigurationError.self) { try GatewayConfiguration(yaml: "- just\n- a list\n") }
+        #expect(throws: ConfigurationError.self) { try GatewayConfiguration(yaml: "apps:\n  a: {type: apns}\n  a: {type: gcm}\n") }
+    }
+
+    @Test func anEmptyFileMeansDefaults() throws {
+        #expect(try GatewayConfiguration(yaml: "") == GatewayConfiguration())
+        #expect(try GatewayConfiguration(yaml: "# nothing\n") == GatewayConfiguration())
+    }
+
+    @Test func quotedNumbersAndASingleBindAddressAreAccepted() throws {
+        let configuration = try GatewayConfiguration(yaml: "http: {port: '5001', bind_addresses: '0.0.0.0'}")
+        #expect(configuration.http.port == 5001)
+        #expect(configuration.http.bindAddresses == ["0.0.0.0"])
+    }
+
+    @Test func databaseURLs() throws {
+        #expect(try DatabaseSettings.parse(url: "sqlite:/var/lib/pushgate/db.sqlite") == .sqlite(path: "/var/lib/pushgate/db.sqlite"))
+        #expect(try DatabaseSettings.parse(url: "sqlite://relative.sqlite") == .sqlite(path: "relative.sqlite"))
+        guard case .postgres(let settings) = try DatabaseSettings.parse(url: "postgresql://push%40gate:p%3Ass@db.internal:6543/pg?sslmode=require", maximumConnections: 7) else {
+            Issue.record("expected postgres settings")
+            return
+        }
+        #expect(settings.host == "db.internal")
+        #expect(settings.port == 6543)
+        #expect(settings.username == "push@gate")
+        #expect(settings.password == "p:ss")
+        #expect(settings.database == "pg")
+        #expect(settings.sslMode == .require)
+        #expect(settings.maximumConnections == 7)
+        let display = DatabaseSettings.postgres(settings).displayDescription
+        #expect(!display.contains("p:ss"))
+    }
+
+    @Test func legacySygnalDatabaseSectionIsIgnoredWithAWarning() throws {
+        let configuration = try GatewayConfiguration(yaml: "database: {name: sqlite3, args: {dbfile: sygnal.db}}")
+        #expect(configuration.database == .default)
+        #expect(configuration.warnings.contains { $0.contains("legacy") })
+    }
+
+    @Test func databaseSectionIsRead() throws {
+        let configuration = try GatewayConfiguration(yaml: "database: {url: 'postgres://pushgate@127.0.0.1:5432/pushgate', max_connections: 4}")
+        guard case .postgres(let settings) = configuration.database else {
+            Issue.record("expected postgres")
+            return
+        }
+        #expect(settings.maximumConnections == 4)
+        #expect(settings.sslMode == .prefer)
+        #expect(settings.password == nil)
+    }
+
+    @Test func pythonLogLevelNamesAreUnderstood() throws {
+        #expect(try GatewayConfiguration(yaml: "log: {setup: {root: {level: WARNING}}}").log.level == "warning")
+        #expect(try GatewayConfiguration(yaml: "log: {setup: {root: {level: ERROR}}, level: debug}").log.level == "debug")
+        #expect(try GatewayConfiguration(yaml: "log: {level: CRITICAL, format: json}").log == {
+            var log = LogSettings()
+            log.level = "critical"
+            log.format = .json
+            return log
+        }())
+    }
+
+    @Test func theFileComesFromTheOptionThenPushgateThenSygnalVariables() {
+        let both = ["PUSHGATE_CONFIG": "/etc/pushgate.yaml", "SYGNAL_CONF": "/etc/sygnal.yaml"]
+        #expect(ConfigurationSource.resolve(option: "/x.yaml", environment: both) == .file(path: "/x.yaml", origin: "--config"))
+        #expect(ConfigurationSource.resolve(option: nil, environment: both) == .file(path: "/etc/pushgate.yaml", origin: "PUSHGATE_CONFIG"))
+        #expect(ConfigurationSource.resolve(option: nil, environment: ["SYGNAL_CONF": "/etc/sygnal.yaml"]) == .file(path: "/etc/sygnal.yaml", origin: "SYGNAL_CONF"))
+        #expect(ConfigurationSource.resolve(option: nil, environment: ["SYGNAL_CONF": ""]) == .defaults)
+        #expect(ConfigurationSource.resolve(option: nil, environment: [:]) == .defaults)
+    }
+
+    @Test func aMissingFileIsAConfigurationError() {
+        #expect(throws: ConfigurationError.self) {
+            try ConfigurationSource.file(path: "/nonexistent/pushgate.yaml", origin: "--config").load()
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// The real `pushgate` binary, run as a child process, with its standard error captured line by line.
+final class GatewayProcess: Sendable {
+    struct Exit: Sendable {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    /// The binary: `PUSHGATE_BINARY` (set by scripts/test), else the debug build next to the sources.
+    static var binary: String {
+        if let path = ProcessInfo.processInfo.environment["PUSHGATE_BINARY"] { return path }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/pushgate").path
+    }
+
+    private let process: Process
+    private let stderr = CapturedText()
+    private let stdout = CapturedText()
+
+    init(arguments: [String], environment: [String: String] = [:], directory: String? = nil) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["PUSHGATE_CONFIG"] = nil
+        env["SYGNAL_CONF"] = nil
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let errorPipe = Pipe()
+        let outputPipe = Pipe()
+        process.standardError = errorPipe
+        process.standardOutput = outputPipe
+        process.standardInput = FileHandle.nullDevice
+        self.process = process
+        errorPipe.fileHandleForReading.readabilityHandler = { [stderr] handle in
+            let data = handle.availableData
+            stderr.append(data)
+        }
+        outputPipe.fileHandleForReading.readabilityHandler = { [stdout] handle in
+            let data = handle.availableData
+            stdout.append(data)
+        }
+        try process.run()
+    }
+
+    /// Runs a command to completion.
+    static func run(_ arguments: [String], environment: [String: String] = [:], directory: String? = nil) async throws -> Exit {
+        let process = try GatewayProcess(arguments: arguments, environment: environment, directory: directory)
+        guard let status = await process.waitForExit(timeout: .seconds(30)) else {
+            process.kill()
+            throw ProcessError("pushgate \(arguments.joined(separator: " ")) did not finish")
+        }
+        return Exit(status: status, output: process.output, errors: process.errors)
+    }
+
+    var errors: String { self.stderr.text }
+    var output: String { self.stdout.text }
+
+    /// The JSON log lines written so far (with `log.format: json`).
+    var logEvents: [[String: String]] {
+        self.errors.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: String]
+        }
+    }
+
+    /// Waits until the gateway logs `count` listeners and returns their ports by listener name.
+    func waitForListeners(count: Int = 1, timeout: Duration = .seconds(60)) async throws -> [(name: String, host: String, port: Int)] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let listeners = self.logEvents.filter { $0["msg"] == "listening" }.compactMap { event -> (String, String, Int)? in
+                guard let name = event["listener"], let host = event["address"], let port = event["port"].flatMap(Int.init) else { return nil }
+                return (name, host, port)
+            }
+            if listeners.count >= count { return listeners.map { (name: $0.0, host: $0.1, port: $0.2) } }
+            if !self.process.isRunning {
+                throw ProcessError("pushgate exited with \(self.process.terminationStatus) before listening:\n\(self.errors)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ProcessError("pushgate did not start listening in time:\n\(self.errors)")
+    }
+
+    func signal(_ signal: Int32) {
+        Foundation.kill(self.process.processIdentifier, signal)
+    }
+
+    func kill() {
+        if self.process.isRunning { self.signal(SIGKILL) }
+    }
+
+    /// Waits for the process to end; nil when it is still running after `timeout`.
+    func waitForExit(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while self.process.isRunning {
+            if ContinuousClock.now >= deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        // Let the pipes drain.
+        try? await Task.sleep(for: .milliseconds(100))
+        return self.process.terminationStatus
+    }
+
+    deinit { self.kill() }
+}
+
+struct ProcessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Text a pipe delivers, collected from its reading thread.
+final class CapturedText: Sendable {
+    private let storage = Mutex("")
+
+    func append(_ data: Data) {
+        self.storage.withLock { $0 += String(decoding: data, as: UTF8.self) }
+    }
+
+    var text: String { self.storage.withLock { $0 } }
+}

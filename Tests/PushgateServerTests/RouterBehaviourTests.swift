@@ -1,0 +1,119 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import NIOHTTP1
+@testable import PushgateServer
+import PushgateStore
+import PushgateStoreSQLite
+import Testing
+
+/// The shared middleware and operations routes, in process, over real sockets.
+@Suite("Gateway routes")
+struct RouterBehaviourTests {
+    struct Failure: Error {}
+
+    /// The operations routes plus two probes: one that echoes its body (collected under the limit) and one
+    /// that fails with an error no middleware knows.
+    static func makeApplication(store: any PushStore, metrics: GatewayMetrics, limit: Int = 1024) -> Application<RouterResponder<GatewayRequestContext>> {
+        let operations = OperationsRoutes(store: store, metrics: metrics, healthDeadline: .seconds(2))
+        let probes = [
+            GatewayRoute(.post, "/echo") { request, context in
+                let body = try await request.body.collect(upTo: context.maxUploadSize)
+                return Response(status: .ok, body: .init(byteBuffer: body))
+            },
+            GatewayRoute(.get, "/fail") { _, _ in throw Failure() },
+        ]
+        let router = GatewayRouterBuilder.build(routes: operations.routes + probes, metrics: metrics, maxRequestBodySize: limit)
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: TestLogging.quiet)
+    }
+
+    static func withApplication(_ body: @Sendable (any TestClientProtocol, GatewayMetrics) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await SQLiteStore.open(path: directory.path("store.sqlite"), logger: TestLogging.quiet)
+        let metrics = GatewayMetrics()
+        var app = Self.makeApplication(store: store, metrics: metrics)
+        app.addServices(store)
+        try await app.test(.live) { client in try await body(client, metrics) }
+    }
+
+    @Test func healthIsOKWhileTheStoreAnswers() async throws {
+        try await Self.withApplication { client, _ async throws in
+            let response = try await client.execute(uri: "/health", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.body.readableBytes == 0)
+            #expect(try await client.execute(uri: "/health", method: .head).status == .ok)
+        }
+    }
+
+    @Test func unknownPathsAndMethodsGetMatrixStyleErrors() async throws {
+        try await Self.withApplication { client, _ async throws in
+            let notFound = try await client.execute(uri: "/no/such/path?x=1", method: .get)
+            #expect(notFound.status == .notFound)
+            #expect(notFound.headers[.contentType] == "application/json")
+            #expect(try JSONSerialization.jsonObject(with: Data(String(buffer: notFound.body).utf8)) as? [String: String]
+                == ["errcode": "M_UNRECOGNIZED", "error": "Unrecognized request"])
+            let wrongMethod = try await client.execute(uri: "/health", method: .post)
+            #expect(wrongMethod.status == .methodNotAllowed)
+            #expect(wrongMethod.headers[.allow] == "GET, HEAD")
+            #expect(String(buffer: wrongMethod.body).contains("M_UNRECOGNIZED"))
+        }
+    }
+
+    @Test func bodiesOverTheLimitGet413WhetherDeclaredOrStreamed() async throws {
+        try await Self.withApplication { client, _ async throws in
+            let small = try await client.execute(uri: "/echo", method: .post, body: ByteBuffer(string: "hello"))
+            #expect(small.status == .ok)
+            #expect(String(buffer: small.body) == "hello")
+
+            let declared = try await client.execute(uri: "/echo", method: .post, body: ByteBuffer(repeating: 0x61, count: 1025))
+            #expect(declared.status == .contentTooLarge)
+            #expect(String(buffer: declared.body).contains("M_TOO_LARGE"))
+
+            // A chunked body declares no length: the limit applies while it is read.
+            let port = try #require(client.port)
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/echo")
+            request.method = .POST
+            let chunks = (0..<8).map { _ in ByteBuffer(repeating: 0x62, count: 256) }
+            request.body = .stream(chunks.asAsyncStream, length: .unknown)
+            let streamed = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            #expect(streamed.status.code == 413)
+        }
+    }
+
+    @Test func unexpectedErrorsBecomeA500InTheSameShape() async throws {
+        try await Self.withApplication { client, _ async throws in
+            let response = try await client.execute(uri: "/fail", method: .get)
+            #expect(response.status == .internalServerError)
+            #expect(String(buffer: response.body).contains("M_UNKNOWN"))
+            // The server is still there.
+            #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
+        }
+    }
+
+    @Test func requestsAreCountedByRouteMethodAndStatus() async throws {
+        try await Self.withApplication { client, _ async throws in
+            for _ in 0..<3 { _ = try await client.execute(uri: "/health", method: .get) }
+            _ = try await client.execute(uri: "/missing", method: .get)
+            let metrics = try await client.execute(uri: "/metrics", method: .get)
+            #expect(metrics.status == .ok)
+            #expect(metrics.headers[.contentType]?.hasPrefix("text/plain") == true)
+            let text = String(buffer: metrics.body)
+            #expect(text.contains(#"pushgate_http_requests_total{route="/health",method="GET",code="200"} 3"#))
+            #expect(text.contains(#"pushgate_http_requests_total{route="NotFound",method="GET",code="404"} 1"#))
+            #expect(text.contains(#"pushgate_http_request_duration_seconds_count{route="/health",method="GET",code="200"} 3"#))
+        }
+    }
+}
+
+extension Array where Element: Sendable {
+    /// The elements as an async sequence.
+    var asAsyncStream: AsyncStream<Element> {
+        AsyncStream { continuation in
+            for element in self { continuation.yield(element) }
+            continuation.finish()
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// `pushgate serve`, `check-config` and `--help` as an operator runs them.
+@Suite("pushgate command")
+struct ServeProcessTests {
+    static func get(_ url: String) async throws -> (status: UInt, body: String) {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return (response.status.code, String(buffer: body))
+    }
+
+    static func config(database: String = "sqlite:store.sqlite", extra: String = "") -> String {
+        """
+        http: {bind_addresses: ['127.0.0.1'], port: 0}
+        log: {format: json, level: info}
+        database: {url: '\(database)'}
+        \(extra)
+        """
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func serveAnswersHealthAndExitsZeroOnASignal(signal: Int32) async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("pushgate.yaml", Self.config())
+        let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        let listener = try #require(try await gateway.waitForListeners().first)
+        let health = try await Self.get("http://127.0.0.1:\(listener.port)/health")
+        #expect(health.status == 200)
+        #expect(FileManager.default.fileExists(atPath: directory.path("store.sqlite")))
+
+        let asked = ContinuousClock.now
+        gateway.signal(signal)
+        let status = await gateway.waitForExit(timeout: .seconds(10))
+        #expect(status == 0, "\(gateway.errors)")
+        #expect(ContinuousClock.now - asked < .seconds(5))
+        // Every line is JSON when log.format is json.
+        let lines = gateway.errors.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        #expect(lines.count == gateway.logEvents.count, "\(gateway.errors)")
+    }
+
+    @Test func theEmbeddedDefaultsServeOnPort5000WithSQLiteInTheWorkingDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        let gateway = try GatewayProcess(arguments: ["serve"], directory: directory.url.path)
+        defer { gateway.kill() }
+        let deadline = ContinuousClock.now + .seconds(60)
+        var status: UInt = 0
+        while ContinuousClock.now < deadline, status != 200 {
+            status = (try? await Self.get("http://127.0.0.1:5000/health").status) ?? 0
+            if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(status == 200, "\(gateway.errors)")
+        #expect(FileManager.default.fileExists(atPath: directory.path("pushgate.sqlite")))
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+    }
+
+    @Test func sygnalConfIsReadWhenNoOtherConfigurationIsNamed() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("sygnal.yaml", Self.config())
+        let gateway = try GatewayProcess(arguments: ["serve"], environment: ["SYGNAL_CONF": config], directory: directory.url.path)
+        let listener = try #require(try await gateway.waitForListeners().first)
+        #expect(try await Self.get("http://127.0.0.1:\(listener.port)/health").status == 200)
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+    }
+
+    @Test func servesFromPostgreSQL() async throws {
+        let url = try #require(ProcessInfo.processInfo.environment["PUSHGATE_TEST_POSTGRES_URL"], "run with scripts/test")
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("pushgate.yaml", Self.config(database: url))
+        // Two instances on one database, as behind a load balancer.
+        let first = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        let second = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        for gateway in [first, second] {
+            let listener = try #require(try await gateway.waitForListeners().first)
+            #expect(try await Self.get("http://127.0.0.1:\(listener.port)/health").status == 200)
+        }
+        for gateway in [first, second] {
+            gateway.signal(SIGTERM)
+            #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0, "\(gateway.errors)")
+        }
+    }
+
+    @Test func everyBindAddressAndThePrometheusListenerAnswer() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("pushgate.yaml", """
+            http: {bind_addresses: ['127.0.0.1', '127.0.0.2'], port: 0}
+            log: {format: json}
+            database: {url: 'sqlite:store.sqlite'}
+            metrics: {prometheus: {enabled: true, address: '127.0.0.1', port: 0}}
+            """)
+        let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        let listeners = try await gateway.waitForListeners(count: 3)
+        #expect(Set(listeners.filter { $0.name == "http" }.map(\.host)) == ["127.0.0.1", "127.0.0.2"])
+        for listener in listeners where listener.name == "http" {
+            #expect(try await Self.get("http://\(listener.host):\(listener.port)/health").status == 200)
+        }
+        let metrics = try #require(listeners.first { $0.name == "metrics" })
+        let scraped = try await Self.get("http://127.0.0.1:\(metrics.port)/metrics")
+        #expect(scraped.status == 200)
+        #expect(scraped.body.contains(#"pushgate_http_requests_total{route="/health",method="GET",code="200"} 2"#))
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+    }
+
+    @Test func anInvalidConfigurationStopsServeWithStatus2AndNamesTheKey() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("bad.yaml", "http: {port: eighty}\n")
+        let result = try await GatewayProcess.run(["serve", "--config", config], directory: directory.url.path)
+        #expect(result.status == 2)
+        #expect(result.errors.contains("http.port"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path("pushgate.sqlite")))
+    }
+
+    @Test func anUnreachableDatabaseIsAClearFailure() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("pushgate.yaml", Self.config(database: "postgres://nobody:secret@127.0.0.1:1/none?sslmode=disable"))
+        let result = try await GatewayProcess.run(["serve", "--config", config], directory: directory.url.path)
+        #expect(result.status == 1)
+        #expect(result.errors.contains("cannot start"))
+        #expect(!result.errors.contains("secret"))
+    }
+
+    @Test func checkConfigDescribesAValidConfiguration() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("sygnal.yaml", """
+            http: {port: 5123}
+            database: {url: 'postgres://pushgate:hunter2@db.internal:5432/pushgate'}
+            unknown_section: {a: 1}
+            apps:
+              im.example.ios: {type: apns, keyfile: k.p8, key_id: K, team_id: T, topic: im.example.ios}
+              im.example.android: {type: gcm, api_version: v1, project_id: p, service_account_file: f.json}
+              im.example.web: {type: webpush, vapid_private_key: v.pem, vapid_contact_email: a@example.org}
+              im.example.ios.voip: {type: apns, keyfile: k.p8, key_id: K, team_id: T, topic: im.example.ios}
+            """)
+        let result = try await GatewayProcess.run(["check-config", "--config", config])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("apps: 4 (apns: 2, gcm: 1, webpush: 1)"))
+        #expect(result.output.contains("im.example.web: webpush"))
+        #expect(result.output.contains("127.0.0.1:5123"))
+        #expect(result.output.contains("postgres (pushgate@db.internal:5432/pushgate"))
+        #expect(!result.output.contains("hunter2"))
+        #expect(result.errors.contains("unknown_section"))
+    }
+
+    @Test func checkConfigRejectsAnInvalidConfigurationWithStatus2() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("bad.yaml", "apps:\n  x: {type: carrier-pigeon}\n")
+        let result = try await GatewayProcess.run(["check-config", "--config", config])
+        #expect(result.status == 2)
+        #expect(result.errors.contains("apps.x.type"))
+        let missing = try await GatewayProcess.run(["check-config", "--config", directory.path("absent.yaml")])
+        #expect(missing.status == 2)
+    }
+
+    @Test func helpDocumentsEverySubcommand() async throws {
+        let result = try await GatewayProcess.run(["--help"])
+        #expect(result.status == 0)
+        #expect(result.output.contains("serve"))
+        #expect(result.output.contains("check-config"))
+        #expect(result.output.contains("SYGNAL_CONF"))
+        let serveHelp = try await GatewayProcess.run(["serve", "--help"])
+        #expect(serveHelp.output.contains("--config"))
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import PushgateCore
+import PushgateStore
+import Testing
+
+@Suite("CounterStore conformance")
+struct CounterStoreConformanceTests {
+    static let now = Date(millisecondsSince1970: 1_750_000_000_000)
+
+    @Test(arguments: StoreKind.allCases)
+    func countersAccumulateUntilTheyExpire(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let window = Self.now.addingTimeInterval(60)
+            #expect(try await store.incrementCounter("rate:1.2.3.4", by: 1, expiresAt: window, now: Self.now) == 1)
+            #expect(try await store.incrementCounter("rate:1.2.3.4", by: 4, expiresAt: window, now: Self.now) == 5)
+            #expect(try await store.counterValue("rate:1.2.3.4", now: Self.now.addingTimeInterval(59)) == 5)
+            #expect(try await store.counterValue("rate:1.2.3.4", now: window) == 0)
+            #expect(try await store.counterValue("missing", now: Self.now) == 0)
+            // Past its expiry a counter starts again, with the new window.
+            let next = window.addingTimeInterval(60)
+            #expect(try await store.incrementCounter("rate:1.2.3.4", by: 2, expiresAt: next, now: window) == 2)
+            #expect(try await store.counterValue("rate:1.2.3.4", now: window.addingTimeInterval(1)) == 2)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func countersWithoutExpiryLast(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            #expect(try await store.incrementCounter("total", by: 3, expiresAt: nil, now: Self.now) == 3)
+            #expect(try await store.counterValue("total", now: Self.now.addingTimeInterval(1e9)) == 3)
+            #expect(try await store.purgeExpiredCounters(now: Self.now.addingTimeInterval(1e9)) == 0)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func concurrentIncrementsFromTwoInstancesAreAllCounted(kind: StoreKind) async throws {
+        try await withStores(kind, count: 2) { stores async throws in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 0..<100 {
+                    let store = stores[n % 2]
+                    group.addTask { _ = try await store.incrementCounter("shared", by: 1, expiresAt: nil, now: Self.now) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await stores[1].counterValue("shared", now: Self.now) == 100)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func purgeDeletesOnlyExpiredCounters(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            _ = try await store.incrementCounter("old", by: 1, expiresAt: Self.now.addingTimeInterval(1), now: Self.now)
+            _ = try await store.incrementCounter("new", by: 1, expiresAt: Self.now.addingTimeInterval(100), now: Self.now)
+            #expect(try await store.purgeExpiredCounters(now: Self.now.addingTimeInterval(10)) == 1)
+            #expect(try await store.counterValue("new", now: Self.now.addingTimeInterval(10)) == 1)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import PushgateCore
+import PushgateStore
+import Testing
+
+@Suite("OutboxStore conformance")
+struct OutboxStoreConformanceTests {
+    static let now = Date(millisecondsSince1970: 1_750_000_000_000)
+
+    static func message(_ n: Int, dueIn seconds: Double = 0) -> OutboxMessage {
+        OutboxMessage(
+            appID: "app.\(n % 3)", pushToken: "token-\(n)", payload: Array("payload \(n)".utf8),
+            notBefore: now.addingTimeInterval(seconds)
+        )
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func enqueueReturnsIdsInOrderAndClaimReturnsTheMessages(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let ids = try await store.enqueue((0..<5).map { Self.message($0) })
+            #expect(ids.count == 5)
+            #expect(ids == ids.sorted())
+            #expect(Set(ids).count == 5)
+            let claimed = try await store.claimDue(now: Self.now, limit: 10, leaseFor: .seconds(30), owner: "w1")
+            #expect(claimed.map(\.id) == ids)
+            #expect(claimed.map(\.message) == (0..<5).map { Self.message($0) })
+            #expect(claimed.allSatisfy { $0.attempts == 1 && $0.lastError == nil })
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func binaryPayloadsRoundTrip(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let payload = (0...255).map(UInt8.init) + [0, 0, 255]
+            _ = try await store.enqueue([OutboxMessage(appID: "a", pushToken: "t", payload: payload, notBefore: Self.now)])
+            let claimed = try await store.claimDue(now: Self.now, limit: 1, leaseFor: .seconds(5), owner: "w")
+            #expect(claimed.first?.message.payload == payload)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func onlyDueEntriesAreClaimedOldestFirstUpToTheLimit(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            _ = try await store.enqueue([Self.message(1, dueIn: 10), Self.message(2, dueIn: -5), Self.message(3, dueIn: -1), Self.message(4, dueIn: 0)])
+            let first = try await store.claimDue(now: Self.now, limit: 2, leaseFor: .seconds(30), owner: "w")
+            #expect(first.map(\.message.pushToken) == ["token-2", "token-3"])
+            let second = try await store.claimDue(now: Self.now, limit: 10, leaseFor: .seconds(30), owner: "w")
+            #expect(second.map(\.message.pushToken) == ["token-4"])
+            let later = try await store.claimDue(now: Self.now.addingTimeInterval(10), limit: 10, leaseFor: .seconds(30), owner: "w")
+            #expect(later.map(\.message.pushToken) == ["token-1"])
+            #expect(try await store.pendingCount() == 4)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aLeaseHidesAnEntryUntilItEnds(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let ids = try await store.enqueue([Self.message(1)])
+            #expect(try await store.claimDue(now: Self.now, limit: 10, leaseFor: .seconds(30), owner: "w1").count == 1)
+            #expect(try await store.claimDue(now: Self.now.addingTimeInterval(29), limit: 10, leaseFor: .seconds(30), owner: "w2").isEmpty)
+            // The first worker died: after the lease another one takes the entry, and the attempt is counted.
+            let reclaimed = try await store.claimDue(now: Self.now.addingTimeInterval(30), limit: 10, leaseFor: .seconds(30), owner: "w2")
+            #expect(reclaimed.map(\.id) == ids)
+            #expect(reclaimed.first?.attempts == 2)
+            // The first worker's late completion no longer counts; the new owner's does.
+            #expect(try await !store.complete(id: ids[0], owner: "w1"))
+            #expect(try await store.complete(id: ids[0], owner: "w2"))
+            #expect(try await store.pendingCount() == 0)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func rescheduleReleasesTheEntryForLaterWithItsError(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let ids = try await store.enqueue([Self.message(1)])
+            _ = try await store.claimDue(now: Self.now, limit: 1, leaseFor: .seconds(30), owner: "w1")
+            #expect(try await !store.reschedule(id: ids[0], owner: "other", notBefore: Self.now, error: "x"))
+            #expect(try await store.reschedule(id: ids[0], owner: "w1", notBefore: Self.now.addingTimeInterval(60), error: "HTTP 503"))
+            #expect(try await store.claimDue(now: Self.now.addingTimeInterval(59), limit: 1, leaseFor: .seconds(30), owner: "w2").isEmpty)
+            let retried = try await store.claimDue(now: Self.now.addingTimeInterval(60), limit: 1, leaseFor: .seconds(30), owner: "w2")
+            #expect(retried.first?.attempts == 2)
+            #expect(retried.first?.lastError == "HTTP 503")
+            #expect(retried.first?.createdAt != nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func largeBatchesAreStoredWhole(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let ids = try await store.enqueue((0..<2_500).map { Self.message($0) })
+            #expect(ids.count == 2_500)
+            #expect(Set(ids).count == 2_500)
+            #expect(try await store.pendingCount() == 2_500)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func instancesSharingTheOutboxNeverClaimTheSameEntry(kind: StoreKind) async throws {
+        try await withStores(kind, count: 2) { stores async throws in
+            let ids = try await stores[0].enqueue((0..<300).map { Self.message($0) })
+            let claims = try await withThrowingTaskGroup(of: [Int64].self) { group in
+                for worker in 0..<6 {
+                    let store = stores[worker % 2]
+                    group.addTask {
+                        var mine: [Int64] = []
+                        while true {
+                            let batch = try await store.claimDue(now: Self.now, limit: 7, leaseFor: .seconds(60), owner: "w\(worker)")
+                            if batch.isEmpty { return mine }
+                            mine += batch.map(\.id)
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Int64]()) { $0 += $1 }
+            }
+            #expect(claims.count == ids.count)
+            #expect(Set(claims) == Set(ids))
+        }
+    }
+}
