@@ -75,6 +75,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Shared by the delivery back ends: base64url, JWT signing (ES256, RS256), Retry-After.
+        .target(
+            name: "PushgateProviderSupport",
+            dependencies: [
+                "PushgateCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // The composition root: the only target that wires concrete types together.
         .target(
             name: "PushgateServer",
@@ -105,6 +114,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PushgateCoreTests", dependencies: ["PushgateCore"]),
+        .testTarget(
+            name: "PushgateProviderSupportTests",
+            dependencies: [
+                "PushgateProviderSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "PushgateConfigTests", dependencies: ["PushgateConfig", "PushgateCore"]),
         .testTarget(
             name: "PushgateStoreTests",

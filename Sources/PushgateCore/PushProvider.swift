@@ -1,0 +1,17 @@
+/// A delivery back end for one configured app: it sends one notification to one device token over its
+/// provider's protocol and reports a closed ``DeliveryOutcome``.
+///
+/// `deliver` never throws: every transport failure, provider status and reason becomes an outcome.
+/// Implementations bound their own concurrency and put a deadline on every request.
+public protocol PushProvider: Sendable {
+    /// The app id (or glob) this provider was configured for.
+    var appID: String { get }
+    /// The provider it talks to.
+    var platform: Platform { get }
+    /// Sends `notification` to `token`, giving up at `deadline`.
+    /// - Parameters:
+    ///   - notification: the provider-ready notification.
+    ///   - token: the APNs device token (hex), FCM registration token, or Web Push subscription JSON.
+    ///   - deadline: when to stop waiting; the outcome is then `retryLater`.
+    func deliver(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome
+}

@@ -1,0 +1,47 @@
+import _CryptoExtras
+import Crypto
+import Foundation
+import PushgateProviderSupport
+import Testing
+
+@Suite("Provider support")
+struct JSONWebTokenTests {
+    @Test func es256TokensVerifyWithThePublicKey() throws {
+        let key = P256.Signing.PrivateKey()
+        let token = try JSONWebToken.es256(header: ["kid": "ABC123"], claims: ["iss": "TEAM123", "iat": 1_700_000_000], key: key)
+        let parts = token.split(separator: ".").map(String.init)
+        #expect(parts.count == 3)
+        let header = try JSONSerialization.jsonObject(with: Data(try #require(Base64URL.decode(parts[0])))) as? [String: String]
+        #expect(header == ["alg": "ES256", "kid": "ABC123", "typ": "JWT"])
+        let claims = try JSONSerialization.jsonObject(with: Data(try #require(Base64URL.decode(parts[1])))) as? [String: Any]
+        #expect(claims?["iss"] as? String == "TEAM123")
+        #expect(claims?["iat"] as? Int == 1_700_000_000)
+        let signature = try P256.Signing.ECDSASignature(rawRepresentation: try #require(Base64URL.decode(parts[2])))
+        #expect(key.publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)))
+    }
+
+    @Test func rs256TokensVerifyWithThePublicKey() throws {
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let token = try JSONWebToken.rs256(claims: ["iss": "sa@example.iam.gserviceaccount.com"], key: key)
+        let parts = token.split(separator: ".").map(String.init)
+        let signature = _RSA.Signing.RSASignature(rawRepresentation: try #require(Base64URL.decode(parts[2])))
+        #expect(key.publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8), padding: .insecurePKCS1v1_5))
+    }
+
+    @Test func base64URLRoundTripsWithoutPadding() {
+        let bytes: [UInt8] = [0xfb, 0xff, 0xfe, 0x00, 0x3e]
+        let text = Base64URL.encode(bytes)
+        #expect(!text.contains("=") && !text.contains("+") && !text.contains("/"))
+        #expect(Base64URL.decode(text) == bytes)
+        #expect(Base64URL.decode("not base64!") == nil)
+    }
+
+    @Test func retryAfterReadsSecondsAndDates() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(RetryAfter.parse("120") == .seconds(120))
+        #expect(RetryAfter.parse(nil) == nil)
+        #expect(RetryAfter.parse("soon") == nil)
+        #expect(RetryAfter.parse("Tue, 14 Nov 2023 22:13:50 GMT", now: now) == .seconds(30))
+        #expect(RetryAfter.parse("Tue, 14 Nov 2023 22:13:00 GMT", now: now) == .seconds(0))
+    }
+}
