@@ -1,0 +1,2 @@
+/// The Firebase Cloud Messaging HTTP v1 back end.
+public enum FCM {}
