@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         // Core: protocol-independent types, no I/O.
@@ -134,6 +135,17 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Delivery: app lookup, in-flight limits, the outbox worker, invalid-token bookkeeping.
+        .target(
+            name: "PushgateDelivery",
+            dependencies: [
+                "PushgateCore",
+                "PushgateStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // Faithful emulators of the three providers, for `pushgate sandbox`, the demo apps and the tests.
         .target(
             name: "PushgateSandbox",
@@ -161,6 +173,7 @@ let package = Package(
                 "PushgateStore",
                 "PushgateStoreSQLite",
                 "PushgateStorePostgres",
+                "PushgateDelivery",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -182,6 +195,19 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PushgateCoreTests", dependencies: ["PushgateCore"]),
+        .testTarget(
+            name: "PushgateDeliveryTests",
+            dependencies: [
+                "PushgateDelivery",
+                "PushgateCore",
+                "PushgateStore",
+                "PushgateStoreSQLite",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(
             name: "PushgateAPNsTests",
             dependencies: [

@@ -1,6 +1,8 @@
 import Hummingbird
 public import Logging
 public import PushgateConfig
+public import PushgateDelivery
+import Prometheus
 public import PushgateStore
 public import ServiceLifecycle
 public import UnixSignals
@@ -20,6 +22,8 @@ public struct Gateway: Sendable {
     public let store: any PushStore
     /// The metrics registry `/metrics` renders.
     public let metrics: GatewayMetrics
+    /// Delivers now or through the outbox; what front ends call.
+    public let dispatcher: Dispatcher
     /// Everything long-lived, in start order (store first, listeners last; shutdown runs in reverse).
     public let services: [any Service]
     private let logger: Logger
@@ -37,6 +41,12 @@ public struct Gateway: Sendable {
     ) async throws -> Gateway {
         let store = try await StoreFactory.open(configuration.database, logger: logger)
         let metrics = GatewayMetrics()
+        let deliveryMetrics = DeliveryMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry))
+        let wakeUp = OutboxWakeUp()
+        let dispatcher = Dispatcher(
+            directory: ProviderDirectory([]), store: store, metrics: deliveryMetrics, wakeUp: wakeUp, logger: logger
+        )
+        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: deliveryMetrics, wakeUp: wakeUp, logger: logger)
         let operations = OperationsRoutes(store: store, metrics: metrics, healthDeadline: .seconds(2))
         let router = GatewayRouterBuilder.build(
             routes: operations.routes,
@@ -45,7 +55,7 @@ public struct Gateway: Sendable {
             accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor
         )
         let responder = router.buildResponder()
-        var services: [any Service] = [store]
+        var services: [any Service] = [store, worker]
         for address in configuration.http.bindAddresses {
             services.append(
                 Self.listener(name: "http", responder: responder, host: address, port: configuration.http.port, logger: logger, onListening: onListening)
@@ -61,7 +71,7 @@ public struct Gateway: Sendable {
                 )
             )
         }
-        return Gateway(store: store, metrics: metrics, services: services, logger: logger)
+        return Gateway(store: store, metrics: metrics, dispatcher: dispatcher, services: services, logger: logger)
     }
 
     private static func listener<Responder: HTTPResponder>(

@@ -53,11 +53,25 @@ public protocol CounterStore: Sendable {
     func purgeExpiredCounters(now: Date) async throws -> Int
 }
 
+/// Provider tokens a provider reported invalid, kept so each front end can report them its own way
+/// (Matrix `rejected`, Nextcloud `unknown`, gorush feedback).
+public protocol InvalidTokenStore: Sendable {
+    /// Records (or refreshes) that a provider refused `pushToken` for `appID`.
+    func recordInvalidToken(_ record: InvalidTokenRecord) async throws
+    /// The record for a token, if a provider refused it.
+    func invalidToken(appID: String, pushToken: String) async throws -> InvalidTokenRecord?
+    /// Forgets a token's record (the device registered again).
+    /// - Returns: whether there was one.
+    func clearInvalidToken(appID: String, pushToken: String) async throws -> Bool
+    /// Records made at or after `since`, oldest first, at most `limit`.
+    func invalidTokens(since: Date, limit: Int) async throws -> [InvalidTokenRecord]
+}
+
 /// Everything Pushgate stores, behind one protocol with an SQLite and a PostgreSQL implementation.
 ///
 /// A store is a `Service`: run it in the application's service group for as long as it is used; it releases
 /// its connections on graceful shutdown.
-public protocol PushStore: DeviceStore, OutboxStore, CounterStore, Service {
+public protocol PushStore: DeviceStore, OutboxStore, CounterStore, InvalidTokenStore, Service {
     /// A short name for the kind of store, such as `sqlite` or `postgres`.
     var kind: String { get }
     /// Checks that the database answers.

@@ -73,6 +73,41 @@ public enum StoreStatements {
     public static let purgeCounters =
         "DELETE FROM counters WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING name"
 
+    /// Columns of `invalid_tokens`, in the order the stores decode them.
+    public static let invalidTokenColumns = "app_id, push_token, reason, recorded_at"
+
+    /// Records an invalid token; binds app id, token, reason, time (ms).
+    public static let upsertInvalidToken = """
+        INSERT INTO invalid_tokens (\(invalidTokenColumns)) VALUES ($1, $2, $3, $4)
+        ON CONFLICT (app_id, push_token) DO UPDATE SET reason = excluded.reason, recorded_at = excluded.recorded_at
+        """
+
+    /// Selects one invalid token; binds app id, token.
+    public static let selectInvalidToken =
+        "SELECT \(invalidTokenColumns) FROM invalid_tokens WHERE app_id = $1 AND push_token = $2"
+
+    /// Forgets an invalid token; binds app id, token; returns the app id when removed.
+    public static let deleteInvalidToken =
+        "DELETE FROM invalid_tokens WHERE app_id = $1 AND push_token = $2 RETURNING app_id"
+
+    /// Lists invalid tokens recorded since a time; binds time (ms), limit.
+    public static let selectInvalidTokensSince =
+        "SELECT \(invalidTokenColumns) FROM invalid_tokens WHERE recorded_at >= $1 ORDER BY recorded_at, app_id, push_token LIMIT $2"
+
+    /// The `invalid_tokens` table and its index, the same on both databases (migration 2).
+    public static let invalidTokensSchema = [
+        """
+        CREATE TABLE invalid_tokens (
+            app_id TEXT NOT NULL,
+            push_token TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            recorded_at BIGINT NOT NULL,
+            PRIMARY KEY (app_id, push_token)
+        )
+        """,
+        "CREATE INDEX invalid_tokens_by_time ON invalid_tokens (recorded_at)",
+    ]
+
     /// The migrations bookkeeping table, the same on both databases.
     public static let createMigrationsTable = """
         CREATE TABLE IF NOT EXISTS pushgate_migrations (

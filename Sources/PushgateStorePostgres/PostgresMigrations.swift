@@ -48,7 +48,8 @@ enum PostgresMigrations {
                 """,
                 "CREATE INDEX counters_expiry ON counters (expires_at) WHERE expires_at IS NOT NULL",
             ]
-        )
+        ),
+        Migration(version: 2, name: "invalid tokens", statements: StoreStatements.invalidTokensSchema),
     ])
 
     /// Leases due entries that no other instance holds; binds owner, lease end (ms), now (ms), limit.

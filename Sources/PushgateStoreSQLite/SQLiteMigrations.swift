@@ -45,7 +45,8 @@ enum SQLiteMigrations {
                 """,
                 "CREATE INDEX counters_expiry ON counters (expires_at) WHERE expires_at IS NOT NULL",
             ]
-        )
+        ),
+        Migration(version: 2, name: "invalid tokens", statements: StoreStatements.invalidTokensSchema),
     ])
 
     /// Leases due entries; binds owner, lease end (ms), now (ms), limit.

@@ -201,6 +201,37 @@ public final class SQLiteStore: PushStore {
         try await self.run(on: self.writer, StoreStatements.purgeCounters, [.integer(Int(now.millisecondsSince1970))]).count
     }
 
+    // MARK: Invalid tokens
+
+    public func recordInvalidToken(_ record: InvalidTokenRecord) async throws {
+        let binds: [SQLiteData] = [
+            .text(record.appID), .text(record.pushToken), .text(record.reason), .integer(Int(record.recordedAt.millisecondsSince1970)),
+        ]
+        _ = try await self.run(on: self.writer, StoreStatements.upsertInvalidToken, binds)
+    }
+
+    public func invalidToken(appID: String, pushToken: String) async throws -> InvalidTokenRecord? {
+        try await self.run(on: self.reader, StoreStatements.selectInvalidToken, [.text(appID), .text(pushToken)])
+            .first.map(Self.decodeInvalidToken)
+    }
+
+    public func clearInvalidToken(appID: String, pushToken: String) async throws -> Bool {
+        try await !self.run(on: self.writer, StoreStatements.deleteInvalidToken, [.text(appID), .text(pushToken)]).isEmpty
+    }
+
+    public func invalidTokens(since: Date, limit: Int) async throws -> [InvalidTokenRecord] {
+        try await self.run(on: self.reader, StoreStatements.selectInvalidTokensSince, [.integer(Int(since.millisecondsSince1970)), .integer(limit)])
+            .map(Self.decodeInvalidToken)
+    }
+
+    private static func decodeInvalidToken(_ row: SQLiteRow) throws -> InvalidTokenRecord {
+        let columns = row.columns.map(\.data)
+        guard columns.count == 4, let appID = columns[0].string, let token = columns[1].string, let reason = columns[2].string,
+            let recorded = columns[3].integer
+        else { throw StoreError.corruptRow("unreadable invalid-token row") }
+        return InvalidTokenRecord(appID: appID, pushToken: token, reason: reason, recordedAt: Date(millisecondsSince1970: Int64(recorded)))
+    }
+
     // MARK: Helpers
 
     private func run(on connection: SQLiteConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> [SQLiteRow] {

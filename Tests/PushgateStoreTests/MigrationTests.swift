@@ -45,6 +45,8 @@ struct MigrationTests {
             StoreStatements.deleteDevice, StoreStatements.deleteDevicesByToken, StoreStatements.countDevices,
             StoreStatements.completeOutboxEntry, StoreStatements.rescheduleOutboxEntry, StoreStatements.incrementCounter,
             StoreStatements.selectCounter, StoreStatements.purgeCounters, StoreStatements.recordMigration,
+            StoreStatements.upsertInvalidToken, StoreStatements.selectInvalidToken, StoreStatements.deleteInvalidToken,
+            StoreStatements.selectInvalidTokensSince,
         ]
         let pattern = try Regex(#"\$([0-9]+)"#)
         for statement in statements {

@@ -1,0 +1,44 @@
+/// An app id as written under `apps`: an exact id, or a glob where `*` matches any run of characters
+/// (including none) and `?` one character, compared case-sensitively over the whole id.
+public struct AppPattern: Sendable, Hashable {
+    /// The text as configured.
+    public let text: String
+    private let characters: [Character]
+
+    /// Creates a pattern.
+    public init(_ text: String) {
+        self.text = text
+        self.characters = Array(text)
+    }
+
+    /// Whether the text contains glob characters.
+    public var isGlob: Bool { self.text.contains("*") || self.text.contains("?") }
+
+    /// Whether `appID` matches the whole pattern.
+    public func matches(_ appID: String) -> Bool {
+        let subject = Array(appID)
+        // Iterative wildcard matching with backtracking to the last `*`.
+        var p = 0
+        var s = 0
+        var star: Int?
+        var starMatch = 0
+        while s < subject.count {
+            if p < self.characters.count, self.characters[p] == "?" || self.characters[p] == subject[s] {
+                p += 1
+                s += 1
+            } else if p < self.characters.count, self.characters[p] == "*" {
+                star = p
+                starMatch = s
+                p += 1
+            } else if let starIndex = star {
+                p = starIndex + 1
+                starMatch += 1
+                s = starMatch
+            } else {
+                return false
+            }
+        }
+        while p < self.characters.count, self.characters[p] == "*" { p += 1 }
+        return p == self.characters.count
+    }
+}

@@ -1,0 +1,98 @@
+public import Foundation
+public import Logging
+public import PushgateCore
+public import PushgateStore
+
+/// What front ends call to deliver: now (waiting for the outcome, for the synchronous protocols) or later
+/// (durably queued in the outbox, for protocols that must answer before delivery ends).
+///
+/// Every invalid-token verdict is recorded here, once, so each front end can report it its own way: the
+/// token's registrations are removed and an ``InvalidTokenRecord`` is kept.
+public struct Dispatcher: Sendable {
+    /// The back ends by app id.
+    public let directory: ProviderDirectory
+    private let store: any PushStore
+    private let limiter: InflightLimiter
+    private let metrics: DeliveryMetrics
+    private let wakeUp: OutboxWakeUp
+    private let logger: Logger
+
+    /// Creates a dispatcher.
+    /// - Parameters:
+    ///   - directory: the configured back ends.
+    ///   - inflightLimits: per app id, the most deliveries in flight (Sygnal's `inflight_request_limit`, default 512).
+    ///   - store: where invalid tokens are recorded and the outbox lives.
+    ///   - metrics: delivery metrics.
+    ///   - wakeUp: nudged after an enqueue so the outbox worker starts at once.
+    public init(
+        directory: ProviderDirectory,
+        inflightLimits: [String: Int] = [:],
+        store: any PushStore,
+        metrics: DeliveryMetrics,
+        wakeUp: OutboxWakeUp = OutboxWakeUp(),
+        logger: Logger
+    ) {
+        self.directory = directory
+        self.limiter = InflightLimiter(limits: inflightLimits)
+        self.store = store
+        self.metrics = metrics
+        self.wakeUp = wakeUp
+        self.logger = logger
+    }
+
+    /// Delivers one notification now and reports the outcome.
+    /// - Parameters:
+    ///   - notification: the provider-ready notification.
+    ///   - appID: the app id as the device registered it (matched exactly, then by glob).
+    ///   - token: the device token.
+    ///   - timeout: how long the provider may take.
+    /// - Returns: the outcome; an unknown app is `rejected`, a full in-flight limit `retryLater`.
+    public func deliver(_ notification: PushNotification, appID: String, token: String, timeout: Duration) async -> DeliveryOutcome {
+        guard case .found(let provider) = self.directory.lookup(appID) else {
+            return .rejected(reason: "no app is configured for \(appID)")
+        }
+        return await self.deliver(notification, via: provider, token: token, deadline: .now + timeout)
+    }
+
+    /// Delivers through a known provider (used by the outbox worker too).
+    func deliver(_ notification: PushNotification, via provider: any PushProvider, token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
+        guard self.limiter.acquire(provider.appID) else {
+            self.metrics.recordInflightDrop(appID: provider.appID)
+            return .retryLater(after: nil, reason: "in-flight limit reached for \(provider.appID)")
+        }
+        defer { self.limiter.release(provider.appID) }
+        let started = ContinuousClock.now
+        let outcome = await provider.deliver(notification, to: token, deadline: deadline)
+        self.metrics.record(appID: provider.appID, outcome: outcome, duration: ContinuousClock.now - started)
+        self.logger.debug(
+            "delivery",
+            metadata: ["app": "\(provider.appID)", "token": "\(Redaction.fingerprint(token))", "outcome": "\(outcome.label)"]
+        )
+        if case .invalidToken(let reason) = outcome {
+            await self.recordInvalid(appID: provider.appID, token: token, reason: reason)
+        }
+        return outcome
+    }
+
+    /// Queues notifications in the outbox; they survive restarts and are retried until delivered, refused
+    /// or too old.
+    /// - Throws: a store error when they could not be stored (nothing was queued then).
+    public func enqueue(_ notification: PushNotification, appID: String, tokens: [String], notBefore: Date = Date()) async throws {
+        let payload = try OutboxPayloadCoding.encode(notification)
+        _ = try await self.store.enqueue(tokens.map { OutboxMessage(appID: appID, pushToken: $0, payload: payload, notBefore: notBefore) })
+        self.wakeUp.signal()
+    }
+
+    private func recordInvalid(appID: String, token: String, reason: String) async {
+        do {
+            try await self.store.recordInvalidToken(InvalidTokenRecord(appID: appID, pushToken: token, reason: reason, recordedAt: Date()))
+            let removed = try await self.store.deleteDevices(appID: appID, pushToken: token)
+            self.logger.info(
+                "provider reported an invalid token",
+                metadata: ["app": "\(appID)", "token": "\(Redaction.fingerprint(token))", "reason": "\(reason)", "registrations_removed": "\(removed)"]
+            )
+        } catch {
+            self.logger.error("could not record an invalid token", metadata: ["app": "\(appID)", "error": "\(error)"])
+        }
+    }
+}

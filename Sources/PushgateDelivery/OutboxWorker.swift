@@ -1,0 +1,145 @@
+public import Foundation
+public import Logging
+import PushgateCore
+public import PushgateStore
+public import ServiceLifecycle
+
+/// Delivers what the outbox holds: claims due entries (leased, so several instances share the outbox
+/// without sending anything twice), delivers them with bounded concurrency, and completes, reschedules
+/// (exponential backoff with jitter, honouring Retry-After) or gives them up.
+///
+/// On graceful shutdown it stops claiming and finishes the deliveries in flight; entries it had leased
+/// but not started go back to the outbox when their lease ends.
+public struct OutboxWorker: Service, CustomStringConvertible {
+    /// Tuning.
+    public struct Configuration: Sendable {
+        /// Entries claimed per round.
+        public var batchSize = 64
+        /// Deliveries in flight at once.
+        public var concurrency = 64
+        /// How long a claim holds an entry.
+        public var lease: Duration = .seconds(60)
+        /// The pause between empty rounds (an enqueue in this process ends it early).
+        public var pollInterval: Duration = .milliseconds(500)
+        /// The deadline of one delivery.
+        public var deliveryTimeout: Duration = .seconds(30)
+        /// Backoff and give-up rules.
+        public var retry = RetryPolicy()
+
+        /// The defaults.
+        public init() {}
+    }
+
+    private let dispatcher: Dispatcher
+    private let store: any PushStore
+    private let metrics: DeliveryMetrics
+    private let wakeUp: OutboxWakeUp
+    private let configuration: Configuration
+    private let owner: String
+    private let logger: Logger
+
+    public var description: String { "OutboxWorker" }
+
+    /// Creates a worker.
+    /// - Parameter owner: this instance's name in leases; unique per process.
+    public init(
+        dispatcher: Dispatcher,
+        store: any PushStore,
+        metrics: DeliveryMetrics,
+        wakeUp: OutboxWakeUp,
+        configuration: Configuration = Configuration(),
+        owner: String = "pushgate-\(UUID().uuidString.prefix(8))",
+        logger: Logger
+    ) {
+        self.dispatcher = dispatcher
+        self.store = store
+        self.metrics = metrics
+        self.wakeUp = wakeUp
+        self.configuration = configuration
+        self.owner = owner
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                let handled = await self.runRound()
+                if handled == 0 {
+                    await self.wakeUp.wait(timeout: self.configuration.pollInterval)
+                }
+            }
+        }
+    }
+
+    /// Claims one batch and delivers it; returns how many entries it handled.
+    func runRound() async -> Int {
+        let entries: [OutboxEntry]
+        do {
+            entries = try await self.store.claimDue(
+                now: Date(), limit: self.configuration.batchSize, leaseFor: self.configuration.lease, owner: self.owner
+            )
+        } catch {
+            self.logger.warning("outbox: cannot claim entries", metadata: ["error": "\(error)"])
+            return 0
+        }
+        // Deliveries run to completion even when shutdown cancels the loop: their outcome must be stored.
+        await Task {
+            await withTaskGroup(of: Void.self) { group in
+                var running = 0
+                for entry in entries {
+                    if running >= self.configuration.concurrency {
+                        await group.next()
+                        running -= 1
+                    }
+                    group.addTask { await self.handle(entry) }
+                    running += 1
+                }
+            }
+        }.value
+        return entries.count
+    }
+
+    private func handle(_ entry: OutboxEntry) async {
+        let appID = entry.message.appID
+        let outcome: DeliveryOutcome
+        do {
+            let notification = try OutboxPayloadCoding.decode(entry.message.payload)
+            guard case .found(let provider) = self.dispatcher.directory.lookup(appID) else {
+                outcome = .rejected(reason: "no app is configured for \(appID)")
+                return await self.finish(entry, outcome)
+            }
+            outcome = await self.dispatcher.deliver(
+                notification, via: provider, token: entry.message.pushToken, deadline: .now + self.configuration.deliveryTimeout
+            )
+        } catch {
+            outcome = .rejected(reason: "unreadable outbox entry")
+        }
+        await self.finish(entry, outcome)
+    }
+
+    private func finish(_ entry: OutboxEntry, _ outcome: DeliveryOutcome) async {
+        do {
+            switch outcome {
+            case .delivered, .invalidToken, .rejected:
+                if case .rejected(let reason) = outcome {
+                    self.logger.notice("outbox: delivery refused", metadata: ["app": "\(entry.message.appID)", "reason": "\(reason)"])
+                }
+                _ = try await self.store.complete(id: entry.id, owner: self.owner)
+            case .retryLater(let requested, let reason):
+                let age = Date().timeIntervalSince(entry.createdAt)
+                let delay = self.configuration.retry.delay(afterAttempts: entry.attempts, requested: requested, random: Double.random(in: 0..<1))
+                if Duration.seconds(age) + delay > self.configuration.retry.maximumAge {
+                    self.metrics.recordGivenUp(appID: entry.message.appID)
+                    self.logger.warning("outbox: giving up", metadata: ["app": "\(entry.message.appID)", "attempts": "\(entry.attempts)", "reason": "\(reason)"])
+                    _ = try await self.store.complete(id: entry.id, owner: self.owner)
+                } else {
+                    let notBefore = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+                    _ = try await self.store.reschedule(id: entry.id, owner: self.owner, notBefore: notBefore, error: reason)
+                }
+            }
+        } catch {
+            // The lease runs out and the entry is delivered again: at-least-once rather than lost.
+            self.logger.error("outbox: cannot record an outcome", metadata: ["error": "\(error)"])
+        }
+    }
+}

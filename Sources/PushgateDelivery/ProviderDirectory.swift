@@ -1,0 +1,48 @@
+public import PushgateCore
+
+/// Finds the delivery back end of an app id the way Sygnal does: an exact id wins; otherwise the one
+/// configured glob that matches; none or several matching globs mean the app is unknown or ambiguous.
+public struct ProviderDirectory: Sendable {
+    /// What a lookup found.
+    public enum Lookup: Sendable {
+        /// The app's back end.
+        case found(any PushProvider)
+        /// No configured app matches.
+        case unknown
+        /// Several globs match and none is exact.
+        case ambiguous
+    }
+
+    private let exact: [String: any PushProvider]
+    private let globs: [(pattern: AppPattern, provider: any PushProvider)]
+    /// Every provider, in configuration order.
+    public let providers: [any PushProvider]
+
+    /// Creates a directory of providers, each under its `appID`.
+    public init(_ providers: [any PushProvider]) {
+        self.providers = providers
+        var exact: [String: any PushProvider] = [:]
+        var globs: [(AppPattern, any PushProvider)] = []
+        for provider in providers {
+            let pattern = AppPattern(provider.appID)
+            if pattern.isGlob {
+                globs.append((pattern, provider))
+            } else {
+                exact[provider.appID] = provider
+            }
+        }
+        self.exact = exact
+        self.globs = globs
+    }
+
+    /// The back end for `appID`.
+    public func lookup(_ appID: String) -> Lookup {
+        if let provider = self.exact[appID] { return .found(provider) }
+        var found: (any PushProvider)?
+        for (pattern, provider) in self.globs where pattern.matches(appID) {
+            if found != nil { return .ambiguous }
+            found = provider
+        }
+        return found.map(Lookup.found) ?? .unknown
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import PushgateCore
+import PushgateDelivery
+import PushgateStore
+import PushgateStoreSQLite
+import ServiceLifecycle
+import Testing
+
+@Suite("Dispatcher and outbox")
+struct DispatcherAndOutboxTests {
+    static let notification = PushNotification(payload: .object(["data": .object(["k": .string("v")])]))
+
+    static func openStore(at path: String? = nil) async throws -> (SQLiteStore, String) {
+        let path = path ?? FileManager.default.temporaryDirectory.appendingPathComponent("delivery-\(UUID().uuidString).sqlite").path
+        return (try await SQLiteStore.open(path: path, logger: TestLogging.quiet), path)
+    }
+
+    static func device(_ token: String, app: String = "app") -> DeviceRegistration {
+        DeviceRegistration(namespace: "test", deviceID: "d-\(token)", appID: app, pushToken: token, createdAt: Date(), updatedAt: Date())
+    }
+
+    /// Runs the services in a service group around `body`, then shuts them down gracefully in reverse
+    /// order (the worker before the store), as `pushgate serve` does.
+    static func running(_ services: [any Service], _ body: @Sendable () async throws -> Void) async throws {
+        let group = ServiceGroup(services: services, logger: TestLogging.quiet)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            do {
+                try await body()
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    static func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    @Test func deliveringNowReportsTheOutcomeAndRecordsInvalidTokens() async throws {
+        let (store, _) = try await Self.openStore()
+        let provider = ScriptedProvider(appID: "app", script: ["gone": [.invalidToken(reason: "Unregistered")]])
+        let dispatcher = Dispatcher(directory: ProviderDirectory([provider]), store: store, metrics: DeliveryMetrics(factory: NoMetrics.factory), logger: TestLogging.quiet)
+        try await Self.running([store]) { () async throws in
+            try await store.saveDevice(Self.device("gone"))
+            try await store.saveDevice(Self.device("fine"))
+            #expect(await dispatcher.deliver(Self.notification, appID: "app", token: "fine", timeout: .seconds(5)) == .delivered)
+            #expect(await dispatcher.deliver(Self.notification, appID: "app", token: "gone", timeout: .seconds(5)) == .invalidToken(reason: "Unregistered"))
+            #expect(try await store.invalidToken(appID: "app", pushToken: "gone")?.reason == "Unregistered")
+            #expect(try await store.device(namespace: "test", deviceID: "d-gone") == nil)
+            #expect(try await store.device(namespace: "test", deviceID: "d-fine") != nil)
+            guard case .rejected = await dispatcher.deliver(Self.notification, appID: "other", token: "x", timeout: .seconds(5)) else {
+                Issue.record("an unknown app must be rejected")
+                return
+            }
+        }
+    }
+
+    @Test func aFullInflightLimitFailsFastInsteadOfQueueing() async throws {
+        let (store, _) = try await Self.openStore()
+        let slow = ScriptedProvider(appID: "slow", delay: .milliseconds(500))
+        let fast = ScriptedProvider(appID: "fast")
+        let dispatcher = Dispatcher(
+            directory: ProviderDirectory([slow, fast]), inflightLimits: ["slow": 1], store: store,
+            metrics: DeliveryMetrics(factory: NoMetrics.factory), logger: TestLogging.quiet
+        )
+        try await Self.running([store]) { () async throws in
+            async let first = dispatcher.deliver(Self.notification, appID: "slow", token: "a", timeout: .seconds(5))
+            try await Task.sleep(for: .milliseconds(100))
+            let started = ContinuousClock.now
+            guard case .retryLater = await dispatcher.deliver(Self.notification, appID: "slow", token: "b", timeout: .seconds(5)) else {
+                Issue.record("expected the limit to refuse the second delivery")
+                return
+            }
+            #expect(ContinuousClock.now - started < .milliseconds(200))
+            // Another app is not held up by the slow one.
+            #expect(await dispatcher.deliver(Self.notification, appID: "fast", token: "c", timeout: .seconds(5)) == .delivered)
+            #expect(await first == .delivered)
+        }
+    }
+
+    @Test func theOutboxDeliversEachEntryOnceAndRetriesTransientFailures() async throws {
+        let (store, _) = try await Self.openStore()
+        let provider = ScriptedProvider(appID: "app", script: [
+            "flaky": [.retryLater(after: .milliseconds(10), reason: "503"), .retryLater(after: nil, reason: "503"), .delivered],
+            "dead": [.invalidToken(reason: "410")],
+            "refused": [.rejected(reason: "PayloadTooLarge")],
+        ])
+        let wakeUp = OutboxWakeUp()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        let dispatcher = Dispatcher(directory: ProviderDirectory([provider]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        var configuration = OutboxWorker.Configuration()
+        configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAge: .seconds(60))
+        configuration.pollInterval = .milliseconds(20)
+        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
+        try await Self.running([store, worker]) { () async throws in
+            let tokens = (0..<50).map { "t\($0)" } + ["flaky", "dead", "refused"]
+            try await dispatcher.enqueue(Self.notification, appID: "app", tokens: tokens)
+            #expect(try await Self.eventually { () async throws in try await store.pendingCount() == 0 })
+            let delivered = provider.deliveredTokens
+            #expect(delivered.filter { $0.hasPrefix("t") }.count == 50)
+            #expect(Set(delivered.filter { $0.hasPrefix("t") }).count == 50)
+            #expect(delivered.filter { $0 == "flaky" }.count == 3)
+            #expect(delivered.filter { $0 == "dead" }.count == 1)
+            #expect(delivered.filter { $0 == "refused" }.count == 1)
+            #expect(try await store.invalidToken(appID: "app", pushToken: "dead") != nil)
+        }
+    }
+
+    @Test func entriesTooOldToRetryAreGivenUp() async throws {
+        let (store, _) = try await Self.openStore()
+        let provider = ScriptedProvider(appID: "app", script: ["down": [.retryLater(after: .seconds(3600), reason: "503")]])
+        let wakeUp = OutboxWakeUp()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        let dispatcher = Dispatcher(directory: ProviderDirectory([provider]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        var configuration = OutboxWorker.Configuration()
+        configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .seconds(1), maximumAge: .seconds(60))
+        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
+        try await Self.running([store, worker]) { () async throws in
+            try await dispatcher.enqueue(Self.notification, appID: "app", tokens: ["down"])
+            #expect(try await Self.eventually { () async throws in try await store.pendingCount() == 0 })
+            #expect(provider.deliveredTokens == ["down"])
+        }
+    }
+
+    @Test func acceptedWorkSurvivesARestart() async throws {
+        let (first, path) = try await Self.openStore()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        // The first process accepts work and stops before delivering anything.
+        try await Self.running([first]) { () async throws in
+            let dispatcher = Dispatcher(directory: ProviderDirectory([]), store: first, metrics: metrics, logger: TestLogging.quiet)
+            try await dispatcher.enqueue(Self.notification, appID: "app", tokens: ["a", "b", "c"])
+        }
+        // The next one finds it and delivers it.
+        let (second, _) = try await Self.openStore(at: path)
+        let provider = ScriptedProvider(appID: "app")
+        let wakeUp = OutboxWakeUp()
+        let dispatcher = Dispatcher(directory: ProviderDirectory([provider]), store: second, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        var configuration = OutboxWorker.Configuration()
+        configuration.pollInterval = .milliseconds(20)
+        let worker = OutboxWorker(dispatcher: dispatcher, store: second, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
+        try await Self.running([second, worker]) { () async throws in
+            #expect(try await Self.eventually { () async throws in try await second.pendingCount() == 0 })
+            #expect(Set(provider.deliveredTokens) == ["a", "b", "c"])
+        }
+    }
+
+    @Test func shutdownFinishesDeliveriesInFlight() async throws {
+        let (store, _) = try await Self.openStore()
+        let provider = ScriptedProvider(appID: "app", delay: .milliseconds(400))
+        let wakeUp = OutboxWakeUp()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        let dispatcher = Dispatcher(directory: ProviderDirectory([provider]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        try await Self.running([store, worker]) { () async throws in
+            try await dispatcher.enqueue(Self.notification, appID: "app", tokens: ["slow"])
+            #expect(try await Self.eventually { () async throws in provider.deliveredTokens == ["slow"] })
+            // Shutdown starts while the delivery is in flight (the helper triggers it when this returns).
+        }
+        let (reopened, _) = try await Self.openStore(at: store.path)
+        try await Self.running([reopened]) { () async throws in
+            #expect(try await reopened.pendingCount() == 0)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import PushgateCore
+import PushgateDelivery
+import Testing
+
+@Suite("App lookup and retry policy")
+struct LookupAndPolicyTests {
+    @Test(arguments: [
+        ("im.example.*", "im.example.ios", true),
+        ("im.example.*", "im.example.", true),
+        ("im.example.*", "im.exampleXios", false),
+        ("im.?xample.ios", "im.example.ios", true),
+        ("im.?xample.ios", "im.xample.ios", false),
+        ("*", "anything", true),
+        ("a*b*c", "aXXbYYc", true),
+        ("a*b*c", "aXXbYY", false),
+        ("IM.example.ios", "im.example.ios", false),
+    ])
+    func globsMatchWholeIdsCaseSensitively(pattern: String, appID: String, matches: Bool) {
+        #expect(AppPattern(pattern).matches(appID) == matches)
+    }
+
+    @Test func exactIdsWinThenOneGlobElseUnknownOrAmbiguous() {
+        let directory = ProviderDirectory([
+            ScriptedProvider(appID: "im.example.*"),
+            ScriptedProvider(appID: "im.example.ios"),
+            ScriptedProvider(appID: "com.other.*"),
+            ScriptedProvider(appID: "com.*.web"),
+        ])
+        func found(_ id: String) -> String? {
+            if case .found(let provider) = directory.lookup(id) { return provider.appID }
+            return nil
+        }
+        #expect(found("im.example.ios") == "im.example.ios")
+        #expect(found("im.example.android") == "im.example.*")
+        guard case .unknown = directory.lookup("org.unknown") else {
+            Issue.record("expected unknown")
+            return
+        }
+        guard case .ambiguous = directory.lookup("com.other.web") else {
+            Issue.record("expected ambiguous")
+            return
+        }
+    }
+
+    @Test func backoffGrowsWithJitterAndHonoursRetryAfter() {
+        let policy = RetryPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(60), maximumAge: .seconds(3600))
+        #expect(policy.delay(afterAttempts: 1, requested: nil, random: 0) == .milliseconds(500))
+        #expect(policy.delay(afterAttempts: 1, requested: nil, random: 0.999_999) < .seconds(1))
+        #expect(policy.delay(afterAttempts: 4, requested: nil, random: 0) == .seconds(4))
+        #expect(policy.delay(afterAttempts: 40, requested: nil, random: 1) == .seconds(60))
+        #expect(policy.delay(afterAttempts: 1, requested: .seconds(30), random: 0) == .seconds(30))
+        #expect(policy.delay(afterAttempts: 1, requested: .seconds(99_999), random: 0) == .seconds(3600))
+    }
+}
