@@ -146,6 +146,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Front end: the Matrix Push Gateway API (a drop-in for Sygnal).
+        .target(
+            name: "PushgateMatrix",
+            dependencies: ["PushgateCore"]
+        ),
         // Faithful emulators of the three providers, for `pushgate sandbox`, the demo apps and the tests.
         .target(
             name: "PushgateSandbox",
@@ -195,6 +200,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PushgateCoreTests", dependencies: ["PushgateCore"]),
+        .testTarget(name: "PushgateMatrixTests", dependencies: ["PushgateMatrix", "PushgateCore"]),
         .testTarget(
             name: "PushgateDeliveryTests",
             dependencies: [

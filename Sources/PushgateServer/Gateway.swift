@@ -39,12 +39,18 @@ public struct Gateway: Sendable {
         logger: Logger,
         onListening: @escaping ListeningHandler = { _, _, _ in }
     ) async throws -> Gateway {
+        // Back ends first: a configuration error must stop start-up before anything is opened.
+        let backEnds = try ProviderFactory.make(configuration.apps, logger: logger)
         let store = try await StoreFactory.open(configuration.database, logger: logger)
         let metrics = GatewayMetrics()
         let deliveryMetrics = DeliveryMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry))
         let wakeUp = OutboxWakeUp()
+        let inflightLimits = Dictionary(
+            configuration.apps.map { ($0.id, (try? $0.options.int("inflight_request_limit")) ?? 512) }, uniquingKeysWith: { first, _ in first }
+        )
         let dispatcher = Dispatcher(
-            directory: ProviderDirectory([]), store: store, metrics: deliveryMetrics, wakeUp: wakeUp, logger: logger
+            directory: ProviderDirectory(backEnds.map(\.provider)), inflightLimits: inflightLimits, store: store,
+            metrics: deliveryMetrics, wakeUp: wakeUp, logger: logger
         )
         let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: deliveryMetrics, wakeUp: wakeUp, logger: logger)
         let operations = OperationsRoutes(store: store, metrics: metrics, healthDeadline: .seconds(2))
@@ -55,7 +61,7 @@ public struct Gateway: Sendable {
             accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor
         )
         let responder = router.buildResponder()
-        var services: [any Service] = [store, worker]
+        var services: [any Service] = [store] + backEnds.map(\.service) + [worker]
         for address in configuration.http.bindAddresses {
             services.append(
                 Self.listener(name: "http", responder: responder, host: address, port: configuration.http.port, logger: logger, onListening: onListening)

@@ -31,6 +31,9 @@ struct ServeCommand: AsyncParsableCommand {
         let gateway: Gateway
         do {
             gateway = try await Gateway.build(configuration: configuration, logger: logger)
+        } catch let error as ConfigurationError {
+            logger.critical("invalid configuration: \(error)")
+            throw ExitCode(2)
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)

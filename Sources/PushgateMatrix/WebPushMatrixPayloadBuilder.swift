@@ -1,0 +1,89 @@
+import Foundation
+public import PushgateCore
+
+/// Builds the Web Push message for a Matrix notification as Sygnal does: the subscription from the
+/// pusher (`pushkey` = p256dh, `data.endpoint`, `data.auth`), and the JSON the service worker receives.
+public enum WebPushMatrixPayloadBuilder {
+    /// What to send for one device.
+    public struct Message: Sendable, Equatable {
+        /// The subscription JSON the Web Push back end takes as the token.
+        public var subscription: String
+        /// The plaintext JSON.
+        public var payload: JSONValue
+        /// The Topic for `only_last_per_room` pushers (a hash of the room id), if any.
+        public var topic: String?
+    }
+
+    /// Fields copied when truthy, in Sygnal's order.
+    static let copiedFields = ["room_id", "room_name", "room_alias", "membership", "event_id", "sender", "sender_display_name", "user_is_target", "type"]
+
+    /// The subscription of a pusher, or why it cannot be used.
+    public static func subscription(for device: MatrixDevice) -> Result<String, MatrixPayloadRefusal> {
+        guard let data = device.data else { return .failure(MatrixPayloadRefusal(reason: "pusher data is missing")) }
+        guard let endpoint = data["endpoint"]?.stringValue, let auth = data["auth"]?.stringValue, !device.pushkey.isEmpty else {
+            return .failure(MatrixPayloadRefusal(reason: "pusher data lacks endpoint or auth"))
+        }
+        let subscription = JSONValue.object([
+            "endpoint": .string(endpoint),
+            "keys": .object(["p256dh": .string(device.pushkey), "auth": .string(auth)]),
+        ])
+        guard let bytes = try? subscription.encoded() else { return .failure(MatrixPayloadRefusal(reason: "unencodable subscription")) }
+        return .success(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Builds the message for one device.
+    public static func message(for notification: MatrixNotification, device: MatrixDevice) -> Result<Message, MatrixPayloadRefusal>? {
+        if device.data?["events_only"] == .bool(true), notification.eventID == nil { return nil }
+        let subscription: String
+        switch Self.subscription(for: device) {
+        case .success(let value): subscription = value
+        case .failure(let refusal): return .failure(refusal)
+        }
+        var payload: [String: JSONValue] = [:]
+        if case .object(let object)? = device.defaultPayload { payload = object }
+        let fields: [String: JSONValue?] = [
+            "room_id": notification.roomID.map(JSONValue.string), "room_name": notification.roomName.map(JSONValue.string),
+            "room_alias": notification.roomAlias.map(JSONValue.string), "membership": notification.membership.map(JSONValue.string),
+            "event_id": notification.eventID.map(JSONValue.string), "sender": notification.sender.map(JSONValue.string),
+            "sender_display_name": notification.senderDisplayName.map(JSONValue.string),
+            "user_is_target": notification.userIsTarget.map(JSONValue.bool), "type": notification.type.map(JSONValue.string),
+        ]
+        for field in Self.copiedFields {
+            if let value = fields[field] ?? nil, Self.isTruthy(value) { payload[field] = value }
+        }
+        if let unread = notification.unread { payload["unread"] = .number(Double(unread)) }
+        if let missed = notification.missedCalls { payload["missed_calls"] = .number(Double(missed)) }
+        if var content = notification.content {
+            content["formatted_body"] = nil
+            if case .string(let body)? = content["body"], body.count > 1000 {
+                content["body"] = .string(String(body.prefix(999)) + "…")
+            }
+            if case .string(let ciphertext)? = content["ciphertext"], ciphertext.count > 2000 {
+                content["ciphertext"] = nil
+            }
+            payload["content"] = .object(content)
+        }
+        var topic: String?
+        if device.data?["only_last_per_room"] == .bool(true), let roomID = notification.roomID {
+            topic = WebPushRoomTopic.topic(forRoom: roomID)
+        }
+        return .success(Message(subscription: subscription, payload: .object(payload), topic: topic))
+    }
+
+    private static func isTruthy(_ value: JSONValue) -> Bool {
+        switch value {
+        case .null: false
+        case .bool(let flag): flag
+        case .string(let text): !text.isEmpty
+        case .number(let number): number != 0
+        case .array(let values): !values.isEmpty
+        case .object(let members): !members.isEmpty
+        }
+    }
+}
+
+/// Why a pusher cannot be delivered to (its pushkey is rejected).
+public struct MatrixPayloadRefusal: Error, Sendable, Equatable {
+    /// The explanation, for logs.
+    public let reason: String
+}
