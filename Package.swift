@@ -146,10 +146,27 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // What every HTTP front end shares: the request context, routes, the generic error shape.
+        .target(
+            name: "PushgateHTTP",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // Front end: the Matrix Push Gateway API (a drop-in for Sygnal).
         .target(
             name: "PushgateMatrix",
-            dependencies: ["PushgateCore"]
+            dependencies: [
+                "PushgateCore",
+                "PushgateHTTP",
+                "PushgateDelivery",
+                "PushgateStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // Faithful emulators of the three providers, for `pushgate sandbox`, the demo apps and the tests.
         .target(
@@ -179,6 +196,8 @@ let package = Package(
                 "PushgateStoreSQLite",
                 "PushgateStorePostgres",
                 "PushgateDelivery",
+                "PushgateHTTP",
+                "PushgateMatrix",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -200,7 +219,23 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PushgateCoreTests", dependencies: ["PushgateCore"]),
-        .testTarget(name: "PushgateMatrixTests", dependencies: ["PushgateMatrix", "PushgateCore"]),
+        .testTarget(
+            name: "PushgateMatrixTests",
+            dependencies: [
+                "PushgateMatrix",
+                "PushgateCore",
+                "PushgateDelivery",
+                "PushgateHTTP",
+                "PushgateServer",
+                "PushgateStore",
+                "PushgateStoreSQLite",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "PushgateDeliveryTests",
             dependencies: [
@@ -302,6 +337,7 @@ let package = Package(
             name: "PushgateServerTests",
             dependencies: [
                 "PushgateServer",
+                "PushgateHTTP",
                 "PushgateConfig",
                 "PushgateStore",
                 "PushgateCore",

@@ -1,4 +1,4 @@
-public import PushgateCore
+import PushgateCore
 
 /// Builds the APNs body of a Matrix notification as Sygnal does, so iOS clients (their Notification
 /// Service Extensions and localisation tables) receive exactly what they expect: the `loc-key` table,

@@ -1,4 +1,4 @@
-public import PushgateCore
+import PushgateCore
 
 /// Builds the FCM HTTP v1 `message` (without its token) for a Matrix notification as Sygnal's v1 mode
 /// does: a data-only message whose values are all strings, event fields copied and cut to 1024 bytes,

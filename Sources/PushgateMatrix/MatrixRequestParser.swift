@@ -1,5 +1,5 @@
 import Foundation
-public import PushgateCore
+import PushgateCore
 
 /// Why a notify request body is refused (400), with the message Sygnal gives for the same case.
 public struct MatrixRequestError: Error, Equatable, Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import PushgateHTTP
 import Logging
 import NIOCore
 

@@ -1,4 +1,5 @@
 import Hummingbird
+import PushgateHTTP
 import Logging
 
 /// Turns every error into a response in a known shape, so no request ends in a dropped connection or a

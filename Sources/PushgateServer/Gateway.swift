@@ -1,8 +1,10 @@
 import Hummingbird
+import PushgateHTTP
 public import Logging
 public import PushgateConfig
 public import PushgateDelivery
 import Prometheus
+import PushgateMatrix
 public import PushgateStore
 public import ServiceLifecycle
 public import UnixSignals
@@ -41,6 +43,7 @@ public struct Gateway: Sendable {
     ) async throws -> Gateway {
         // Back ends first: a configuration error must stop start-up before anything is opened.
         let backEnds = try ProviderFactory.make(configuration.apps, logger: logger)
+        let matrixOptions = try Self.matrixOptions(configuration.apps)
         let store = try await StoreFactory.open(configuration.database, logger: logger)
         let metrics = GatewayMetrics()
         let deliveryMetrics = DeliveryMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry))
@@ -54,8 +57,12 @@ public struct Gateway: Sendable {
         )
         let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: deliveryMetrics, wakeUp: wakeUp, logger: logger)
         let operations = OperationsRoutes(store: store, metrics: metrics, healthDeadline: .seconds(2))
+        let matrix = MatrixNotifyHandler(
+            dispatcher: dispatcher, apps: matrixOptions, store: store,
+            metrics: MatrixMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry)), logger: logger
+        )
         let router = GatewayRouterBuilder.build(
-            routes: operations.routes,
+            routes: operations.routes + matrix.routes,
             metrics: metrics,
             maxRequestBodySize: configuration.http.maxRequestBodySize,
             accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor
@@ -78,6 +85,18 @@ public struct Gateway: Sendable {
             )
         }
         return Gateway(store: store, metrics: metrics, dispatcher: dispatcher, services: services, logger: logger)
+    }
+
+    /// The Matrix payload options of every app (Sygnal's `send_badge_counts`, `convert_device_token_to_hex`).
+    private static func matrixOptions(_ apps: [AppSettings]) throws -> [String: MatrixAppOptions] {
+        var options: [String: MatrixAppOptions] = [:]
+        for app in apps {
+            options[app.id] = MatrixAppOptions(
+                sendBadgeCounts: try app.options.bool("send_badge_counts") ?? true,
+                convertDeviceTokenToHex: try app.options.bool("convert_device_token_to_hex") ?? true
+            )
+        }
+        return options
     }
 
     private static func listener<Responder: HTTPResponder>(

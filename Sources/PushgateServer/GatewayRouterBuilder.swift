@@ -1,4 +1,5 @@
 public import Hummingbird
+public import PushgateHTTP
 
 /// Builds the router every listener shares: the gateway's middleware around a list of routes.
 public enum GatewayRouterBuilder {

@@ -1,4 +1,5 @@
 import Hummingbird
+import PushgateHTTP
 import Logging
 import PushgateStore
 

@@ -1,4 +1,5 @@
 import Hummingbird
+import PushgateHTTP
 
 /// Answers 413 to a request whose declared length is over the limit, before any handler reads it, and
 /// sets the limit that handlers apply while collecting bodies without a declared length.

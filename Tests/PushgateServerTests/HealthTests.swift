@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOPosix
 import PostgresNIO
+import PushgateHTTP
 @testable import PushgateServer
 import PushgateStorePostgres
 import Testing

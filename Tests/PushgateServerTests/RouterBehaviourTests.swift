@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import NIOHTTP1
+import PushgateHTTP
 @testable import PushgateServer
 import PushgateStore
 import PushgateStoreSQLite

@@ -26,7 +26,7 @@ public struct GatewayErrorBody: HTTPResponseError {
         return Response(status: self.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    static let unrecognized = GatewayErrorBody(status: .notFound, errcode: "M_UNRECOGNIZED", message: "Unrecognized request")
-    static let tooLarge = GatewayErrorBody(status: .contentTooLarge, errcode: "M_TOO_LARGE", message: "Request body too large")
-    static let internalError = GatewayErrorBody(status: .internalServerError, errcode: "M_UNKNOWN", message: "Internal server error")
+    public static let unrecognized = GatewayErrorBody(status: .notFound, errcode: "M_UNRECOGNIZED", message: "Unrecognized request")
+    public static let tooLarge = GatewayErrorBody(status: .contentTooLarge, errcode: "M_TOO_LARGE", message: "Request body too large")
+    public static let internalError = GatewayErrorBody(status: .internalServerError, errcode: "M_UNKNOWN", message: "Internal server error")
 }

@@ -18,6 +18,6 @@ public struct GatewayRequestContext: RequestContext, RemoteAddressRequestContext
 }
 
 /// Defaults that hold before the body-limit middleware has run.
-enum HTTPSettingsDefaults {
-    static let maxRequestBodySize = 1 << 20
+public enum HTTPSettingsDefaults {
+    public static let maxRequestBodySize = 1 << 20
 }

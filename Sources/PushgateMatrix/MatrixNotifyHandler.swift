@@ -1,0 +1,177 @@
+import Crypto
+import Foundation
+import Hummingbird
+public import Logging
+import PushgateCore
+public import PushgateDelivery
+public import PushgateHTTP
+public import PushgateStore
+
+/// `POST /_matrix/push/v1/notify`: the Matrix Push Gateway API as Sygnal serves it, with its validation,
+/// app-id matching, payloads and rejections, and these differences users asked for:
+/// devices are delivered concurrently under one deadline well inside the homeserver's timeout; a
+/// transient provider failure answers 502 (never a silent 200); a repeated `(event_id, pushkey)` within
+/// ``duplicateWindow`` is sent once; badge-clearing updates reach FCM too; pushkeys are never logged.
+public struct MatrixNotifyHandler: Sendable {
+    /// How long a request may spend delivering before it answers 502.
+    public static let deliveryBudget: Duration = .seconds(20)
+    /// How long a delivered `(event_id, pushkey)` is remembered.
+    public static let duplicateWindow: Double = 600
+
+    private let dispatcher: Dispatcher
+    private let apps: [String: MatrixAppOptions]
+    private let store: any PushStore
+    private let metrics: MatrixMetrics
+    private let logger: Logger
+
+    /// Creates the handler.
+    /// - Parameters:
+    ///   - dispatcher: delivers to the configured apps.
+    ///   - apps: per configured app id (as written in `apps`), its Matrix payload options.
+    ///   - store: keeps the duplicate-suppression window, shared by every instance.
+    public init(dispatcher: Dispatcher, apps: [String: MatrixAppOptions], store: any PushStore, metrics: MatrixMetrics, logger: Logger) {
+        self.dispatcher = dispatcher
+        self.apps = apps
+        self.store = store
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// The routes: the endpoint, and (as Sygnal's leaf resource) any path below it.
+    public var routes: [GatewayRoute] {
+        [
+            GatewayRoute(.post, "/_matrix/push/v1/notify") { request, context in try await self.handle(request, context: context) },
+            GatewayRoute(.post, "/_matrix/push/v1/notify/**") { request, context in try await self.handle(request, context: context) },
+        ]
+    }
+
+    func handle(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let started = ContinuousClock.now
+        self.metrics.inFlight(1)
+        defer { self.metrics.inFlight(-1) }
+        let response = try await self.respond(request, context: context)
+        self.metrics.answered(code: Int(response.status.code), duration: ContinuousClock.now - started)
+        return response
+    }
+
+    private func respond(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        let notification: MatrixNotification
+        do {
+            notification = try MatrixRequestParser.parse(Array(buffer: body))
+        } catch {
+            let errcode = error.message == "Expected JSON request body" ? "M_NOT_JSON" : "M_BAD_JSON"
+            return try GatewayErrorBody(status: .badRequest, errcode: errcode, message: error.message).response(from: request, context: context)
+        }
+        self.metrics.notificationReceived(devices: notification.devices.count)
+        let deadline = ContinuousClock.now + Self.deliveryBudget
+        let results = await withTaskGroup(of: (Int, MatrixDeviceResult).self) { group in
+            for (index, device) in notification.devices.enumerated() {
+                group.addTask { (index, await self.deliver(notification, to: device, deadline: deadline)) }
+            }
+            var results = [MatrixDeviceResult](repeating: .done, count: notification.devices.count)
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
+        if let failure = results.first(where: { if case .failed = $0 { true } else { false } }), case .failed(let reason) = failure {
+            context.logger.warning("notify: a provider failed; the homeserver will retry", metadata: ["reason": "\(reason)"])
+            return try GatewayErrorBody(status: .badGateway, errcode: "M_UNKNOWN", message: "A push provider failed; try again later")
+                .response(from: request, context: context)
+        }
+        let rejected = zip(notification.devices, results).filter { $0.1 == .rejected }.map(\.0.pushkey)
+        let json = try JSONSerialization.data(withJSONObject: ["rejected": rejected], options: [.withoutEscapingSlashes])
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: json)))
+    }
+
+    /// Delivers to one device and says what to answer for it.
+    func deliver(_ notification: MatrixNotification, to device: MatrixDevice, deadline: ContinuousClock.Instant) async -> MatrixDeviceResult {
+        guard case .found(let provider) = self.dispatcher.directory.lookup(device.appID) else {
+            self.logger.info("notify: no single app matches", metadata: ["app_id": "\(device.appID)", "token": "\(Redaction.fingerprint(device.pushkey))"])
+            return .rejected
+        }
+        self.metrics.dispatched(app: provider.appID)
+        let options = self.apps[provider.appID] ?? MatrixAppOptions()
+        guard let (message, token) = self.message(notification, device: device, platform: provider.platform, options: options) else {
+            return .done
+        }
+        let push: PushNotification
+        switch message {
+        case .reject(let reason):
+            self.logger.info("notify: pusher refused", metadata: ["app": "\(provider.appID)", "reason": "\(reason)"])
+            return .rejected
+        case .skip:
+            return .done
+        case .send(let push_):
+            push = push_
+        }
+        let duplicateKey = notification.eventID.map { "matrix:dup:\(provider.appID):\($0):\(Self.digest(device.pushkey))" }
+        if let duplicateKey, (try? await self.store.counterValue(duplicateKey, now: Date())) ?? 0 > 0 {
+            return .done
+        }
+        let outcome = await self.dispatcher.deliver(push, appID: device.appID, token: token, timeout: max(.zero, deadline - .now))
+        switch outcome {
+        case .delivered:
+            if let duplicateKey {
+                _ = try? await self.store.incrementCounter(duplicateKey, by: 1, expiresAt: Date().addingTimeInterval(Self.duplicateWindow), now: Date())
+            }
+            return .done
+        case .invalidToken:
+            return .rejected
+        case .rejected(let reason):
+            // Permanent for this notification only (payload, configuration): retrying cannot help.
+            self.logger.warning("notify: provider refused a notification", metadata: ["app": "\(provider.appID)", "reason": "\(reason)"])
+            return .done
+        case .retryLater(_, let reason):
+            return .failed(reason: reason)
+        }
+    }
+
+    /// The provider-ready notification and token for one device, or nil when the device gets nothing.
+    private func message(
+        _ notification: MatrixNotification, device: MatrixDevice, platform: Platform, options: MatrixAppOptions
+    ) -> (MatrixPayloadMessage, String)? {
+        let priority: PushPriority = notification.isLowPriority ? .normal : .high
+        switch platform {
+        case .apns:
+            var token = device.pushkey
+            if options.convertDeviceTokenToHex {
+                guard let bytes = Data(base64Encoded: device.pushkey), !bytes.isEmpty else {
+                    return (.reject(reason: "the pushkey is not base64"), token)
+                }
+                token = bytes.map { String(format: "%02x", $0) }.joined()
+            }
+            let payload = APNsMatrixPayloadBuilder.payload(for: notification, device: device, sendBadgeCounts: options.sendBadgeCounts)
+            return (MatrixPayloadMessage(payload, priority: priority), token)
+        case .fcm:
+            let payload = FCMMatrixPayloadBuilder.payload(for: notification, device: device, sendBadgeCounts: options.sendBadgeCounts)
+            return (MatrixPayloadMessage(payload, priority: priority), device.pushkey)
+        case .webPush:
+            switch WebPushMatrixPayloadBuilder.message(for: notification, device: device) {
+            case nil: return nil
+            case .failure(let refusal)?: return (.reject(reason: refusal.reason), device.pushkey)
+            case .success(let message)?:
+                let push = PushNotification(kind: .alert, priority: priority, payload: message.payload, collapseID: message.topic)
+                return (.send(push), message.subscription)
+            }
+        }
+    }
+
+    private static func digest(_ pushkey: String) -> String {
+        SHA256.hash(data: Data(pushkey.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// A payload decision with the notification built from it.
+enum MatrixPayloadMessage {
+    case send(PushNotification)
+    case skip
+    case reject(reason: String)
+
+    init(_ payload: MatrixPayload, priority: PushPriority) {
+        switch payload {
+        case .send(let body): self = .send(PushNotification(kind: .alert, priority: priority, payload: body))
+        case .skip: self = .skip
+        case .reject(let reason): self = .reject(reason: reason)
+        }
+    }
+}

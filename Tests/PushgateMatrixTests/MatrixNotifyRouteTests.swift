@@ -1,0 +1,138 @@
+import CoreMetrics
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PushgateCore
+import PushgateDelivery
+import PushgateHTTP
+import PushgateMatrix
+import PushgateServer
+import PushgateStoreSQLite
+import Synchronization
+import Testing
+
+/// A stand-in back end: it answers per token from a script and records what it received.
+final class RecordingProvider: PushProvider {
+    let appID: String
+    let platform: Platform
+    private let outcomes: [String: DeliveryOutcome]
+    private let received = Mutex<[(token: String, notification: PushNotification)]>([])
+
+    init(appID: String, platform: Platform, outcomes: [String: DeliveryOutcome] = [:]) {
+        self.appID = appID
+        self.platform = platform
+        self.outcomes = outcomes
+    }
+
+    func deliver(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
+        self.received.withLock { $0.append((token, notification)) }
+        return self.outcomes[token] ?? .delivered
+    }
+
+    var deliveries: [(token: String, notification: PushNotification)] { self.received.withLock { $0 } }
+}
+
+@Suite("Matrix notify endpoint")
+struct MatrixNotifyRouteTests {
+    static let quiet: Logger = {
+        var logger = Logger(label: "pushgate.tests")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    static func withGateway(
+        _ providers: [any PushProvider],
+        _ body: @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("matrix-\(UUID().uuidString).sqlite").path
+        let store = try await SQLiteStore.open(path: path, logger: Self.quiet)
+        let metrics = GatewayMetrics()
+        let dispatcher = Dispatcher(directory: ProviderDirectory(providers), store: store, metrics: DeliveryMetrics(factory: NOOPMetricsHandler.instance), logger: Self.quiet)
+        let handler = MatrixNotifyHandler(dispatcher: dispatcher, apps: [:], store: store, metrics: MatrixMetrics(factory: NOOPMetricsHandler.instance), logger: Self.quiet)
+        let router = GatewayRouterBuilder.build(routes: handler.routes, metrics: metrics, maxRequestBodySize: 1 << 20)
+        var app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Self.quiet)
+        app.addServices(store)
+        try await app.test(.router) { client in try await body(client) }
+    }
+
+    static func notify(_ client: any TestClientProtocol, _ json: String, path: String = "/_matrix/push/v1/notify") async throws -> (HTTPResponse.Status, JSONValue?) {
+        let response = try await client.execute(uri: path, method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: json))
+        let body = try? JSONDecoder().decode(JSONValue.self, from: Data(String(buffer: response.body).utf8))
+        if response.status == .ok { #expect(response.headers[.contentType] == "application/json") }
+        return (response.status, body)
+    }
+
+    static func request(devices: String, event: String = #""event_id":"$e1","room_id":"!r:x","type":"m.room.message","sender":"@a:x","content":{"msgtype":"m.text","body":"hi"},"counts":{"unread":2}"#) -> String {
+        #"{"notification":{\#(event),"devices":[\#(devices)]}}"#
+    }
+
+    @Test func deliversAndRejectsAsTheReferenceTablesSay() async throws {
+        let fcm = RecordingProvider(appID: "im.example.android", platform: .fcm, outcomes: ["dead": .invalidToken(reason: "UNREGISTERED"), "huge": .rejected(reason: "too big")])
+        let apns = RecordingProvider(appID: "im.example.*", platform: .apns)
+        try await Self.withGateway([fcm, apns]) { client async throws in
+            let (status, body) = try await Self.notify(client, Self.request(devices: #"""
+                {"app_id":"im.example.android","pushkey":"live"},
+                {"app_id":"im.example.android","pushkey":"dead"},
+                {"app_id":"im.example.android","pushkey":"huge"},
+                {"app_id":"im.example.ios","pushkey":"3q2+7w=="},
+                {"app_id":"org.unknown","pushkey":"nobody"},
+                {"app_id":"im.example.ios","pushkey":"not base64!"}
+                """#))
+            #expect(status == .ok)
+            #expect(body == ["rejected": ["dead", "nobody", "not base64!"]])
+            #expect(Set(fcm.deliveries.map(\.token)) == ["live", "dead", "huge"])
+            // APNs pushkeys arrive base64 and go out as hex, through the glob app.
+            #expect(apns.deliveries.map(\.token) == ["deadbeef"])
+            #expect(apns.deliveries.first?.notification.payload["aps"]?["badge"] == 2)
+            #expect(fcm.deliveries.first?.notification.payload["data"]?["unread"] == "2")
+        }
+    }
+
+    @Test func aTransientFailureAnswers502SoTheHomeserverRetries() async throws {
+        let fcm = RecordingProvider(appID: "app", platform: .fcm, outcomes: ["busy": .retryLater(after: nil, reason: "503")])
+        try await Self.withGateway([fcm]) { client async throws in
+            let (status, body) = try await Self.notify(client, Self.request(devices: #"{"app_id":"app","pushkey":"busy"}"#))
+            #expect(status == .badGateway)
+            #expect(body?["errcode"] == "M_UNKNOWN")
+        }
+    }
+
+    @Test func aRetriedEventIsDeliveredOnce() async throws {
+        let fcm = RecordingProvider(appID: "app", platform: .fcm)
+        try await Self.withGateway([fcm]) { client async throws in
+            let request = Self.request(devices: #"{"app_id":"app","pushkey":"pk"}"#)
+            #expect(try await Self.notify(client, request).0 == .ok)
+            #expect(try await Self.notify(client, request).0 == .ok)
+            #expect(fcm.deliveries.count == 1)
+            // A badge-only update has no event id and is never suppressed.
+            let badge = #"{"notification":{"counts":{"unread":0},"devices":[{"app_id":"app","pushkey":"pk"}],"type":null,"sender":""}}"#
+            _ = try await Self.notify(client, badge)
+            _ = try await Self.notify(client, badge)
+            #expect(fcm.deliveries.count == 3)
+        }
+    }
+
+    @Test func malformedRequestsGet400InTheMatrixErrorShape() async throws {
+        try await Self.withGateway([]) { client async throws in
+            let (status, body) = try await Self.notify(client, #"{"notification":{"devices":[]}}"#)
+            #expect(status == .badRequest)
+            #expect(body == ["errcode": "M_BAD_JSON", "error": "No devices in notification"])
+            let (notJSON, notJSONBody) = try await Self.notify(client, "{")
+            #expect(notJSON == .badRequest)
+            #expect(notJSONBody?["errcode"] == "M_NOT_JSON")
+        }
+    }
+
+    @Test func subPathsAreAcceptedAndOtherMethodsAreUnrecognized() async throws {
+        let fcm = RecordingProvider(appID: "app", platform: .fcm)
+        try await Self.withGateway([fcm]) { client async throws in
+            let (status, _) = try await Self.notify(client, Self.request(devices: #"{"app_id":"app","pushkey":"pk"}"#), path: "/_matrix/push/v1/notify/extra")
+            #expect(status == .ok)
+            let get = try await client.execute(uri: "/_matrix/push/v1/notify", method: .get)
+            #expect(get.status == .methodNotAllowed)
+            #expect(String(buffer: get.body).contains("M_UNRECOGNIZED"))
+        }
+    }
+}
