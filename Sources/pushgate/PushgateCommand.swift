@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `pushgate`: the push notification gateway.
 @main
@@ -11,7 +12,25 @@ struct PushgateCommand: AsyncParsableCommand {
             else from the PUSHGATE_CONFIG or SYGNAL_CONF environment variable; with none of these the \
             embedded defaults apply (listen on 127.0.0.1:5000, SQLite in ./pushgate.sqlite).
             """,
-        subcommands: [ServeCommand.self, CheckConfigCommand.self],
+        subcommands: [ServeCommand.self, CheckConfigCommand.self, SendCommand.self],
         defaultSubcommand: nil
     )
+
+    /// Runs the command; usage errors exit with status 2 (ArgumentParser's default is 64).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if Self.exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((Self.fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            Self.exit(withError: error)
+        }
+    }
 }

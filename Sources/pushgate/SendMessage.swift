@@ -1,0 +1,49 @@
+import Foundation
+import PushgateCore
+
+/// Turns `pushgate send`'s flags into each provider's notification, and its outcome into JSON.
+struct SendMessage: Sendable {
+    let alert: String?
+    let data: [String: JSONValue]
+    let kind: PushKind
+    let priority: PushPriority
+
+    func notification(for platform: Platform) -> PushNotification {
+        let payload: JSONValue
+        switch platform {
+        case .apns:
+            var body = self.data
+            var aps: [String: JSONValue] = [:]
+            if let alert { aps["alert"] = .string(alert) }
+            if self.kind == .background { aps["content-available"] = 1 }
+            body["aps"] = .object(aps)
+            payload = .object(body)
+        case .fcm:
+            var message: [String: JSONValue] = [:]
+            if let alert { message["notification"] = ["body": .string(alert)] }
+            if !self.data.isEmpty {
+                message["data"] = .object(self.data.mapValues { value in
+                    value.stringValue.map(JSONValue.string) ?? .string((try? value.encoded()).map { String(decoding: $0, as: UTF8.self) } ?? "")
+                })
+            }
+            payload = .object(message)
+        case .webPush:
+            var body = self.data
+            if let alert { body["body"] = .string(alert) }
+            payload = .object(body)
+        }
+        return PushNotification(kind: self.kind, priority: self.kind == .background ? .normal : self.priority, payload: payload)
+    }
+
+    static func report(app: String, outcome: DeliveryOutcome) -> String {
+        var object: [String: JSONValue] = ["app": .string(app), "outcome": .string(outcome.label)]
+        switch outcome {
+        case .delivered: break
+        case .invalidToken(let reason), .rejected(let reason): object["reason"] = .string(reason)
+        case .retryLater(let after, let reason):
+            object["reason"] = .string(reason)
+            if let after { object["retry_after_seconds"] = .number(Double(after.components.seconds)) }
+        }
+        return (try? JSONValue.object(object).encoded()).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}
