@@ -1,0 +1,95 @@
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import HTTPTypes
+import NIOCore
+import PushgateProviderSupport
+@testable import PushgateSandbox
+import Testing
+
+@Suite("Web Push emulator")
+struct WebPushEmulatorTests {
+    static let encryptScript = """
+        import base64, sys, http_ece
+        from cryptography.hazmat.primitives.asymmetric import ec
+        pad = lambda s: s + "=" * (-len(s) % 4)
+        receiver = base64.urlsafe_b64decode(pad(sys.argv[1]))
+        auth = base64.urlsafe_b64decode(pad(sys.argv[2]))
+        sender = ec.generate_private_key(ec.SECP256R1())
+        body = http_ece.encrypt(sys.argv[3].encode(), private_key=sender, dh=receiver, auth_secret=auth, version="aes128gcm")
+        print(base64.b64encode(body).decode())
+        """
+
+    static let vapidScript = """
+        import sys
+        from py_vapid import Vapid
+        v = Vapid()
+        v.generate_keys()
+        print(v.sign({"aud": sys.argv[1], "sub": "mailto:ops@example.org"})["Authorization"])
+        """
+
+    @Test func decryptsWhatTheReferenceImplementationEncrypts() throws {
+        let subscription = WebPushSubscriptionIssuer().issue(id: "s1")
+        let plaintext = #"{"room_id":"!r:x","unread":2,"body":"héllo ✓"}"#
+        let encoded = try PythonReference.run(Self.encryptScript, arguments: [
+            Base64URL.encode(subscription.privateKey.publicKey.x963Representation), Base64URL.encode(subscription.authSecret), plaintext,
+        ])
+        let body = try #require(Data(base64Encoded: encoded))
+        let decrypted = try WebPushDecryption.decrypt(Array(body), privateKey: subscription.privateKey, authSecret: subscription.authSecret)
+        #expect(String(decoding: decrypted, as: UTF8.self) == plaintext)
+        // Another subscription's keys do not open it.
+        let other = WebPushSubscriptionIssuer().issue()
+        #expect(throws: WebPushDecryption.Failure.self) {
+            try WebPushDecryption.decrypt(Array(body), privateKey: other.privateKey, authSecret: other.authSecret)
+        }
+    }
+
+    @Test func acceptsAReferenceVAPIDHeaderAndRefusesForgeries() throws {
+        let header = try PythonReference.run(Self.vapidScript, arguments: ["http://127.0.0.1:8080"])
+        #expect(try VAPIDVerifier.verify(authorization: header, origin: "http://127.0.0.1:8080", now: Date()) == "mailto:ops@example.org")
+        #expect(throws: VAPIDVerifier.Failure.self) {
+            try VAPIDVerifier.verify(authorization: header, origin: "http://127.0.0.1:9999", now: Date())
+        }
+        let tampered = header.replacingOccurrences(of: "t=ey", with: "t=eX")
+        #expect(throws: VAPIDVerifier.Failure.self) {
+            try VAPIDVerifier.verify(authorization: tampered, origin: "http://127.0.0.1:8080", now: Date())
+        }
+        #expect(throws: VAPIDVerifier.Failure.self) {
+            try VAPIDVerifier.verify(authorization: nil, origin: "http://127.0.0.1:8080", now: Date())
+        }
+    }
+
+    @Test func answersEachSpecialEndpointAndRecordsDeliveries() async throws {
+        let log = SandboxDeliveryLog()
+        let emulator = WebPushEmulator(log: log)
+        let subscription = emulator.issuer.issue(id: "real")
+        let router = Router()
+        emulator.addRoutes(to: router) { "http://127.0.0.1:1" }
+        let app = Application(router: router)
+        let header = try PythonReference.run(Self.vapidScript, arguments: ["http://127.0.0.1:1"])
+        let encoded = try PythonReference.run(Self.encryptScript, arguments: [
+            Base64URL.encode(subscription.privateKey.publicKey.x963Representation), Base64URL.encode(subscription.authSecret), #"{"ok":true}"#,
+        ])
+        let body = ByteBuffer(bytes: try #require(Data(base64Encoded: encoded)))
+        try await app.test(.router) { client in
+            let headers: HTTPFields = [.authorization: header, .contentEncoding: "aes128gcm", HTTPField.Name("TTL")!: "60"]
+            #expect(try await client.execute(uri: "/push/real", method: .post, headers: headers, body: body).status == .created)
+            #expect(try await client.execute(uri: "/push/gone", method: .post, headers: headers, body: body).status == .gone)
+            #expect(try await client.execute(uri: "/push/missing", method: .post, headers: headers, body: body).status == .notFound)
+            let throttled = try await client.execute(uri: "/push/throttled", method: .post, headers: headers, body: body)
+            #expect(throttled.status == .tooManyRequests)
+            #expect(throttled.headers[.retryAfter] == "7")
+            #expect(try await client.execute(uri: "/push/failing", method: .post, headers: headers, body: body).status == .internalServerError)
+            var unsigned = headers
+            unsigned[.authorization] = nil
+            #expect(try await client.execute(uri: "/push/real", method: .post, headers: unsigned, body: body).status == .unauthorized)
+            #expect(try await client.execute(uri: "/push/real", method: .post, headers: headers, body: ByteBuffer(repeating: 1, count: 5000)).status == .contentTooLarge)
+        }
+        let delivered = log.all.filter { $0.status == 201 }
+        #expect(delivered.count == 1)
+        #expect(delivered.first?.body == #"{"ok":true}"#)
+        #expect(delivered.first?.headers["ttl"] == "60")
+        #expect(log.all.count == 7)
+    }
+}
