@@ -48,7 +48,7 @@ final class AsyncSemaphore: Sendable {
 
     /// Returns a permit, handing it to the longest waiter if any.
     func release() {
-        let waiter = self.state.withLock { state in
+        let waiter = self.state.withLock { state -> (id: Int, continuation: CheckedContinuation<Void, any Error>)? in
             if state.waiters.isEmpty {
                 state.permits += 1
                 return nil

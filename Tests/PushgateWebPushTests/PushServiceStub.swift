@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import Testing
 
 /// A push service on 127.0.0.1 for the provider tests: it records every request and answers with the
 /// status its path names (`/sub/ok` 201, `/sub/gone` 410, `/sub/missing` 404, `/sub/slow429` 429 with
@@ -11,6 +12,7 @@ import NIOCore
 enum PushServiceStub {
     struct RecordedRequest: Sendable {
         let path: String
+        /// Header values by lowercase name.
         let headers: [String: String]
         let body: [UInt8]
     }

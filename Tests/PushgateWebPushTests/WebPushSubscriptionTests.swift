@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PushgateProviderSupport
 import PushgateWebPush
 import Testing
 
@@ -30,8 +31,9 @@ struct WebPushSubscriptionTests {
 
     @Test func authSecretMustBeSixteenBytes() throws {
         let subscriber = TestFixtures.Subscriber()
-        let token = subscriber.token(endpoint: "https://push.example/x").replacingOccurrences(
-            of: #""auth": ""#, with: #""auth": "AAAA"#)
+        let p256dh = Base64URL.encode(subscriber.key.publicKey.x963Representation)
+        let shortAuth = Base64URL.encode([UInt8](repeating: 7, count: 8))
+        let token = #"{"endpoint": "https://push.example/x", "keys": {"p256dh": "\#(p256dh)", "auth": "\#(shortAuth)"}}"#
         let error = try #require(throws: WebPushSubscription.ParseError.self) { try WebPushSubscription(token: token) }
         #expect(error.reason.contains("16 bytes"))
     }
