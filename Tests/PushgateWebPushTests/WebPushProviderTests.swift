@@ -173,6 +173,40 @@ struct WebPushProviderTests {
         }
     }
 
+    @Test func deliveriesBeyondTheInflightLimitAreRetriedLater() async throws {
+        try await Self.withProvider(extra: ["allowed_endpoints: ['127.0.0.1:*']", "inflight_request_limit: 1"]) { harness in
+            let subscriber = TestFixtures.Subscriber()
+            let hanging = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/hang")
+            let ok = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            async let first = harness.provider.deliver(PushNotification(payload: Self.payload), to: hanging, deadline: .now + .seconds(1))
+            try await Task.sleep(for: .milliseconds(300))
+            let second = await harness.provider.deliver(PushNotification(payload: Self.payload), to: ok, deadline: Self.soon())
+            #expect(second == .retryLater(after: nil, reason: "inflight_request_limit reached"))
+            guard case .retryLater = await first else { Issue.record("the hanging delivery did not time out"); return }
+            // Once the first is over, deliveries are admitted again.
+            #expect(await harness.provider.deliver(PushNotification(payload: Self.payload), to: ok, deadline: Self.soon()) == .delivered)
+        }
+    }
+
+    @Test func requestsWaitForAConnectionSlotWithinTheirDeadline() async throws {
+        try await Self.withProvider(extra: ["allowed_endpoints: ['127.0.0.1:*']", "max_connections: 1"]) { harness in
+            let subscriber = TestFixtures.Subscriber()
+            let hanging = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/hang")
+            let ok = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            async let first = harness.provider.deliver(PushNotification(payload: Self.payload), to: hanging, deadline: .now + .seconds(1))
+            try await Task.sleep(for: .milliseconds(300))
+            // The only slot is taken: this one gives up at its own deadline, before the first finishes.
+            let started = ContinuousClock.now
+            let blocked = await harness.provider.deliver(PushNotification(payload: Self.payload), to: ok, deadline: .now + .milliseconds(200))
+            guard case .retryLater = blocked else { Issue.record("blocked delivery gave \(blocked)"); return }
+            #expect(ContinuousClock.now - started < .milliseconds(600))
+            _ = await first
+            // The slot is free again.
+            #expect(await harness.provider.deliver(PushNotification(payload: Self.payload), to: ok, deadline: Self.soon()) == .delivered)
+            #expect(await harness.recorder.requests.map(\.path) == ["/sub/hang", "/sub/ok"])
+        }
+    }
+
     @Test func logsCarryFingerprintsNotSecrets() async throws {
         try await Self.withProvider { harness in
             let subscriber = TestFixtures.Subscriber()
