@@ -1,4 +1,4 @@
-public import Crypto
+import Crypto
 import Foundation
 
 /// The `aes128gcm` content encoding of Web Push messages (RFC 8291 over RFC 8188), in one record.

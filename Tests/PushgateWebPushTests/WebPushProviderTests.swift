@@ -117,6 +117,21 @@ struct WebPushProviderTests {
         }
     }
 
+    /// A refused connection is retried by the HTTP client's pool until the connect timeout or the deadline,
+    /// whichever comes first; the outcome is then retryLater, on time.
+    @Test func unreachableServicesAreRetriedLaterByTheDeadline() async throws {
+        try await Self.withProvider { harness in
+            // Nothing listens on port 1: every connection attempt is refused.
+            let token = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:1/sub/ok")
+            let started = ContinuousClock.now
+            let outcome = await harness.provider.deliver(PushNotification(payload: Self.payload), to: token, deadline: .now + .milliseconds(800))
+            #expect(ContinuousClock.now - started < .seconds(3))
+            guard case .retryLater(nil, let reason) = outcome else { Issue.record("refused connection gave \(outcome)"); return }
+            #expect(reason.hasPrefix("transport error") || reason == "deadline passed")
+            #expect(!reason.contains("/sub/ok"))
+        }
+    }
+
     @Test func oversizedPayloadsAreRejectedWithoutSending() async throws {
         try await Self.withProvider { harness in
             let token = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
