@@ -1,0 +1,50 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Resolves a host name to its addresses with the system resolver (`getaddrinfo`), on a Dispatch thread so
+/// the blocking call stays off Swift's cooperative pool.
+struct HostResolver: Sendable {
+    /// The lookup; nil when the name does not resolve.
+    let resolve: @Sendable (String) async -> [IPAddress]?
+
+    /// The system resolver.
+    static let system = HostResolver { host in
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Self.blockingLookup(host))
+            }
+        }
+    }
+
+    private static func blockingLookup(_ host: String) -> [IPAddress]? {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        var list: UnsafeMutablePointer<addrinfo>? = nil
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return nil }
+        defer { freeaddrinfo(first) }
+        var addresses: [IPAddress] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = cursor {
+            if let socketAddress = entry.pointee.ai_addr {
+                switch entry.pointee.ai_family {
+                case AF_INET:
+                    let address = socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                    addresses.append(.v4(withUnsafeBytes(of: address) { Array($0) }))
+                case AF_INET6:
+                    let address = socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                    addresses.append(.v6(withUnsafeBytes(of: address) { Array($0) }))
+                default:
+                    break
+                }
+            }
+            cursor = entry.pointee.ai_next
+        }
+        return addresses.isEmpty ? nil : addresses
+    }
+}

@@ -1,0 +1,91 @@
+public import Crypto
+public import Foundation
+import PushgateProviderSupport
+
+/// Builds VAPID `Authorization` headers (RFC 8292) and reuses each one per push-service origin until an hour
+/// before its token expires.
+///
+/// The header is `vapid t=<JWT>, k=<base64url uncompressed public key>`; the ES256 JWT carries `aud` (the
+/// endpoint's origin), `exp` (now + 12 h) and `sub` (the contact).
+public actor VAPIDSigner {
+    /// How long a token is valid.
+    public static let tokenLifetime: TimeInterval = 12 * 3600
+    /// How long before expiry a cached header is replaced.
+    public static let refreshMargin: TimeInterval = 3600
+
+    /// Why no header could be built.
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What went wrong.
+        public let reason: String
+        public var description: String { self.reason }
+    }
+
+    private struct CachedHeader {
+        var value: String
+        var refreshAt: Date
+    }
+
+    private let key: P256.Signing.PrivateKey
+    /// The `sub` claim: a `mailto:` or `https:` contact.
+    public nonisolated let subject: String
+    /// The application server key, base64url of the uncompressed public key (the `k=` parameter).
+    public nonisolated let publicKey: String
+    private let now: @Sendable () -> Date
+    private var cache: [String: CachedHeader] = [:]
+
+    /// Creates a signer.
+    /// - Parameters:
+    ///   - key: the VAPID private key.
+    ///   - contact: an e-mail address, or a `mailto:` or `https:` URI used as is.
+    ///   - now: the clock (tests pass a fixed one).
+    public init(key: P256.Signing.PrivateKey, contact: String, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.key = key
+        self.subject = Self.subject(forContact: contact)
+        self.publicKey = Base64URL.encode(key.publicKey.x963Representation)
+        self.now = now
+    }
+
+    /// Reads a PEM private key: SEC1 (`BEGIN EC PRIVATE KEY`) or PKCS#8 (`BEGIN PRIVATE KEY`).
+    public static func loadKey(pem: String) throws -> P256.Signing.PrivateKey {
+        try P256.Signing.PrivateKey(pemRepresentation: pem)
+    }
+
+    /// The `sub` claim for a configured contact: `mailto:` is prepended unless it already is a `mailto:` or
+    /// `https:` URI.
+    public static func subject(forContact contact: String) -> String {
+        let trimmed = contact.trimmingCharacters(in: .whitespaces)
+        let lowered = trimmed.lowercased()
+        return lowered.hasPrefix("mailto:") || lowered.hasPrefix("https:") ? trimmed : "mailto:" + trimmed
+    }
+
+    /// The origin of `url`, `scheme://host[:port]`, with the port only when it is not the scheme's default.
+    public static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        if let port = url.port, port != defaultPort {
+            return "\(scheme)://\(bracketed):\(port)"
+        }
+        return "\(scheme)://\(bracketed)"
+    }
+
+    /// The `Authorization` header value for a request to `endpoint`, from the cache when still fresh.
+    public func authorization(for endpoint: URL) throws(Failure) -> String {
+        guard let origin = Self.origin(of: endpoint) else { throw Failure(reason: "endpoint has no origin") }
+        let now = self.now()
+        if let cached = self.cache[origin], cached.refreshAt > now {
+            return cached.value
+        }
+        let expiry = Int64((now.timeIntervalSince1970 + Self.tokenLifetime).rounded(.down))
+        let token: String
+        do {
+            token = try JSONWebToken.es256(claims: ["aud": .string(origin), "exp": .integer(expiry), "sub": .string(self.subject)], key: self.key)
+        } catch {
+            throw Failure(reason: "could not sign the VAPID token")
+        }
+        let value = "vapid t=\(token), k=\(self.publicKey)"
+        self.cache = self.cache.filter { $0.value.refreshAt > now }
+        self.cache[origin] = CachedHeader(value: value, refreshAt: Date(timeIntervalSince1970: TimeInterval(expiry) - Self.refreshMargin))
+        return value
+    }
+}

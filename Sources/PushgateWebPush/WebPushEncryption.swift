@@ -1,0 +1,130 @@
+import Crypto
+import Foundation
+
+/// The `aes128gcm` content encoding of Web Push messages (RFC 8291 over RFC 8188), in one record.
+///
+/// The body is `salt(16) ‖ rs(4, big-endian) ‖ idlen(1) = 65 ‖ sender public key(65) ‖ ciphertext ‖ tag`, where
+/// the key and nonce come from an ECDH agreement between a fresh sender key and the subscriber's `p256dh`
+/// key, mixed with the subscriber's auth secret (RFC 8291 §3.4).
+public enum WebPushEncryption {
+    /// Why a message cannot be encrypted or decrypted.
+    public enum Failure: Error, Sendable, Equatable {
+        /// The plaintext does not fit one 4096-byte record.
+        case payloadTooLarge(size: Int, limit: Int)
+        /// The body is not a well-formed one-record `aes128gcm` message.
+        case malformedBody(String)
+        /// The authentication tag did not verify.
+        case authenticationFailed
+    }
+
+    /// The largest plaintext that fits one record: the record size less the tag and the delimiter.
+    public static let maximumPlaintextSize = WebPush.recordSize - 16 - 1
+
+    static let headerSize = 16 + 4 + 1 + 65
+
+    /// Encrypts `plaintext` for `subscription` with a fresh salt and sender key.
+    /// - Throws: ``Failure/payloadTooLarge(size:limit:)`` when it does not fit one record.
+    public static func encrypt(_ plaintext: [UInt8], for subscription: WebPushSubscription) throws -> [UInt8] {
+        var salt = [UInt8](repeating: 0, count: 16)
+        var generator = SystemRandomNumberGenerator()
+        for index in salt.indices { salt[index] = UInt8.random(in: .min ... .max, using: &generator) }
+        return try Self.encrypt(
+            plaintext,
+            userAgentPublicKey: subscription.userAgentPublicKey,
+            authSecret: subscription.authSecret,
+            salt: salt,
+            senderKey: P256.KeyAgreement.PrivateKey()
+        )
+    }
+
+    /// Encrypts with a given salt and sender key (tests pass fixed ones).
+    static func encrypt(
+        _ plaintext: [UInt8],
+        userAgentPublicKey: P256.KeyAgreement.PublicKey,
+        authSecret: [UInt8],
+        salt: [UInt8],
+        senderKey: P256.KeyAgreement.PrivateKey
+    ) throws -> [UInt8] {
+        guard plaintext.count <= Self.maximumPlaintextSize else {
+            throw Failure.payloadTooLarge(size: plaintext.count, limit: Self.maximumPlaintextSize)
+        }
+        precondition(salt.count == 16, "the aes128gcm salt is 16 bytes")
+        let senderPublic = Array(senderKey.publicKey.x963Representation)
+        let secret = try senderKey.sharedSecretFromKeyAgreement(with: userAgentPublicKey)
+        let (key, nonce) = Self.contentKeys(
+            secret: secret,
+            authSecret: authSecret,
+            userAgentPublic: Array(userAgentPublicKey.x963Representation),
+            senderPublic: senderPublic,
+            salt: salt
+        )
+        let sealed = try AES.GCM.seal(plaintext + [0x02], using: key, nonce: nonce)
+        var body = salt
+        let recordSize = UInt32(WebPush.recordSize)
+        body += [UInt8(recordSize >> 24), UInt8((recordSize >> 16) & 0xff), UInt8((recordSize >> 8) & 0xff), UInt8(recordSize & 0xff)]
+        body.append(UInt8(senderPublic.count))
+        body += senderPublic
+        body += sealed.ciphertext
+        body += sealed.tag
+        return body
+    }
+
+    /// Decrypts a one-record `aes128gcm` message addressed to `userAgentKey`, as a browser would; used by
+    /// the tests and the sandbox.
+    static func decrypt(_ body: [UInt8], userAgentKey: P256.KeyAgreement.PrivateKey, authSecret: [UInt8]) throws -> [UInt8] {
+        guard body.count >= Self.headerSize + 16 + 1 else { throw Failure.malformedBody("body shorter than a header and a tag") }
+        let salt = Array(body[0..<16])
+        let recordSize = body[16..<20].reduce(0) { ($0 << 8) | Int($1) }
+        let idLength = Int(body[20])
+        guard idLength == 65 else { throw Failure.malformedBody("key id is not a 65-byte public key") }
+        let senderPublic = Array(body[21..<86])
+        let record = Array(body[86...])
+        guard record.count <= recordSize else { throw Failure.malformedBody("more than one record") }
+        let senderKey = try P256.KeyAgreement.PublicKey(x963Representation: senderPublic)
+        let secret = try userAgentKey.sharedSecretFromKeyAgreement(with: senderKey)
+        let (key, nonce) = Self.contentKeys(
+            secret: secret,
+            authSecret: authSecret,
+            userAgentPublic: Array(userAgentKey.publicKey.x963Representation),
+            senderPublic: senderPublic,
+            salt: salt
+        )
+        let box = try AES.GCM.SealedBox(nonce: nonce, ciphertext: record.dropLast(16), tag: record.suffix(16))
+        let padded: [UInt8]
+        do {
+            padded = Array(try AES.GCM.open(box, using: key))
+        } catch {
+            throw Failure.authenticationFailed
+        }
+        guard let delimiter = padded.lastIndex(where: { $0 != 0 }), padded[delimiter] == 0x02 else {
+            throw Failure.malformedBody("the last record has no 0x02 delimiter")
+        }
+        return Array(padded[..<delimiter])
+    }
+
+    /// RFC 8291 §3.4: IKM from the ECDH secret and auth secret, then the content key and nonce from the salt.
+    private static func contentKeys(
+        secret: SharedSecret,
+        authSecret: [UInt8],
+        userAgentPublic: [UInt8],
+        senderPublic: [UInt8],
+        salt: [UInt8]
+    ) -> (SymmetricKey, AES.GCM.Nonce) {
+        let keyInfo = Array("WebPush: info".utf8) + [0] + userAgentPublic + senderPublic
+        let inputKeyMaterial = secret.hkdfDerivedSymmetricKey(using: SHA256.self, salt: authSecret, sharedInfo: keyInfo, outputByteCount: 32)
+        let key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: inputKeyMaterial,
+            salt: salt,
+            info: Array("Content-Encoding: aes128gcm".utf8) + [0],
+            outputByteCount: 16
+        )
+        let nonceBytes = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: inputKeyMaterial,
+            salt: salt,
+            info: Array("Content-Encoding: nonce".utf8) + [0],
+            outputByteCount: 12
+        ).withUnsafeBytes { Array($0) }
+        // A 12-byte nonce is always accepted.
+        return (key, try! AES.GCM.Nonce(data: nonceBytes))
+    }
+}

@@ -1,0 +1,74 @@
+public import Foundation
+
+/// Decides whether a subscription's endpoint may be contacted.
+///
+/// - With `allowed_endpoints` set, the endpoint's `host[:port]` must match one of its globs (`*`, `?`,
+///   case-insensitive, whole text, as Sygnal).
+/// - Endpoints must be `https`; `http` is accepted only for hosts matched by `allowed_endpoints`.
+/// - A host that is, or resolves to, a loopback, private, link-local, unspecified or multicast address is
+///   refused unless `allowed_endpoints` matches it, so subscriptions cannot aim the gateway at internal
+///   services.
+public struct WebPushEndpointPolicy: Sendable {
+    /// The policy's answer for one endpoint.
+    public enum Decision: Sendable, Equatable {
+        /// The endpoint may be contacted.
+        case allowed
+        /// The endpoint must not be contacted.
+        case refused(reason: String)
+        /// The host name did not resolve; the check can be tried again later.
+        case unresolved
+    }
+
+    private let allowed: [HostGlob]?
+    private let resolver: HostResolver
+
+    /// Creates a policy from `allowed_endpoints`, resolving host names with the system resolver.
+    public init(allowedEndpoints: [String]?) {
+        self.init(allowedEndpoints: allowedEndpoints, resolver: .system)
+    }
+
+    init(allowedEndpoints: [String]?, resolver: HostResolver) {
+        self.allowed = allowedEndpoints.map { $0.map(HostGlob.init) }
+        self.resolver = resolver
+    }
+
+    /// The `host[:port]` that `allowed_endpoints` is matched against (IPv6 hosts in brackets).
+    static func hostAndPort(of url: URL) -> String? {
+        guard var host = url.host, !host.isEmpty else { return nil }
+        if host.contains(":"), !host.hasPrefix("[") { host = "[\(host)]" }
+        return url.port.map { "\(host):\($0)" } ?? host
+    }
+
+    /// Checks `endpoint`, resolving its host when it is a name.
+    public func check(_ endpoint: URL) async -> Decision {
+        guard let scheme = endpoint.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
+            return .refused(reason: "endpoint is not an https URL")
+        }
+        guard let hostAndPort = Self.hostAndPort(of: endpoint), let host = endpoint.host else {
+            return .refused(reason: "endpoint has no host")
+        }
+        let listed = self.allowed?.contains { $0.matches(hostAndPort) } ?? false
+        if self.allowed != nil, !listed {
+            return .refused(reason: "endpoint host is not in allowed_endpoints")
+        }
+        if listed { return .allowed }
+        guard scheme == "https" else {
+            return .refused(reason: "endpoint is not https")
+        }
+        let addresses: [IPAddress]
+        if let literal = IPAddress(literal: host) {
+            addresses = [literal]
+        } else {
+            let name = host.hasSuffix(".") ? String(host.dropLast()) : host
+            if name.lowercased() == "localhost" || name.lowercased().hasSuffix(".localhost") {
+                return .refused(reason: "endpoint host is a loopback name")
+            }
+            guard let resolved = await self.resolver.resolve(name) else { return .unresolved }
+            addresses = resolved
+        }
+        if let restriction = addresses.lazy.compactMap(\.restriction).first {
+            return .refused(reason: "endpoint host is a \(restriction) address")
+        }
+        return .allowed
+    }
+}

@@ -1,0 +1,24 @@
+import PushgateCore
+import PushgateProviderSupport
+
+/// Turns a push service's answer into a ``DeliveryOutcome``.
+enum WebPushResponse {
+    /// The outcome for `status`, with the `Retry-After` header and the start of the body for reasons.
+    static func outcome(status: Int, retryAfter: String?, body: String) -> DeliveryOutcome {
+        let detail = body.isEmpty ? "" : ": " + body
+        switch status {
+        case 200, 201, 202:
+            return .delivered
+        case 404, 410:
+            return .invalidToken(reason: "push service answered \(status), the subscription is gone")
+        case 413:
+            return .rejected(reason: "payload too large (push service answered 413)")
+        case 429, 500...599:
+            return .retryLater(after: RetryAfter.parse(retryAfter), reason: "push service answered \(status)\(detail)")
+        case 400...499:
+            return .rejected(reason: "push service answered \(status)\(detail)")
+        default:
+            return .rejected(reason: "unexpected status \(status) from the push service")
+        }
+    }
+}

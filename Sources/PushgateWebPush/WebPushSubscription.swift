@@ -1,0 +1,65 @@
+public import Crypto
+public import Foundation
+import PushgateProviderSupport
+
+/// A browser's push subscription, parsed from the device token: the subscription JSON
+/// `{"endpoint": "https://…", "keys": {"p256dh": "…", "auth": "…"}}` with base64url keys (padded or not).
+public struct WebPushSubscription: Sendable {
+    /// Why a token is not a usable subscription. Every case means the token is invalid.
+    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What is wrong, without the token's content.
+        public let reason: String
+
+        init(_ reason: String) { self.reason = reason }
+
+        public var description: String { self.reason }
+    }
+
+    /// The push service URL the notification is posted to.
+    public let endpoint: URL
+    /// The user agent's ECDH public key (`p256dh`).
+    public let userAgentPublicKey: P256.KeyAgreement.PublicKey
+    /// The 16-byte authentication secret (`auth`).
+    public let authSecret: [UInt8]
+
+    /// Parses a subscription token.
+    /// - Throws: ``ParseError`` when the token is not JSON, lacks a field, or has an unusable key.
+    public init(token: String) throws(ParseError) {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(token.utf8))) as? [String: Any] else {
+            throw ParseError("subscription is not a JSON object")
+        }
+        guard let endpointText = object["endpoint"] as? String, !endpointText.isEmpty else {
+            throw ParseError("subscription has no endpoint")
+        }
+        guard let endpoint = URL(string: endpointText), endpoint.scheme != nil, let host = endpoint.host, !host.isEmpty else {
+            throw ParseError("subscription endpoint is not an absolute URL")
+        }
+        guard let keys = object["keys"] as? [String: Any] else {
+            throw ParseError("subscription has no keys")
+        }
+        guard let p256dhText = keys["p256dh"] as? String, let p256dh = Base64URL.decode(p256dhText) else {
+            throw ParseError("subscription p256dh key is missing or not base64url")
+        }
+        guard p256dh.count == 65, p256dh.first == 0x04,
+            let publicKey = try? P256.KeyAgreement.PublicKey(x963Representation: p256dh)
+        else {
+            throw ParseError("subscription p256dh key is not an uncompressed P-256 point")
+        }
+        guard let authText = keys["auth"] as? String, let auth = Base64URL.decode(authText) else {
+            throw ParseError("subscription auth secret is missing or not base64url")
+        }
+        guard auth.count == 16 else {
+            throw ParseError("subscription auth secret is not 16 bytes")
+        }
+        self.endpoint = endpoint
+        self.userAgentPublicKey = publicKey
+        self.authSecret = auth
+    }
+
+    /// Creates a subscription from its parts.
+    public init(endpoint: URL, userAgentPublicKey: P256.KeyAgreement.PublicKey, authSecret: [UInt8]) {
+        self.endpoint = endpoint
+        self.userAgentPublicKey = userAgentPublicKey
+        self.authSecret = authSecret
+    }
+}

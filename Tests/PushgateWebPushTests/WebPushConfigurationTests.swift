@@ -1,0 +1,68 @@
+import Crypto
+import Foundation
+import PushgateConfig
+import PushgateWebPush
+import Testing
+
+@Suite("Web Push configuration")
+struct WebPushConfigurationTests {
+    @Test func missingPrivateKeyNamesTheKey() throws {
+        let settings = try TestFixtures.appSettings(id: "web.app", ["vapid_contact_email: ops@example.org"])
+        #expect(throws: ConfigurationError.self) { try WebPushConfiguration(settings: settings) }
+        do {
+            _ = try WebPushConfiguration(settings: settings)
+        } catch let error as ConfigurationError {
+            #expect(error.key == "apps.web.app.vapid_private_key")
+        }
+    }
+
+    @Test func unreadableOrInvalidKeyFilesNameTheKey() throws {
+        let directory = try TestFixtures.TemporaryDirectory()
+        let garbage = try directory.write("not a key", named: "bad.pem")
+        for path in [directory.url.appendingPathComponent("absent.pem").path, garbage] {
+            let settings = try TestFixtures.appSettings(id: "web", ["vapid_private_key: \(path)", "vapid_contact_email: ops@example.org"])
+            let error = try #require(throws: ConfigurationError.self) { try WebPushConfiguration(settings: settings) }
+            #expect(error.key == "apps.web.vapid_private_key")
+        }
+    }
+
+    @Test func missingContactNamesTheKey() throws {
+        let directory = try TestFixtures.TemporaryDirectory()
+        let path = try directory.write(P256.Signing.PrivateKey().pemRepresentation, named: "vapid.pem")
+        let settings = try TestFixtures.appSettings(id: "web", ["vapid_private_key: \(path)"])
+        let error = try #require(throws: ConfigurationError.self) { try WebPushConfiguration(settings: settings) }
+        #expect(error.key == "apps.web.vapid_contact_email")
+    }
+
+    @Test func defaultsFollowSygnal() throws {
+        let directory = try TestFixtures.TemporaryDirectory()
+        let (configuration, key) = try TestFixtures.configuration(in: directory)
+        #expect(configuration.ttl == 900)
+        #expect(configuration.maxConnections == 20)
+        #expect(configuration.inflightRequestLimit == 512)
+        #expect(configuration.allowedEndpoints == nil)
+        #expect(configuration.unknownKeys.isEmpty)
+        #expect(configuration.vapidKey.rawRepresentation == key.rawRepresentation)
+        #expect(configuration.appID == "com.example.web")
+        #expect(!configuration.description.contains(key.pemRepresentation))
+    }
+
+    @Test func explicitValuesAndUnknownKeys() throws {
+        let directory = try TestFixtures.TemporaryDirectory()
+        let (configuration, _) = try TestFixtures.configuration(
+            in: directory,
+            extra: ["ttl: 60", "max_connections: 4", "inflight_request_limit: 10", "allowed_endpoints: ['*.push.example', 'fcm.googleapis.com']", "colour: blue"]
+        )
+        #expect(configuration.ttl == 60)
+        #expect(configuration.maxConnections == 4)
+        #expect(configuration.inflightRequestLimit == 10)
+        #expect(configuration.allowedEndpoints == ["*.push.example", "fcm.googleapis.com"])
+        #expect(configuration.unknownKeys == ["apps.com.example.web.colour"])
+    }
+
+    @Test func wrongTypesNameTheKey() throws {
+        let directory = try TestFixtures.TemporaryDirectory()
+        let error = try #require(throws: ConfigurationError.self) { try TestFixtures.configuration(in: directory, extra: ["ttl: soon"]) }
+        #expect(error.key == "apps.com.example.web.ttl")
+    }
+}

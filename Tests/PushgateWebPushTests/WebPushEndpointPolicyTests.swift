@@ -1,0 +1,73 @@
+import Foundation
+@testable import PushgateWebPush
+import Testing
+
+@Suite("Web Push endpoint policy")
+struct WebPushEndpointPolicyTests {
+    /// A resolver with fixed answers, so no test depends on DNS.
+    static let resolver = HostResolver { host in
+        switch host {
+        case "push.example": [IPAddress(literal: "93.184.216.34")!]
+        case "internal.example": [IPAddress(literal: "10.1.2.3")!]
+        case "mixed.example": [IPAddress(literal: "93.184.216.34")!, IPAddress(literal: "fd00::1")!]
+        case "metadata.example": [IPAddress(literal: "169.254.169.254")!]
+        default: nil
+        }
+    }
+
+    static func check(_ url: String, allowed: [String]? = nil) async -> WebPushEndpointPolicy.Decision {
+        await WebPushEndpointPolicy(allowedEndpoints: allowed, resolver: Self.resolver).check(URL(string: url)!)
+    }
+
+    @Test func globsMatchWholeHostAndPortCaseInsensitively() {
+        #expect(HostGlob("*.push.example").matches("fcm.PUSH.example"))
+        #expect(!HostGlob("*.push.example").matches("push.example.evil"))
+        #expect(HostGlob("127.0.0.1:*").matches("127.0.0.1:8080"))
+        #expect(!HostGlob("127.0.0.1:*").matches("127.0.0.1"))
+        #expect(HostGlob("updates?.example").matches("updates1.example"))
+        #expect(!HostGlob("updates?.example").matches("updates12.example"))
+        #expect(HostGlob("*").matches("anything:1"))
+    }
+
+    @Test func publicHTTPSEndpointsAreAllowed() async {
+        #expect(await Self.check("https://push.example/sub/1") == .allowed)
+        #expect(await Self.check("https://93.184.216.34/sub/1") == .allowed)
+    }
+
+    @Test(arguments: [
+        "https://10.0.0.1/sub", "https://172.20.0.5/sub", "https://192.168.1.1/sub", "https://127.0.0.1/sub",
+        "https://169.254.169.254/latest", "https://0.0.0.0/sub", "https://224.0.0.1/sub", "https://[::1]/sub",
+        "https://[fe80::1]/sub", "https://[fd12::3]/sub", "https://[::ffff:127.0.0.1]/sub", "https://[ff02::1]/sub",
+        "https://localhost/sub", "https://internal.example/sub", "https://mixed.example/sub", "https://metadata.example/sub",
+    ])
+    func localAndPrivateAddressesAreRefused(url: String) async {
+        guard case .refused = await Self.check(url) else {
+            Issue.record("\(url) was not refused")
+            return
+        }
+    }
+
+    @Test func plainHTTPNeedsAnAllowedEndpointsEntry() async {
+        #expect(await Self.check("http://push.example/sub") == .refused(reason: "endpoint is not https"))
+        #expect(await Self.check("http://127.0.0.1:8080/sub", allowed: ["127.0.0.1:*"]) == .allowed)
+        guard case .refused = await Self.check("ftp://push.example/sub") else {
+            Issue.record("ftp accepted")
+            return
+        }
+    }
+
+    @Test func allowedEndpointsRestrictAndPermit() async {
+        #expect(await Self.check("https://push.example/sub", allowed: ["*.mozilla.com"]) == .refused(reason: "endpoint host is not in allowed_endpoints"))
+        #expect(await Self.check("https://internal.example/sub", allowed: ["internal.example"]) == .allowed)
+        #expect(await Self.check("https://10.0.0.1/sub", allowed: ["127.0.0.1:*"]) == .refused(reason: "endpoint host is not in allowed_endpoints"))
+    }
+
+    @Test func unresolvableHostsAreReported() async {
+        #expect(await Self.check("https://nowhere.example/sub") == .unresolved)
+    }
+
+    @Test func systemResolverFindsLocalhost() async throws {
+        let addresses = try #require(await HostResolver.system.resolve("localhost"))
+        #expect(addresses.contains { $0.restriction == "loopback" })
+    }
+}

@@ -1,0 +1,239 @@
+import Crypto
+import Foundation
+import Logging
+import PushgateCore
+import PushgateProviderSupport
+import ServiceLifecycleTestKit
+@testable import PushgateWebPush
+import Testing
+
+/// The provider against a push service on a real socket.
+@Suite("Web Push provider")
+struct WebPushProviderTests {
+    struct Harness {
+        let provider: WebPushProvider
+        let vapidKey: P256.Signing.PrivateKey
+        let logs: RecordingLogHandler.Store
+        let port: Int
+        let recorder: PushServiceStub.Recorder
+    }
+
+    static let payload: JSONValue = .object(["room_id": .string("!r:example.org"), "unread": .number(3), "event_id": .string("$e")])
+
+    /// Runs `body` with a provider (run as a service, shut down afterwards) and a push service stub.
+    static func withProvider(extra: [String] = ["allowed_endpoints: ['127.0.0.1:*']"], _ body: @Sendable (Harness) async throws -> Void) async throws {
+        let directory = try TestFixtures.TemporaryDirectory()
+        let (configuration, key) = try TestFixtures.configuration(in: directory, extra: extra)
+        let (logger, logs) = RecordingLogHandler.logger()
+        let provider = WebPushProvider(configuration: configuration, logger: logger)
+        try await PushServiceStub.withService { port, recorder in
+            try await testGracefulShutdown { trigger in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await provider.run() }
+                    do {
+                        try await body(Harness(provider: provider, vapidKey: key, logs: logs, port: port, recorder: recorder))
+                    } catch {
+                        trigger.triggerGracefulShutdown()
+                        try await group.waitForAll()
+                        throw error
+                    }
+                    trigger.triggerGracefulShutdown()
+                    try await group.waitForAll()
+                }
+            }
+        }
+    }
+
+    static func soon() -> ContinuousClock.Instant { .now + .seconds(10) }
+
+    @Test func deliversAnEncryptedNotificationWithHeaders() async throws {
+        try await Self.withProvider { harness in
+            let subscriber = TestFixtures.Subscriber()
+            let token = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            let notification = PushNotification(kind: .alert, priority: .high, payload: Self.payload, timeToLive: 120, collapseID: "room-1")
+            #expect(await harness.provider.deliver(notification, to: token, deadline: Self.soon()) == .delivered)
+
+            let requests = await harness.recorder.requests
+            let request = try #require(requests.first)
+            #expect(requests.count == 1)
+            #expect(request.path == "/sub/ok")
+            #expect(request.headers["ttl"] == "120")
+            #expect(request.headers["urgency"] == "high")
+            #expect(request.headers["topic"] == "room-1")
+            #expect(request.headers["content-encoding"] == "aes128gcm")
+            #expect(request.headers["content-type"] == "application/octet-stream")
+            let authorization = try #require(request.headers["authorization"])
+            #expect(authorization.hasPrefix("vapid t="))
+            #expect(authorization.hasSuffix(", k=" + Base64URL.encode(harness.vapidKey.publicKey.x963Representation)))
+            let token64 = String(authorization.dropFirst("vapid t=".count).prefix { $0 != "," })
+            let claims = try #require(Base64URL.decode(String(token64.split(separator: ".")[1])))
+            let decoded = try #require(try JSONSerialization.jsonObject(with: Data(claims)) as? [String: Any])
+            #expect(decoded["aud"] as? String == "http://127.0.0.1:\(harness.port)")
+            #expect(decoded["sub"] as? String == "mailto:ops@example.org")
+
+            let plaintext = try WebPushEncryption.decrypt(request.body, userAgentKey: subscriber.key, authSecret: subscriber.authSecret)
+            #expect(plaintext == (try Self.payload.encoded()))
+        }
+    }
+
+    @Test func defaultsTTLAndDerivesUrgencyAndLongTopics() async throws {
+        try await Self.withProvider { harness in
+            let token = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            let collapse = "!room:example.org/with a long, non-base64url id"
+            let background = PushNotification(kind: .background, priority: .normal, payload: .object([:]), collapseID: collapse)
+            let alert = PushNotification(kind: .alert, priority: .normal, payload: .object([:]))
+            #expect(await harness.provider.deliver(background, to: token, deadline: Self.soon()) == .delivered)
+            #expect(await harness.provider.deliver(alert, to: token, deadline: Self.soon()) == .delivered)
+            let requests = await harness.recorder.requests
+            try #require(requests.count == 2)
+            #expect(requests[0].headers["ttl"] == "900")
+            #expect(requests[0].headers["urgency"] == "low")
+            let topic = try #require(requests[0].headers["topic"])
+            #expect(topic == Base64URL.encode(SHA256.hash(data: Data(collapse.utf8)).prefix(24)))
+            #expect(topic.count == 32)
+            #expect(requests[1].headers["urgency"] == "normal")
+            #expect(requests[1].headers["topic"] == nil)
+        }
+    }
+
+    @Test func statusesMapToOutcomes() async throws {
+        try await Self.withProvider { harness in
+            let subscriber = TestFixtures.Subscriber()
+            func deliver(_ path: String) async -> DeliveryOutcome {
+                await harness.provider.deliver(
+                    PushNotification(payload: Self.payload), to: subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/\(path)"), deadline: Self.soon())
+            }
+            guard case .invalidToken = await deliver("gone") else { Issue.record("410 is not invalidToken"); return }
+            guard case .invalidToken = await deliver("missing") else { Issue.record("404 is not invalidToken"); return }
+            guard case .retryLater(let after, _) = await deliver("slow429") else { Issue.record("429 is not retryLater"); return }
+            #expect(after == .seconds(7))
+            guard case .retryLater(nil, let reason) = await deliver("error") else { Issue.record("500 is not retryLater"); return }
+            #expect(reason.contains("500") && reason.contains("upstream broke"))
+            guard case .rejected(let bigReason) = await deliver("big") else { Issue.record("413 is not rejected"); return }
+            #expect(bigReason.contains("too large"))
+            guard case .rejected(let badReason) = await deliver("bad") else { Issue.record("400 is not rejected"); return }
+            #expect(badReason.count < 2300)
+            #expect(await harness.recorder.requests.count == 6)
+        }
+    }
+
+    /// A refused connection is retried by the HTTP client's pool until the connect timeout or the deadline,
+    /// whichever comes first; the outcome is then retryLater, on time.
+    @Test func unreachableServicesAreRetriedLaterByTheDeadline() async throws {
+        try await Self.withProvider { harness in
+            // Nothing listens on port 1: every connection attempt is refused.
+            let token = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:1/sub/ok")
+            let started = ContinuousClock.now
+            let outcome = await harness.provider.deliver(PushNotification(payload: Self.payload), to: token, deadline: .now + .milliseconds(800))
+            #expect(ContinuousClock.now - started < .seconds(3))
+            guard case .retryLater(nil, let reason) = outcome else { Issue.record("refused connection gave \(outcome)"); return }
+            #expect(reason.hasPrefix("transport error") || reason == "deadline passed")
+            #expect(!reason.contains("/sub/ok"))
+        }
+    }
+
+    @Test func oversizedPayloadsAreRejectedWithoutSending() async throws {
+        try await Self.withProvider { harness in
+            let token = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            let notification = PushNotification(payload: .object(["body": .string(String(repeating: "a", count: 5000))]))
+            #expect(await harness.provider.deliver(notification, to: token, deadline: Self.soon()) == .rejected(reason: "payload too large"))
+            #expect(await harness.recorder.requests.isEmpty)
+        }
+    }
+
+    @Test func deadlinesGiveRetryLaterWithoutHanging() async throws {
+        try await Self.withProvider { harness in
+            let subscriber = TestFixtures.Subscriber()
+            let past = await harness.provider.deliver(
+                PushNotification(payload: Self.payload), to: subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok"), deadline: .now - .seconds(1))
+            guard case .retryLater(nil, _) = past else { Issue.record("past deadline gave \(past)"); return }
+            #expect(await harness.recorder.requests.isEmpty)
+
+            let started = ContinuousClock.now
+            let hanging = await harness.provider.deliver(
+                PushNotification(payload: Self.payload), to: subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/hang"), deadline: .now + .milliseconds(300))
+            guard case .retryLater(nil, _) = hanging else { Issue.record("hanging service gave \(hanging)"); return }
+            #expect(ContinuousClock.now - started < .seconds(3))
+        }
+    }
+
+    @Test func malformedSubscriptionsAreInvalidTokens() async throws {
+        try await Self.withProvider { harness in
+            let outcome = await harness.provider.deliver(PushNotification(payload: Self.payload), to: #"{"endpoint": 3}"#, deadline: Self.soon())
+            guard case .invalidToken = outcome else { Issue.record("malformed subscription gave \(outcome)"); return }
+            #expect(await harness.recorder.requests.isEmpty)
+        }
+    }
+
+    @Test func endpointsOutsideAllowedEndpointsAreRejected() async throws {
+        try await Self.withProvider { harness in
+            let subscriber = TestFixtures.Subscriber()
+            for endpoint in ["https://10.0.0.1/sub/ok", "https://169.254.169.254/sub/ok", "http://localhost:\(harness.port)/sub/ok"] {
+                let outcome = await harness.provider.deliver(PushNotification(payload: Self.payload), to: subscriber.token(endpoint: endpoint), deadline: Self.soon())
+                guard case .rejected = outcome else { Issue.record("\(endpoint) gave \(outcome)"); continue }
+            }
+            #expect(await harness.recorder.requests.isEmpty)
+        }
+    }
+
+    @Test func privateAndLoopbackEndpointsAreRejectedWithoutAllowedEndpoints() async throws {
+        try await Self.withProvider(extra: []) { harness in
+            let subscriber = TestFixtures.Subscriber()
+            for endpoint in ["https://10.0.0.1/sub/ok", "https://169.254.169.254/sub/ok", "https://localhost:\(harness.port)/sub/ok",
+                             "https://127.0.0.1:\(harness.port)/sub/ok", "http://127.0.0.1:\(harness.port)/sub/ok"] {
+                let outcome = await harness.provider.deliver(PushNotification(payload: Self.payload), to: subscriber.token(endpoint: endpoint), deadline: Self.soon())
+                guard case .rejected = outcome else { Issue.record("\(endpoint) gave \(outcome)"); continue }
+            }
+            #expect(await harness.recorder.requests.isEmpty)
+        }
+    }
+
+    @Test func deliveriesBeyondTheInflightLimitAreRetriedLater() async throws {
+        try await Self.withProvider(extra: ["allowed_endpoints: ['127.0.0.1:*']", "inflight_request_limit: 1"]) { harness in
+            let subscriber = TestFixtures.Subscriber()
+            let hanging = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/hang")
+            let ok = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            async let first = harness.provider.deliver(PushNotification(payload: Self.payload), to: hanging, deadline: .now + .seconds(1))
+            try await Task.sleep(for: .milliseconds(300))
+            let second = await harness.provider.deliver(PushNotification(payload: Self.payload), to: ok, deadline: Self.soon())
+            #expect(second == .retryLater(after: nil, reason: "inflight_request_limit reached"))
+            guard case .retryLater = await first else { Issue.record("the hanging delivery did not time out"); return }
+            // Once the first is over, deliveries are admitted again.
+            #expect(await harness.provider.deliver(PushNotification(payload: Self.payload), to: ok, deadline: Self.soon()) == .delivered)
+        }
+    }
+
+    @Test func requestsWaitForAConnectionSlotWithinTheirDeadline() async throws {
+        try await Self.withProvider(extra: ["allowed_endpoints: ['127.0.0.1:*']", "max_connections: 1"]) { harness in
+            let subscriber = TestFixtures.Subscriber()
+            let hanging = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/hang")
+            let ok = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            async let first = harness.provider.deliver(PushNotification(payload: Self.payload), to: hanging, deadline: .now + .seconds(1))
+            try await Task.sleep(for: .milliseconds(300))
+            // The only slot is taken: this one gives up at its own deadline, before the first finishes.
+            let started = ContinuousClock.now
+            let blocked = await harness.provider.deliver(PushNotification(payload: Self.payload), to: ok, deadline: .now + .milliseconds(200))
+            guard case .retryLater = blocked else { Issue.record("blocked delivery gave \(blocked)"); return }
+            #expect(ContinuousClock.now - started < .milliseconds(600))
+            _ = await first
+            // The slot is free again.
+            #expect(await harness.provider.deliver(PushNotification(payload: Self.payload), to: ok, deadline: Self.soon()) == .delivered)
+            #expect(await harness.recorder.requests.map(\.path) == ["/sub/hang", "/sub/ok"])
+        }
+    }
+
+    @Test func logsCarryFingerprintsNotSecrets() async throws {
+        try await Self.withProvider { harness in
+            let subscriber = TestFixtures.Subscriber()
+            let token = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            #expect(await harness.provider.deliver(PushNotification(payload: Self.payload), to: token, deadline: Self.soon()) == .delivered)
+            let lines = harness.logs.all
+            #expect(lines.contains { $0.contains(Redaction.fingerprint(token)) && $0.contains("status=201") && $0.contains("outcome=delivered") })
+            let secrets = ["/sub/ok", Base64URL.encode(subscriber.authSecret), Base64URL.encode(subscriber.key.publicKey.x963Representation), "room_id"]
+            for secret in secrets {
+                #expect(!lines.contains { $0.contains(secret) }, "a log line contains a secret")
+            }
+            #expect(!harness.provider.description.contains(Base64URL.encode(harness.vapidKey.publicKey.x963Representation)))
+        }
+    }
+}
