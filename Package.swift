@@ -199,6 +199,7 @@ let package = Package(
                 "PushgateDelivery",
                 "PushgateHTTP",
                 "PushgateMatrix",
+                "PushgateWebPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -365,6 +366,10 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 "PushgateStoreSQLite",
                 "PushgateStorePostgres",
+                "PushgateSandbox",
+                "PushgateProviderSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                
             ]
         ),
     ]

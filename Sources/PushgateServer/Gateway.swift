@@ -42,9 +42,10 @@ public struct Gateway: Sendable {
         onListening: @escaping ListeningHandler = { _, _, _ in }
     ) async throws -> Gateway {
         // Back ends first: a configuration error must stop start-up before anything is opened.
-        let backEnds = try ProviderFactory.make(configuration.apps, logger: logger)
+        let configuredApps = try ProviderFactory.configure(configuration.apps)
         let matrixOptions = try Self.matrixOptions(configuration.apps)
         let store = try await StoreFactory.open(configuration.database, logger: logger)
+        let backEnds = configuredApps.map { ProviderFactory.build($0, logger: logger) }
         let metrics = GatewayMetrics()
         let deliveryMetrics = DeliveryMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry))
         let wakeUp = OutboxWakeUp()

@@ -1,23 +1,51 @@
 import Logging
 import PushgateConfig
 import PushgateCore
+import PushgateWebPush
 import ServiceLifecycle
 
 /// Builds each configured app's delivery back end (the one place that knows the concrete back ends).
+///
+/// In two steps: ``configure(_:)`` reads and checks an app's settings and key files and holds no
+/// resources, so a configuration error stops start-up before anything is opened; ``build(_:logger:)``
+/// then creates the back end, which owns connections until its service shuts down.
 enum ProviderFactory {
     /// A back end and the service that owns its connections.
     typealias Built = (provider: any PushProvider, service: any Service)
 
-    /// Builds every app's back end.
-    /// - Throws: ``ConfigurationError`` naming the app key at fault.
-    static func make(_ apps: [AppSettings], logger: Logger) throws -> [Built] {
-        try apps.map { try self.make($0, logger: logger) }
+    /// A checked app configuration.
+    enum Configured: Sendable {
+        case webPush(WebPushConfiguration)
+
+        /// Keys of the app that no back end reads.
+        var unknownKeys: [String] {
+            switch self {
+            case .webPush(let configuration): configuration.unknownKeys
+            }
+        }
     }
 
-    static func make(_ app: AppSettings, logger: Logger) throws -> Built {
+    /// Checks every app's settings.
+    /// - Throws: ``ConfigurationError`` naming the key at fault.
+    static func configure(_ apps: [AppSettings]) throws -> [Configured] {
+        try apps.map(Self.configure)
+    }
+
+    static func configure(_ app: AppSettings) throws -> Configured {
         switch app.kind {
-        case .apns, .gcm, .webpush:
+        case .webpush:
+            return .webPush(try WebPushConfiguration(settings: app))
+        case .apns, .gcm:
             throw ConfigurationError(key: app.options.keyPath("type"), "the \(app.kind.rawValue) back end is not available in this build yet")
+        }
+    }
+
+    /// Creates a back end from a checked configuration.
+    static func build(_ configured: Configured, logger: Logger) -> Built {
+        switch configured {
+        case .webPush(let configuration):
+            let provider = WebPushProvider(configuration: configuration, logger: logger)
+            return (provider, provider)
         }
     }
 }
