@@ -7,6 +7,7 @@ import NIOHTTP1
 import PushgateCore
 import PushgateProviderSupport
 import PushgateSandbox
+import Synchronization
 import Testing
 
 /// A homeserver's notify request through the real `pushgate` binary to the Web Push emulator: the
@@ -83,13 +84,10 @@ struct MatrixToWebPushEndToEndTests {
 }
 
 /// A port learned once the server is listening.
-final class PortBox: @unchecked Sendable {
-    // Written once by the server's start-up callback before readers see a non-zero value; an Int store is
-    // atomic on the platforms Pushgate runs on, and the test only polls it.
-    private let lock = NSLock()
-    private var stored = 0
+final class PortBox: Sendable {
+    private let stored = Mutex(0)
     var value: Int {
-        get { self.lock.withLock { self.stored } }
-        set { self.lock.withLock { self.stored = newValue } }
+        get { self.stored.withLock { $0 } }
+        set { self.stored.withLock { $0 = newValue } }
     }
 }
