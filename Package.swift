@@ -220,6 +220,25 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // Throughput and latency against the in-process emulators (see benchmarks/README.md).
+        .executableTarget(
+            name: "pushgate-bench",
+            dependencies: [
+                "PushgateServer",
+                "PushgateConfig",
+                "PushgateCore",
+                "PushgateSandbox",
+                "PushgateWebPush",
+                "PushgateProviderSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(name: "PushgateCoreTests", dependencies: ["PushgateCore"]),
         .testTarget(
             name: "PushgateSandboxTests",

@@ -123,13 +123,17 @@ public struct Gateway: Sendable {
     /// Runs every service until one fails or a graceful shutdown is asked for (by a signal in
     /// `gracefulShutdownSignals`, or by the calling task's own service group).
     public func run(gracefulShutdownSignals: [UnixSignal] = []) async throws {
-        let group = ServiceGroup(
+        try await self.serviceGroup(gracefulShutdownSignals: gracefulShutdownSignals).run()
+    }
+
+    /// The service group that runs the gateway; `triggerGracefulShutdown()` on it stops the gateway cleanly.
+    public func serviceGroup(gracefulShutdownSignals: [UnixSignal] = []) -> ServiceGroup {
+        ServiceGroup(
             configuration: .init(
                 services: self.services.map { .init(service: $0) },
                 gracefulShutdownSignals: gracefulShutdownSignals,
                 logger: self.logger
             )
         )
-        try await group.run()
     }
 }

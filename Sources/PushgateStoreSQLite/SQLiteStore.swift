@@ -78,11 +78,15 @@ public final class SQLiteStore: PushStore {
         }
     }
 
-    /// Waits for graceful shutdown, then closes the connections.
+    /// Waits for graceful shutdown (or cancellation), then closes the connections.
     public func run() async throws {
         try? await gracefulShutdown()
-        try? await self.reader.close()
-        try? await self.writer.close()
+        // Closing runs in a task of its own so that a cancelled service still closes its connections.
+        let (reader, writer) = (self.reader, self.writer)
+        await Task {
+            try? await reader.close()
+            try? await writer.close()
+        }.value
     }
 
     public func ping() async throws {
