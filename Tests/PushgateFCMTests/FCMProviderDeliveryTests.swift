@@ -63,6 +63,7 @@ struct FCMProviderDeliveryTests {
                 return
             }
             #expect(reason.contains("not a valid FCM registration token"))
+            #expect(await fcm.deliver(sample, to: "mismatch-1") == .invalidToken(reason: "SENDER_ID_MISMATCH"))
             #expect(await fcm.deliver(sample, to: "quota-1") == .retryLater(after: .seconds(7), reason: "QUOTA_EXCEEDED"))
             guard case .retryLater(nil, let unavailable) = await fcm.deliver(sample, to: "unavailable-1") else {
                 Issue.record("503 must be retried later")
@@ -73,7 +74,7 @@ struct FCMProviderDeliveryTests {
 
             let statuses = fcm.emulator.log.all.map { "\($0.token) \($0.status) \($0.reason ?? "-")" }
             #expect(statuses == [
-                "unregistered-1 404 UNREGISTERED", "badtoken-1 400 INVALID_ARGUMENT", "quota-1 429 QUOTA_EXCEEDED",
+                "unregistered-1 404 UNREGISTERED", "badtoken-1 400 INVALID_ARGUMENT", "mismatch-1 403 SENDER_ID_MISMATCH", "quota-1 429 QUOTA_EXCEEDED",
                 "unavailable-1 503 UNAVAILABLE", "internal-1 500 INTERNAL",
             ])
         }
@@ -133,6 +134,35 @@ struct FCMProviderDeliveryTests {
             #expect(fcm.emulator.log.all.map(\.reason) == [nil, "UNAUTHENTICATED", nil])
             #expect(await fcm.deliver(.sample(), to: "device-c") == .delivered)
             #expect(fcm.emulator.tokenRequestCount == 2)
+        }
+    }
+
+    @Test func aRefreshedTokenThatIsRefusedAgainIsRejected() async throws {
+        try await EmulatedFCM.run { fcm async throws in
+            fcm.emulator.refusesAllAccessTokens = true
+            guard case .rejected(let reason) = await fcm.deliver(.sample(), to: "device-d") else {
+                Issue.record("a second 401 must be rejected, got \(fcm.emulator.log.all.map(\.status))")
+                return
+            }
+            #expect(reason.contains("UNAUTHENTICATED"))
+            #expect(fcm.emulator.tokenRequestCount == 2)
+            #expect(fcm.emulator.log.all.map(\.status) == [401, 401])
+        }
+    }
+
+    @Test func deliveriesBeyondTheInflightLimitAreRetriedLater() async throws {
+        try await EmulatedFCM.run(extraConfiguration: ["max_connections: 1", "inflight_request_limit: 2"]) { fcm async throws in
+            // One slow delivery holds the only connection, a second waits for it, a third is turned away.
+            async let first = fcm.deliver(.sample(), to: "slow-1")
+            try await Task.sleep(for: .milliseconds(500))
+            async let second = fcm.deliver(.sample(), to: "device-waits")
+            try await Task.sleep(for: .milliseconds(300))
+            let third = await fcm.deliver(.sample(), to: "device-turned-away")
+            #expect(third == .retryLater(after: nil, reason: "inflight_request_limit (2) reached"))
+            #expect(fcm.emulator.sendRequestCount == 0)
+            #expect(await first == .delivered)
+            #expect(await second == .delivered)
+            #expect(fcm.emulator.log.all.map(\.token) == ["slow-1", "device-waits"])
         }
     }
 

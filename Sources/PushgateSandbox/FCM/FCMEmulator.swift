@@ -8,6 +8,7 @@ import _CryptoExtras
 /// It issues a service account (a fresh RSA-2048 key), accepts JWT-bearer grants signed with that key, and
 /// accepts `messages:send` requests that carry an access token it issued. Registration tokens choose the
 /// answer: a token starting with `unregistered` gets 404 `UNREGISTERED`, `badtoken` 400 `INVALID_ARGUMENT`,
+/// `mismatch` 403 `SENDER_ID_MISMATCH`,
 /// `quota` 429 `QUOTA_EXCEEDED` with `Retry-After: 7`, `unavailable` 503, `internal` 500, `slow` an answer
 /// after ``slowDelay``; any other token is delivered. Every send is recorded in ``log``.
 ///
@@ -92,7 +93,13 @@ public final class FCMEmulator: Sendable {
     /// Whether `accessToken` was issued here and has not expired or been revoked.
     public func isValidAccessToken(_ accessToken: String, now: Date? = nil) -> Bool {
         let now = now ?? self.now()
-        return self.state.withLock { state in state.accessTokens[accessToken].map { $0 > now } ?? false }
+        return self.state.withLock { state in !state.refusesAllAccessTokens && (state.accessTokens[accessToken].map { $0 > now } ?? false) }
+    }
+
+    /// Whether every access token is refused (to exercise a gateway whose refreshed token is refused too).
+    public var refusesAllAccessTokens: Bool {
+        get { self.state.withLock { $0.refusesAllAccessTokens } }
+        set { self.state.withLock { $0.refusesAllAccessTokens = newValue } }
     }
 
     /// Revokes every issued access token, so the next send is answered 401 `UNAUTHENTICATED`.
@@ -197,6 +204,8 @@ public final class FCMEmulator: Sendable {
             return Self.failure(404, "NOT_FOUND", "UNREGISTERED", "Requested entity was not found.")
         } else if token.hasPrefix("badtoken") {
             return Self.failure(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token", field: "message.token")
+        } else if token.hasPrefix("mismatch") {
+            return Self.failure(403, "PERMISSION_DENIED", "SENDER_ID_MISMATCH", "SenderId mismatch")
         } else if token.hasPrefix("quota") {
             return Self.failure(429, "RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED", "Quota exceeded for quota metric 'Send requests'.", retryAfter: "7")
         } else if token.hasPrefix("unavailable") {

@@ -12,6 +12,8 @@ struct FCMEmulatorState {
     var tokensIssued = 0
     /// `messages:send` requests seen.
     var sendRequests = 0
+    /// Whether every access token is refused.
+    var refusesAllAccessTokens = false
     /// The last message id.
     var messageSerial = 0
 }
