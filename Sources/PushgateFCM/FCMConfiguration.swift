@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import PushgateConfig
 public import PushgateCore
 import NIOSSL

@@ -1,4 +1,4 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 public import Foundation
 public import Logging
 import NIOCore
@@ -92,8 +92,13 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
         else {
             return .rejected(reason: "the payload is not an FCM message object")
         }
-        guard await self.gate.enter() else {
+        switch await self.gate.enter(deadline: deadline) {
+        case .admitted:
+            break
+        case .full:
             return .retryLater(after: nil, reason: "inflight_request_limit (\(self.configuration.inflightRequestLimit)) reached")
+        case .timedOut:
+            return .retryLater(after: nil, reason: "deadline passed while waiting for a connection (max_connections \(self.configuration.maxConnections))")
         }
         let outcome = await self.send(body, deadline: deadline)
         await self.gate.leave()

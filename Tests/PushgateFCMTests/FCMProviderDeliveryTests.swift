@@ -166,6 +166,20 @@ struct FCMProviderDeliveryTests {
         }
     }
 
+    @Test func aDeliveryWaitingForAConnectionGivesUpAtItsDeadline() async throws {
+        try await EmulatedFCM.run(extraConfiguration: ["max_connections: 1"]) { fcm async throws in
+            async let first = fcm.deliver(.sample(), to: "slow-2")
+            try await Task.sleep(for: .milliseconds(500))
+            let clock = ContinuousClock()
+            let start = clock.now
+            let waiting = await fcm.provider.deliver(.sample(), to: "device-impatient", deadline: .now + .milliseconds(300))
+            #expect(waiting == .retryLater(after: nil, reason: "deadline passed while waiting for a connection (max_connections 1)"))
+            #expect(start.duration(to: clock.now) < .seconds(2))
+            #expect(await first == .delivered)
+            #expect(fcm.emulator.log.all.map(\.token) == ["slow-2"])
+        }
+    }
+
     @Test func anExpiredDeadlineGivesRetryLaterQuickly() async throws {
         try await EmulatedFCM.run { fcm async throws in
             let clock = ContinuousClock()
