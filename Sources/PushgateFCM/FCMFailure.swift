@@ -25,12 +25,16 @@ enum FCMFailure: Equatable {
     /// Reads an error answer.
     init(status: Int, body: Data) {
         let error = (try? JSONDecoder().decode(ErrorBody.self, from: body))?.error
-        let message = String((error?.message ?? "").prefix(200))
+        let message = error?.message ?? ""
         let codes = Set((error?.details ?? []).compactMap(\.errorCode))
         let fields = (error?.details ?? []).flatMap { $0.fieldViolations ?? [] }
         let statusName = error?.status ?? ""
-        let label = [codes.sorted().first ?? statusName, message].filter { !$0.isEmpty }.joined(separator: ": ")
-        let describe = label.isEmpty ? "HTTP \(status)" : "HTTP \(status) \(label)"
+        // Google's messages can quote the offending value (payload content), so only codes and field
+        // paths make it into reasons.
+        let fieldPaths = fields.compactMap(\.field)
+        var describe = "HTTP \(status)"
+        if let name = codes.sorted().first ?? (statusName.isEmpty ? nil : statusName) { describe += " \(name)" }
+        if !fieldPaths.isEmpty { describe += " (\(fieldPaths.joined(separator: ", ")))" }
 
         if codes.contains("UNREGISTERED") || statusName == "NOT_FOUND" || (status == 404 && codes.isEmpty && statusName.isEmpty) {
             self = .unregistered
@@ -39,7 +43,7 @@ enum FCMFailure: Equatable {
         } else if codes.contains("INVALID_ARGUMENT") || statusName == "INVALID_ARGUMENT" || (status == 400 && codes.isEmpty && statusName.isEmpty) {
             let aboutToken = message.lowercased().contains("registration token")
                 || fields.contains { $0.field == "message.token" || ($0.description ?? "").lowercased().contains("registration token") }
-            self = aboutToken ? .invalidRegistrationToken(describe) : .invalidArgument(describe)
+            self = aboutToken ? .invalidRegistrationToken("INVALID_ARGUMENT: the registration token is not a valid FCM registration token") : .invalidArgument(describe)
         } else if codes.contains("QUOTA_EXCEEDED") || statusName == "RESOURCE_EXHAUSTED" || status == 429 {
             self = .quotaExceeded
         } else if codes.contains("UNAVAILABLE") || statusName == "UNAVAILABLE" || status == 503 {
