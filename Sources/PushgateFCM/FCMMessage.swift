@@ -1,0 +1,29 @@
+import PushgateCore
+
+/// Builds the body of `messages:send` for one notification and one registration token.
+enum FCMMessage {
+    /// `{"message": fcm_options ⊕ payload, with android priority/ttl/collapse_key and the token}`, or nil
+    /// when the payload is not a JSON object.
+    static func body(options: [String: JSONValue], notification: PushNotification, token: String) -> JSONValue? {
+        guard case .object = notification.payload else { return nil }
+        guard case .object(var message) = JSONValue.object(options).merging(notification.payload) else { return nil }
+        var android: [String: JSONValue]
+        switch message["android"] {
+        case nil, .null?: android = [:]
+        case .object(let members)?: android = members
+        case _?: return nil
+        }
+        if android["priority"] == nil {
+            android["priority"] = .string(notification.priority == .high ? "HIGH" : "NORMAL")
+        }
+        if android["ttl"] == nil, let ttl = notification.timeToLive {
+            android["ttl"] = .string("\(max(0, ttl))s")
+        }
+        if android["collapse_key"] == nil, let collapseID = notification.collapseID {
+            android["collapse_key"] = .string(collapseID)
+        }
+        message["android"] = .object(android)
+        message["token"] = .string(token)
+        return .object(["message": .object(message)])
+    }
+}

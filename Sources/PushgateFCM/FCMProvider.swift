@@ -1,0 +1,176 @@
+import AsyncHTTPClient
+public import Foundation
+public import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+public import PushgateCore
+import PushgateProviderSupport
+public import ServiceLifecycle
+
+/// Delivers notifications through the FCM HTTP v1 API for one `type: gcm` app.
+///
+/// It owns an `HTTPClient` (shut down when ``run()`` ends), an access-token cache, and a gate that bounds
+/// concurrent requests to `max_connections` and waiting deliveries to `inflight_request_limit`. Tokens,
+/// keys and payloads never reach the log; tokens appear only as ``Redaction/fingerprint(_:)``.
+public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
+    /// The configured app id (or glob).
+    public let appID: String
+    /// Always ``Platform/fcm``.
+    public var platform: Platform { .fcm }
+    /// The app's settings.
+    public let configuration: FCMConfiguration
+    /// The access-token cache (exposed for tests and diagnostics).
+    public let accessTokens: GoogleAccessTokenProvider
+
+    private let httpClient: HTTPClient
+    private let gate: DeliveryGate
+    private let logger: Logger
+
+    /// Creates the provider and its HTTP client.
+    /// - Parameters:
+    ///   - configuration: the app's checked settings.
+    ///   - logger: where delivery failures are reported (without secrets).
+    ///   - now: the wall clock for access-token expiry, injectable for tests.
+    /// - Throws: when the service account's key cannot be parsed.
+    public init(configuration: FCMConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) throws {
+        let key = try configuration.serviceAccount.signingKey()
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile = configuration.caFile { tls.additionalTrustRoots = [.file(caFile)] }
+        let httpClient = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(
+                tlsConfiguration: tls,
+                redirectConfiguration: .disallow,
+                connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnections)
+            )
+        )
+        self.appID = configuration.appID
+        self.configuration = configuration
+        self.logger = logger
+        self.httpClient = httpClient
+        self.gate = DeliveryGate(permits: configuration.maxConnections, limit: configuration.inflightRequestLimit)
+        self.accessTokens = GoogleAccessTokenProvider(account: configuration.serviceAccount, key: key, httpClient: httpClient, now: now)
+    }
+
+    /// `fcm:<app id> (project <project id>)`.
+    public var description: String {
+        "fcm:\(self.appID) (project \(self.configuration.projectID), \(self.configuration.baseURL))"
+    }
+
+    /// Waits for graceful shutdown, then closes the HTTP client.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try await self.httpClient.shutdown()
+    }
+
+    /// Closes the HTTP client without a service group (for code that does not run the provider as a
+    /// service).
+    public func shutdown() async throws {
+        try await self.httpClient.shutdown()
+    }
+
+    /// Sends `notification` to the registration `token`; see ``DeliveryOutcome`` for the mapping.
+    public func deliver(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
+        let outcome = await self.attemptDelivery(notification, to: token, deadline: deadline)
+        switch outcome {
+        case .delivered:
+            self.logger.debug("FCM delivered", metadata: ["app": "\(self.appID)", "token": "\(Redaction.fingerprint(token))"])
+        case .invalidToken(let reason), .rejected(let reason), .retryLater(_, let reason):
+            self.logger.info(
+                "FCM delivery failed",
+                metadata: ["app": "\(self.appID)", "token": "\(Redaction.fingerprint(token))", "outcome": "\(outcome.label)", "reason": "\(reason)"]
+            )
+        }
+        return outcome
+    }
+
+    private func attemptDelivery(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
+        guard ContinuousClock.now < deadline else { return .retryLater(after: nil, reason: "deadline passed before sending") }
+        guard let message = FCMMessage.body(options: self.configuration.fcmOptions, notification: notification, token: token),
+            let body = try? message.encoded()
+        else {
+            return .rejected(reason: "the payload is not an FCM message object")
+        }
+        switch await self.gate.enter(deadline: deadline) {
+        case .admitted:
+            break
+        case .full:
+            return .retryLater(after: nil, reason: "inflight_request_limit (\(self.configuration.inflightRequestLimit)) reached")
+        case .timedOut:
+            return .retryLater(after: nil, reason: "deadline passed while waiting for a connection (max_connections \(self.configuration.maxConnections))")
+        }
+        let outcome = await self.send(body, deadline: deadline)
+        await self.gate.leave()
+        return outcome
+    }
+
+    /// Posts the message, refreshing the access token once when FCM refuses it.
+    private func send(_ body: [UInt8], deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
+        for attempt in 1...2 {
+            let accessToken: String
+            do {
+                accessToken = try await self.accessTokens.token(deadline: deadline)
+            } catch let error as AccessTokenError {
+                if let status = error.status, (400..<500).contains(status) {
+                    return .rejected(reason: "no access token: \(error)")
+                }
+                return .retryLater(after: nil, reason: "no access token: \(error)")
+            } catch {
+                return .retryLater(after: nil, reason: "no access token: \(Self.describe(error))")
+            }
+
+            var request = HTTPClientRequest(url: self.configuration.sendURL)
+            request.method = .POST
+            request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
+            request.headers.add(name: "Content-Type", value: "application/json; charset=UTF-8")
+            request.headers.add(name: "User-Agent", value: "pushgate")
+            request.body = .bytes(ByteBuffer(bytes: body))
+
+            let status: Int
+            let retryAfter: String?
+            let answer: Data
+            do {
+                let response = try await self.httpClient.execute(request, deadline: deadline.nioDeadline)
+                status = Int(response.status.code)
+                retryAfter = response.headers.first(name: "Retry-After")
+                answer = Data(try await response.body.collect(upTo: 256 * 1024).readableBytesView)
+            } catch {
+                return .retryLater(after: nil, reason: Self.describe(error))
+            }
+            if (200..<300).contains(status) { return .delivered }
+
+            switch FCMFailure(status: status, body: answer) {
+            case .unregistered:
+                return .invalidToken(reason: "UNREGISTERED")
+            case .invalidRegistrationToken(let reason):
+                return .invalidToken(reason: reason)
+            case .senderIDMismatch:
+                return .invalidToken(reason: "SENDER_ID_MISMATCH")
+            case .invalidArgument(let reason):
+                return .rejected(reason: reason)
+            case .quotaExceeded:
+                return .retryLater(after: RetryAfter.parse(retryAfter), reason: "QUOTA_EXCEEDED")
+            case .unavailable(let reason):
+                return .retryLater(after: RetryAfter.parse(retryAfter), reason: reason)
+            case .internalError:
+                return .retryLater(after: RetryAfter.parse(retryAfter), reason: "INTERNAL")
+            case .unauthenticated:
+                await self.accessTokens.invalidate(accessToken)
+                if attempt == 1 { continue }
+                return .rejected(reason: "UNAUTHENTICATED: FCM refused a fresh access token")
+            case .refused(let reason):
+                return .rejected(reason: reason)
+            }
+        }
+        return .rejected(reason: "UNAUTHENTICATED")
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            if error == .deadlineExceeded { return "deadline exceeded" }
+            return "transport error: \(error)"
+        }
+        return "transport error: \(type(of: error))"
+    }
+}

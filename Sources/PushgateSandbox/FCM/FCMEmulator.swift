@@ -1,0 +1,257 @@
+public import Foundation
+import PushgateProviderSupport
+import Synchronization
+import _CryptoExtras
+
+/// An emulator of Firebase Cloud Messaging's HTTP v1 API and of Google's OAuth 2.0 token endpoint.
+///
+/// It issues a service account (a fresh RSA-2048 key), accepts JWT-bearer grants signed with that key, and
+/// accepts `messages:send` requests that carry an access token it issued. Registration tokens choose the
+/// answer: a token starting with `unregistered` gets 404 `UNREGISTERED`, `badtoken` 400 `INVALID_ARGUMENT`,
+/// `mismatch` 403 `SENDER_ID_MISMATCH`,
+/// `quota` 429 `QUOTA_EXCEEDED` with `Retry-After: 7`, `unavailable` 503, `internal` 500, `slow` an answer
+/// after ``slowDelay``; any other token is delivered. Every send is recorded in ``log``.
+///
+/// Serve it with ``addRoutes(to:)`` (or ``buildRouter()``) on a Hummingbird application.
+public final class FCMEmulator: Sendable {
+    /// The project messages must be sent to.
+    public let projectID: String
+    /// The service account's e-mail address.
+    public let clientEmail: String
+    /// The service account's key id.
+    public let privateKeyID: String
+    /// Where deliveries are recorded.
+    public let log: SandboxDeliveryLog
+    /// How long a `slow…` token waits before it is answered.
+    public let slowDelay: Duration
+    /// How long issued access tokens live, in seconds.
+    public let accessTokenLifetime: Int
+
+    /// The emulator's wall clock (injectable so tests can move time).
+    public let now: @Sendable () -> Date
+
+    private let key: _RSA.Signing.PrivateKey
+    private let state = Mutex(FCMEmulatorState())
+
+    /// Creates an emulator with a new service-account key.
+    /// - Parameters:
+    ///   - log: where deliveries are recorded.
+    ///   - projectID: the Firebase project id.
+    ///   - slowDelay: the delay for `slow…` tokens.
+    ///   - now: the wall clock assertions and access tokens are checked against.
+    /// - Throws: when the RSA key cannot be generated.
+    public init(
+        log: SandboxDeliveryLog = SandboxDeliveryLog(), projectID: String = "pushgate-sandbox", slowDelay: Duration = .seconds(10),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        self.now = now
+        self.log = log
+        self.projectID = projectID
+        self.clientEmail = "pushgate-sandbox@\(projectID).iam.gserviceaccount.com"
+        self.privateKeyID = Self.randomHex(20)
+        self.slowDelay = slowDelay
+        self.accessTokenLifetime = 3599
+        self.key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+    }
+
+    // MARK: Service account
+
+    /// The service-account JSON whose `token_uri` is `<baseURL>/token`.
+    /// - Parameter baseURL: how clients reach this emulator, such as `http://127.0.0.1:8443`.
+    public func serviceAccountJSON(baseURL: String) -> String {
+        let tokenURI = Self.trimmed(baseURL) + "/token"
+        self.state.withLock { _ = $0.tokenURIs.insert(tokenURI) }
+        let object: [String: String] = [
+            "type": "service_account",
+            "project_id": self.projectID,
+            "private_key_id": self.privateKeyID,
+            "private_key": self.key.pkcs8PEMRepresentation + "\n",
+            "client_email": self.clientEmail,
+            "client_id": "100000000000000000000",
+            "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+            "token_uri": tokenURI,
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Writes ``serviceAccountJSON(baseURL:)`` to `path`, readable by its owner only.
+    public func writeServiceAccount(baseURL: String, to path: String) throws {
+        try Data(self.serviceAccountJSON(baseURL: baseURL).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+
+    // MARK: Counters
+
+    /// How many `POST /token` requests arrived.
+    public var tokenRequestCount: Int { self.state.withLock { $0.tokenRequests } }
+    /// How many access tokens were issued.
+    public var issuedTokenCount: Int { self.state.withLock { $0.tokensIssued } }
+    /// How many `messages:send` requests arrived.
+    public var sendRequestCount: Int { self.state.withLock { $0.sendRequests } }
+
+    /// Whether `accessToken` was issued here and has not expired or been revoked.
+    public func isValidAccessToken(_ accessToken: String, now: Date? = nil) -> Bool {
+        let now = now ?? self.now()
+        return self.state.withLock { state in !state.refusesAllAccessTokens && (state.accessTokens[accessToken].map { $0 > now } ?? false) }
+    }
+
+    /// Whether every access token is refused (to exercise a gateway whose refreshed token is refused too).
+    public var refusesAllAccessTokens: Bool {
+        get { self.state.withLock { $0.refusesAllAccessTokens } }
+        set { self.state.withLock { $0.refusesAllAccessTokens = newValue } }
+    }
+
+    /// Revokes every issued access token, so the next send is answered 401 `UNAUTHENTICATED`.
+    public func revokeAccessTokens() {
+        self.state.withLock { $0.accessTokens.removeAll() }
+    }
+
+    // MARK: Token endpoint
+
+    /// Answers `POST /token`: a JWT-bearer grant with an assertion signed by the issued key.
+    /// - Parameters:
+    ///   - form: the form-encoded body.
+    ///   - host: the request's `Host`, to accept the emulator's own token URL as audience.
+    public func tokenReply(form: String, host: String?, now: Date? = nil) -> FCMEmulatorReply {
+        let now = now ?? self.now()
+        let fields = Self.decodeForm(form)
+        let audiences = self.state.withLock { state in
+            state.tokenRequests += 1
+            var audiences = state.tokenURIs
+            if let host { audiences.formUnion(["http://\(host)/token", "https://\(host)/token"]) }
+            return audiences
+        }
+        guard fields["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer" else {
+            return Self.grantError("unsupported_grant_type", "Invalid grant_type: \(fields["grant_type"] ?? "")", status: 400)
+        }
+        guard let assertion = fields["assertion"], !assertion.isEmpty else {
+            return Self.grantError("invalid_request", "Missing required parameter: assertion", status: 400)
+        }
+        let verifier = FCMAssertionVerifier(publicKey: self.key.publicKey, clientEmail: self.clientEmail)
+        do {
+            try verifier.verify(assertion, audiences: audiences, now: now)
+        } catch {
+            return Self.grantError("invalid_grant", error.description, status: 400)
+        }
+        let accessToken = "ya29.sandbox." + Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let lifetime = self.accessTokenLifetime
+        self.state.withLock { state in
+            state.tokensIssued += 1
+            state.accessTokens[accessToken] = now.addingTimeInterval(TimeInterval(lifetime))
+        }
+        return FCMEmulatorReply(status: 200, body: Self.json(["access_token": accessToken, "expires_in": lifetime, "token_type": "Bearer"]))
+    }
+
+    // MARK: Send endpoint
+
+    /// Answers `POST /v1/projects/{project}/messages:send` and records it.
+    /// - Parameters:
+    ///   - project: the path's project id.
+    ///   - authorization: the `Authorization` header.
+    ///   - headers: other request headers to record (lower-case names).
+    ///   - body: the request body.
+    public func sendReply(project: String, authorization: String?, headers: [String: String] = [:], body: Data, now: Date? = nil) -> FCMEmulatorReply {
+        let now = now ?? self.now()
+        let serial = self.state.withLock { state in
+            state.sendRequests += 1
+            state.messageSerial += 1
+            return state.messageSerial
+        }
+        let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+        let message = object?["message"] as? [String: Any]
+        let token = message?["token"] as? String ?? ""
+        let messageText = message.flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys, .withoutEscapingSlashes]) }
+            .map { String(decoding: $0, as: UTF8.self) } ?? String(decoding: body, as: UTF8.self)
+        var recorded = headers
+        recorded["authorization"] = authorization.map { _ in "Bearer (redacted)" }
+
+        let result = self.classify(project: project, authorization: authorization, message: message, token: token, serial: serial, now: now)
+        self.log.record(SandboxDelivery(
+            provider: "fcm", token: token, status: result.reply.status, reason: result.reason, headers: recorded, body: messageText, receivedAt: now
+        ))
+        return result.reply
+    }
+
+    /// Whether `token` asks for a delayed answer.
+    public func isSlow(_ token: String) -> Bool { token.hasPrefix("slow") }
+
+    private func classify(
+        project: String, authorization: String?, message: [String: Any]?, token: String, serial: Int, now: Date
+    ) -> (reply: FCMEmulatorReply, reason: String?) {
+        let bearer = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        guard let bearer, self.isValidAccessToken(bearer, now: now) else {
+            return Self.failure(401, "UNAUTHENTICATED", nil, "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
+        }
+        guard project == self.projectID else {
+            return Self.failure(403, "PERMISSION_DENIED", nil, "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist).")
+        }
+        guard let message else {
+            return Self.failure(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "Invalid JSON payload received. The body must be an object with a message.")
+        }
+        guard !token.isEmpty else {
+            return Self.failure(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "Recipient of the message is not set.", field: "message.token")
+        }
+        if let data = message["data"] {
+            guard let members = data as? [String: Any] else {
+                return Self.failure(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "Invalid value at 'message.data' (type.googleapis.com/google.firebase.fcm.v1.Message.DataEntry), not an object.", field: "message.data")
+            }
+            for (index, key) in members.keys.sorted().enumerated() where !(members[key] is String) {
+                return Self.failure(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "Invalid value at 'message.data[\(index)].value' (TYPE_STRING), data values must be strings.", field: "message.data[\(index)].value")
+            }
+        }
+        if token.hasPrefix("unregistered") {
+            return Self.failure(404, "NOT_FOUND", "UNREGISTERED", "Requested entity was not found.")
+        } else if token.hasPrefix("badtoken") {
+            return Self.failure(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token", field: "message.token")
+        } else if token.hasPrefix("mismatch") {
+            return Self.failure(403, "PERMISSION_DENIED", "SENDER_ID_MISMATCH", "SenderId mismatch")
+        } else if token.hasPrefix("quota") {
+            return Self.failure(429, "RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED", "Quota exceeded for quota metric 'Send requests'.", retryAfter: "7")
+        } else if token.hasPrefix("unavailable") {
+            return Self.failure(503, "UNAVAILABLE", "UNAVAILABLE", "The service is currently unavailable.")
+        } else if token.hasPrefix("internal") {
+            return Self.failure(500, "INTERNAL", "INTERNAL", "Internal error encountered.")
+        }
+        let name = "projects/\(self.projectID)/messages/\(serial)"
+        return (FCMEmulatorReply(status: 200, body: Self.json(["name": name])), nil)
+    }
+
+    // MARK: Helpers
+
+    private static func failure(
+        _ code: Int, _ status: String, _ errorCode: String?, _ message: String, field: String? = nil, retryAfter: String? = nil
+    ) -> (reply: FCMEmulatorReply, reason: String?) {
+        let violations = field.map { [FCMErrorBody.FieldViolation(field: $0, description: message)] } ?? []
+        let body = FCMErrorBody(code: code, status: status, message: message, errorCode: errorCode, fieldViolations: violations)
+        return (FCMEmulatorReply(error: body, retryAfter: retryAfter), errorCode ?? status)
+    }
+
+    private static func grantError(_ error: String, _ description: String, status: Int) -> FCMEmulatorReply {
+        FCMEmulatorReply(status: status, body: Self.json(["error": error, "error_description": description]))
+    }
+
+    private static func json(_ object: [String: Any]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func decodeForm(_ form: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in form.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (text: Substring) in String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text) }
+            guard let name = parts.first else { continue }
+            fields[decode(name)] = parts.count > 1 ? decode(parts[1]) : ""
+        }
+        return fields
+    }
+
+    private static func trimmed(_ url: String) -> String {
+        url.hasSuffix("/") ? String(url.dropLast()) : url
+    }
+
+    private static func randomHex(_ count: Int) -> String {
+        (0..<count).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+}
