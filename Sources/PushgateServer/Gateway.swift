@@ -45,7 +45,7 @@ public struct Gateway: Sendable {
         let configuredApps = try ProviderFactory.configure(configuration.apps)
         let matrixOptions = try Self.matrixOptions(configuration.apps)
         let store = try await StoreFactory.open(configuration.database, logger: logger)
-        let backEnds = configuredApps.map { ProviderFactory.build($0, logger: logger) }
+        let backEnds = try configuredApps.map { try ProviderFactory.build($0, logger: logger) }
         let metrics = GatewayMetrics()
         let deliveryMetrics = DeliveryMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry))
         let wakeUp = OutboxWakeUp()

@@ -1,6 +1,7 @@
 import Logging
 import PushgateConfig
 import PushgateCore
+import PushgateFCM
 import PushgateWebPush
 import ServiceLifecycle
 
@@ -16,11 +17,13 @@ enum ProviderFactory {
     /// A checked app configuration.
     enum Configured: Sendable {
         case webPush(WebPushConfiguration)
+        case fcm(FCMConfiguration)
 
         /// Keys of the app that no back end reads.
         var unknownKeys: [String] {
             switch self {
             case .webPush(let configuration): configuration.unknownKeys
+            case .fcm(let configuration): configuration.unknownKeys
             }
         }
     }
@@ -35,16 +38,23 @@ enum ProviderFactory {
         switch app.kind {
         case .webpush:
             return .webPush(try WebPushConfiguration(settings: app))
-        case .apns, .gcm:
+        case .gcm:
+            return .fcm(try FCMConfiguration(settings: app))
+        case .apns:
             throw ConfigurationError(key: app.options.keyPath("type"), "the \(app.kind.rawValue) back end is not available in this build yet")
         }
     }
 
     /// Creates a back end from a checked configuration.
-    static func build(_ configured: Configured, logger: Logger) -> Built {
+    /// - Throws: only what ``configure(_:)`` already checked (a key that no longer parses), before any
+    ///   connection is made.
+    static func build(_ configured: Configured, logger: Logger) throws -> Built {
         switch configured {
         case .webPush(let configuration):
             let provider = WebPushProvider(configuration: configuration, logger: logger)
+            return (provider, provider)
+        case .fcm(let configuration):
+            let provider = try FCMProvider(configuration: configuration, logger: logger)
             return (provider, provider)
         }
     }
