@@ -103,7 +103,7 @@ struct APNsConfigurationTests {
     @Test func certfileWinsAndNeedsATopicWithoutUID() throws {
         let directory = try TemporaryDirectory()
         let authority = try SandboxCertificateAuthority()
-        let certfile = try directory.write("push.pem", authority.serverCertificatePEM + authority.serverPrivateKeyPEM)
+        let certfile = try directory.write("push.pem", authority.serverCertificatePEM + "\n" + authority.serverPrivateKeyPEM + "\n")
         var keys = try Self.tokenKeys(directory)
         keys["certfile"] = certfile
         let configuration = try APNsConfiguration(settings: appSettings(id: "a", keys))

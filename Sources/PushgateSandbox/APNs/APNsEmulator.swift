@@ -3,18 +3,21 @@ public import Foundation
 import HTTPTypes
 public import Hummingbird
 import HummingbirdHTTP2
+import HummingbirdTLS
 public import Logging
 import NIOCore
 import NIOSSL
 import Synchronization
 
-/// An APNs look-alike for tests, demos and `pushgate sandbox`: HTTPS with HTTP/2 (ALPN `h2`) on a
+/// An APNs look-alike for tests, demos and `pushgate sandbox`: HTTP/2 over TLS (ALPN `h2`, or prior
+/// knowledge when the client negotiates nothing, as APNs allows) on a
 /// throw-away certificate authority, token authentication with a `.p8` key it issues, and APNs'
 /// checks and reasons for `POST /3/device/<token>`.
 ///
 /// Every request is recorded in ``log``. Device tokens starting with `dead`, `bad0`, `4290`, `5000`,
-/// `5030` or `e0e0` ask for failures (see ``APNsEmulatorRules``); `e0e0` marks the provider token it
-/// came with as expired, so every later request with it gets `ExpiredProviderToken` too.
+/// `5030` or `e0e0` ask for failures (see ``APNsEmulatorRules``); the first request for an `e0e0` token
+/// marks the provider token it came with as expired, so every later request with it gets
+/// `ExpiredProviderToken` too, while a renewed provider token goes through.
 ///
 /// ```swift
 /// let emulator = try APNsEmulator(bundleID: "im.example.ios")
@@ -38,7 +41,13 @@ public final class APNsEmulator: Sendable {
 
     private let verifier: APNsProviderTokenVerifier
     private let rules: APNsEmulatorRules
-    private let expiredProviderTokens = Mutex<Set<String>>([])
+    /// Provider tokens the emulator expired, and the `e0e0` device tokens that already expired one.
+    private struct Expiry {
+        var providerTokens: Set<String> = []
+        var deviceTokens: Set<String> = []
+    }
+
+    private let expiry = Mutex(Expiry())
 
     /// Creates an emulator with a fresh key, ids and certificates.
     /// - Parameters:
@@ -78,9 +87,13 @@ public final class APNsEmulator: Sendable {
         router.post("/3/device/:token") { request, context in
             try await self.handle(request, context: context)
         }
+        // Like APNs, speak HTTP/2 on every TLS connection: ALPN offers only `h2`, and clients that
+        // negotiate nothing (aioapns) get HTTP/2 by prior knowledge rather than an HTTP/1.1 fallback.
+        var tls = try self.certificateAuthority.makeServerTLSConfiguration()
+        tls.applicationProtocols = ["h2"]
         return Application(
             router: router,
-            server: try .http2Upgrade(tlsConfiguration: try self.certificateAuthority.makeServerTLSConfiguration()),
+            server: try .tls(.plaintextHTTP2(), tlsConfiguration: tls),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
@@ -166,14 +179,16 @@ public final class APNsEmulator: Sendable {
         return Response(status: .init(code: verdict.status), headers: responseHeaders, body: .init(byteBuffer: ByteBuffer(bytes: json)))
     }
 
-    /// Verifies the provider token; for an `e0e0` device token, expires it (once).
+    /// Verifies the provider token. The first request for an `e0e0` device token expires the provider
+    /// token it carries, as if it had grown too old: that request and every later one with the same
+    /// provider token get `ExpiredProviderToken`.
     private func providerTokenProblem(_ authorization: String?, token: String) -> String? {
         if let problem = self.verifier.problem(with: authorization) { return problem }
         let jwt = authorization ?? ""
-        return self.expiredProviderTokens.withLock { expired in
-            if expired.contains(jwt) { return "ExpiredProviderToken" }
-            if APNsEmulatorRules.asksForExpiredProviderToken(token) {
-                expired.insert(jwt)
+        return self.expiry.withLock { expiry in
+            if expiry.providerTokens.contains(jwt) { return "ExpiredProviderToken" }
+            if APNsEmulatorRules.asksForExpiredProviderToken(token), expiry.deviceTokens.insert(token.lowercased()).inserted {
+                expiry.providerTokens.insert(jwt)
                 return "ExpiredProviderToken"
             }
             return nil

@@ -10,7 +10,7 @@ public import Foundation
 /// | `4290` | 429 `TooManyRequests` (no `Retry-After`, as APNs) |
 /// | `5000` | 500 `InternalServerError` |
 /// | `5030` | 503 `ServiceUnavailable` |
-/// | `e0e0` | 403 `ExpiredProviderToken`, once per provider token (see ``APNsEmulator``) |
+/// | `e0e0` | 403 `ExpiredProviderToken` for the first request per device token (see ``APNsEmulator``) |
 public struct APNsEmulatorRules: Sendable {
     /// What a request gets.
     public struct Verdict: Sendable, Equatable {
