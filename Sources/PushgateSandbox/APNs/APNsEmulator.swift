@@ -1,5 +1,5 @@
-public import Crypto
-public import Foundation
+import Crypto
+import Foundation
 import HTTPTypes
 public import Hummingbird
 import HummingbirdHTTP2
@@ -164,19 +164,23 @@ public final class APNsEmulator: Sendable {
         var responseHeaders = HTTPFields()
         responseHeaders[HTTPField.Name("apns-id")!] = headers["apns-id"] ?? UUID().uuidString.lowercased()
         guard let reason = verdict.reason else {
-            // A bodyless answer ends with a HEADERS frame (empty trailers), not an empty DATA frame,
-            // which some clients (aioapns) cannot parse.
-            return Response(
-                status: .init(code: verdict.status),
-                headers: responseHeaders,
-                body: ResponseBody { writer in try await writer.finish(HTTPFields()) }
-            )
+            return Response(status: .init(code: verdict.status), headers: responseHeaders, body: Self.body(nil))
         }
         var answer: [String: Any] = ["reason": reason]
         if reason == "Unregistered" { answer["timestamp"] = Int64(Date().timeIntervalSince1970 * 1000) }
         let json = try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys])
         responseHeaders[.contentType] = "application/json"
-        return Response(status: .init(code: verdict.status), headers: responseHeaders, body: .init(byteBuffer: ByteBuffer(bytes: json)))
+        return Response(status: .init(code: verdict.status), headers: responseHeaders, body: Self.body(ByteBuffer(bytes: json)))
+    }
+
+    /// A response body that ends the HTTP/2 stream with a HEADERS frame (empty trailers) instead of
+    /// the empty DATA frame Hummingbird otherwise sends last: aioapns parses every DATA frame as JSON
+    /// and drops the connection on an empty one.
+    private static func body(_ buffer: ByteBuffer?) -> ResponseBody {
+        ResponseBody(contentLength: buffer?.readableBytes ?? 0) { writer in
+            if let buffer { try await writer.write(buffer) }
+            try await writer.finish(HTTPFields())
+        }
     }
 
     /// Verifies the provider token. The first request for an `e0e0` device token expires the provider

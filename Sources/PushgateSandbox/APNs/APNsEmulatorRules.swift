@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// How the APNs emulator judges one request: the checks APNs makes, in a fixed order, plus device
 /// tokens whose first four hex digits ask for a failure.

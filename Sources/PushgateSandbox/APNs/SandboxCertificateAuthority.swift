@@ -1,4 +1,4 @@
-public import Crypto
+import Crypto
 public import Foundation
 public import NIOSSL
 import SwiftASN1
