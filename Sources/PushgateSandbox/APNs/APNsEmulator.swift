@@ -11,7 +11,8 @@ import Synchronization
 
 /// An APNs look-alike for tests, demos and `pushgate sandbox`: HTTP/2 over TLS (ALPN `h2`, or prior
 /// knowledge when the client negotiates nothing, as APNs allows) on a
-/// throw-away certificate authority, token authentication with a `.p8` key it issues, and APNs'
+/// throw-away certificate authority, token authentication with a `.p8` key it issues (or client
+/// certificates from ``SandboxCertificateAuthority/issueClientCertificate(userID:)``), and APNs'
 /// checks and reasons for `POST /3/device/<token>`.
 ///
 /// Every request is recorded in ``log``. Device tokens starting with `dead`, `bad0`, `4290`, `5000`,
@@ -140,8 +141,15 @@ public final class APNsEmulator: Sendable {
         let authorization = request.headers[HTTPField.Name("authorization")!]
 
         let verdict: APNsEmulatorRules.Verdict
+        var authentication = "token"
         if context.httpVersion != "2" {
             verdict = .init(status: 505, reason: nil)
+        } else if authorization == nil, let userID = await Self.clientCertificateUserID(context.channel) {
+            // Certificate authentication: the certificate is for one bundle id.
+            authentication = "certificate"
+            verdict = userID == self.bundleID
+                ? self.rules.verdict(for: .init(token: token, headers: headers, body: body))
+                : .init(status: 400, reason: "TopicDisallowed")
         } else if let problem = self.providerTokenProblem(authorization, token: token) {
             verdict = .init(status: 403, reason: problem)
         } else {
@@ -150,6 +158,7 @@ public final class APNsEmulator: Sendable {
 
         var recorded = headers
         recorded["http-version"] = context.httpVersion
+        recorded["authentication"] = authentication
         self.log.record(
             SandboxDelivery(
                 provider: "apns",
@@ -181,6 +190,18 @@ public final class APNsEmulator: Sendable {
             if let buffer { try await writer.write(buffer) }
             try await writer.finish(HTTPFields())
         }
+    }
+
+    /// The subject UID of the client certificate the connection presented (verified against the CA by
+    /// TLS), or nil without one.
+    private static func clientCertificateUserID(_ channel: any Channel) async -> String? {
+        let connection = channel.parent ?? channel
+        let der = try? await connection.eventLoop.submit { () -> [UInt8]? in
+            let handler = try connection.pipeline.syncOperations.handler(type: NIOSSLHandler.self)
+            return try handler.peerCertificate?.toDERBytes()
+        }.get()
+        guard let der = der ?? nil else { return nil }
+        return SandboxCertificateAuthority.userID(ofDER: der)
     }
 
     /// Verifies the provider token. The first request for an `e0e0` device token expires the provider
