@@ -17,7 +17,7 @@ import X509
 ///     team_id: TEAM123456
 ///     topic: im.example.ios
 /// ```
-public struct APNsConfiguration: Sendable {
+public struct APNsConfiguration: Sendable, CustomStringConvertible {
     /// How the gateway proves it may push for the app.
     public enum Authentication: Sendable, CustomStringConvertible {
         /// A client certificate and its key, both in the PEM file at `file` (`certfile`).
@@ -56,6 +56,11 @@ public struct APNsConfiguration: Sendable {
     public var additionalTrustRoots: [NIOSSLCertificate]
     /// Keys of the app that Pushgate does not know, as dotted paths, for a warning.
     public var unknownKeys: [String]
+
+    /// `<app id>: topic <topic>, <authentication>, <base URL>`; never key material.
+    public var description: String {
+        "\(self.appID): topic \(self.topic), \(self.authentication), \(self.baseURL.absoluteString)"
+    }
 
     /// Every key an APNs app may carry.
     public static let knownKeys: Set<String> = [

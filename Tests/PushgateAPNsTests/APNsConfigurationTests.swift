@@ -34,6 +34,8 @@ struct APNsConfigurationTests {
         }
         #expect(keyID == "ABC123DEFG" && teamID == "TEAM123456")
         #expect(configuration.authentication.description == "token ABC123DEFG")
+        #expect(configuration.description == "im.example.ios: topic im.example.ios, token ABC123DEFG, https://api.push.apple.com")
+        #expect(!String(reflecting: configuration).contains("PRIVATE KEY"))
     }
 
     @Test(arguments: ["key_id", "team_id", "topic", "keyfile"])
