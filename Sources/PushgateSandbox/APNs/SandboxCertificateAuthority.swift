@@ -119,7 +119,7 @@ public struct SandboxCertificateAuthority: Sendable {
         guard let certificate = try? Certificate(derEncoded: bytes) else { return nil }
         for relativeName in certificate.subject {
             for attribute in relativeName where attribute.type == Self.userIDAttributeType {
-                return String(describing: attribute.value)
+                return String(attribute.value)
             }
         }
         return nil
