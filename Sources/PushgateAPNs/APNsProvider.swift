@@ -98,9 +98,10 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
             self.logger.debug("APNs notification refused before sending", metadata: ["token": "\(fingerprint)", "reason": "\(problem)"])
             return .rejected(reason: problem)
         }
-        return await self.semaphore.withPermit {
+        let outcome = await self.semaphore.withPermit(until: deadline) {
             await self.send(notification, body: body, to: token, fingerprint: fingerprint, deadline: deadline, mayRenewToken: true)
         }
+        return outcome ?? .retryLater(after: nil, reason: "in-flight limit reached until the deadline")
     }
 
     private func send(

@@ -14,10 +14,10 @@ struct AsyncSemaphoreTests {
     @Test func noMoreThanTheLimitRunAtOnceAndAllFinish() async throws {
         let semaphore = AsyncSemaphore(limit: 3)
         let gauge = Gauge()
-        let finished = await withTaskGroup(of: Int.self) { group in
+        let finished = await withTaskGroup(of: Int?.self) { group in
             for index in 0..<40 {
                 group.addTask {
-                    await semaphore.withPermit {
+                    await semaphore.withPermit(until: .now + .seconds(30)) {
                         gauge.enter()
                         try? await Task.sleep(for: .milliseconds(2))
                         gauge.leave()
@@ -25,10 +25,26 @@ struct AsyncSemaphoreTests {
                     }
                 }
             }
-            return await group.reduce(into: [Int]()) { $0.append($1) }
+            return await group.reduce(into: [Int?]()) { $0.append($1) }
         }
-        #expect(finished.sorted() == Array(0..<40))
+        #expect(finished.compactMap { $0 }.sorted() == Array(0..<40))
         #expect(gauge.peak <= 3)
         #expect(gauge.peak >= 2)
+    }
+
+    @Test func aWaitGivesUpAtItsDeadline() async throws {
+        let semaphore = AsyncSemaphore(limit: 1)
+        #expect(await semaphore.acquire(until: .now + .seconds(1)))
+        let started = ContinuousClock.now
+        #expect(await semaphore.acquire(until: .now + .milliseconds(50)) == false)
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(await semaphore.acquire(until: .now - .seconds(1)) == false)
+        semaphore.release()
+        #expect(await semaphore.acquire(until: .now + .seconds(1)))
+        // A waiter gets the slot when it is released before its deadline.
+        async let waiting = semaphore.acquire(until: .now + .seconds(10))
+        try await Task.sleep(for: .milliseconds(20))
+        semaphore.release()
+        #expect(await waiting)
     }
 }
