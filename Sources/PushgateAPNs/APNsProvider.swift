@@ -1,0 +1,190 @@
+import AsyncHTTPClient
+public import Foundation
+public import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import PushgateConfig
+public import PushgateCore
+import PushgateProviderSupport
+public import ServiceLifecycle
+
+/// Delivers notifications for one APNs app over HTTP/2, with token or certificate authentication.
+///
+/// Run it as a `Service`: it keeps one HTTP client (HTTP/2 through ALPN, connections reused) until
+/// graceful shutdown. At most `inflight_request_limit` requests are in flight at once.
+public final class APNsProvider: PushProvider, Service, CustomStringConvertible {
+    /// The app id (or glob) the provider serves.
+    public let appID: String
+    /// Always `.apns`.
+    public var platform: Platform { .apns }
+    /// The app's settings.
+    public let configuration: APNsConfiguration
+    /// The provider token source for token authentication; nil with a client certificate.
+    public let providerToken: APNsProviderToken?
+
+    private let client: HTTPClient
+    private let requests: APNsRequestFactory
+    private let semaphore: AsyncSemaphore
+    private let logger: Logger
+
+    /// Creates the provider and its HTTP client.
+    /// - Parameters:
+    ///   - configuration: the app's settings.
+    ///   - logger: where requests are logged (fingerprints only, at debug).
+    ///   - now: the wall clock for provider tokens and `apns-expiration`; tests inject their own.
+    /// - Throws: when the client certificate or key cannot be loaded.
+    public init(configuration: APNsConfiguration, logger: Logger = Logger(label: "pushgate.apns"), now: @escaping @Sendable () -> Date = Date.init) throws {
+        self.appID = configuration.appID
+        self.configuration = configuration
+        self.logger = logger
+        self.requests = APNsRequestFactory(topic: configuration.topic, configuredPushType: configuration.pushType)
+        self.semaphore = AsyncSemaphore(limit: configuration.inflightRequestLimit)
+
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if !configuration.additionalTrustRoots.isEmpty {
+            tls.additionalTrustRoots = [.certificates(configuration.additionalTrustRoots)]
+        }
+        switch configuration.authentication {
+        case .certificate(let file):
+            tls.certificateChain = try NIOSSLCertificate.fromPEMFile(file).map { .certificate($0) }
+            tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: file, format: .pem))
+            self.providerToken = nil
+        case .token(let key, let keyID, let teamID):
+            self.providerToken = APNsProviderToken(key: key, keyID: keyID, teamID: teamID, now: now)
+        }
+        var clientConfiguration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
+        clientConfiguration.httpVersion = .automatic
+        clientConfiguration.timeout = .init(connect: .seconds(10))
+        self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
+        self.now = now
+    }
+
+    private let now: @Sendable () -> Date
+
+    /// `APNsProvider(<app>, topic <topic>, token <key id>, <host>)`; no secrets.
+    public var description: String {
+        "APNsProvider(\(self.appID), topic \(self.configuration.topic), \(self.configuration.authentication), \(self.configuration.baseURL.host ?? "?"))"
+    }
+
+    /// Keeps the HTTP client until graceful shutdown, then closes it.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try await self.shutdown()
+    }
+
+    /// Closes the HTTP client, for a provider used without ``run()``; call it once.
+    public func shutdown() async throws {
+        try await self.client.shutdown()
+    }
+
+    /// Sends `notification` to the hex device token `token`, giving up at `deadline`.
+    public func deliver(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
+        let fingerprint = Redaction.fingerprint(token)
+        guard ContinuousClock.now < deadline else {
+            return .retryLater(after: nil, reason: "deadline passed before sending")
+        }
+        guard Self.isSafePathSegment(token) else {
+            // APNs answers BadDeviceToken for these; a token with `/` or `?` must not reach the URL.
+            return .invalidToken(reason: "BadDeviceToken")
+        }
+        let body: [UInt8]
+        do {
+            body = try notification.payload.encoded()
+        } catch {
+            return .rejected(reason: "payload cannot be encoded as JSON")
+        }
+        if let problem = self.requests.problem(with: notification, body: body) {
+            self.logger.debug("APNs notification refused before sending", metadata: ["token": "\(fingerprint)", "reason": "\(problem)"])
+            return .rejected(reason: problem)
+        }
+        let outcome = await self.semaphore.withPermit(until: deadline) {
+            await self.send(notification, body: body, to: token, fingerprint: fingerprint, deadline: deadline, mayRenewToken: true)
+        }
+        return outcome ?? .retryLater(after: nil, reason: "in-flight limit reached until the deadline")
+    }
+
+    private func send(
+        _ notification: PushNotification,
+        body: [UInt8],
+        to token: String,
+        fingerprint: String,
+        deadline: ContinuousClock.Instant,
+        mayRenewToken: Bool
+    ) async -> DeliveryOutcome {
+        let remaining = deadline - ContinuousClock.now
+        guard remaining > .zero else {
+            return .retryLater(after: nil, reason: "deadline passed before sending")
+        }
+        var request = HTTPClientRequest(url: self.configuration.baseURL.absoluteString + "/3/device/" + token)
+        request.method = .POST
+        for header in self.requests.headers(for: notification, apnsID: UUID(), now: self.now()) {
+            request.headers.add(name: header.name, value: header.value)
+        }
+        request.headers.add(name: "content-type", value: "application/json")
+        var bearer: String?
+        if let providerToken = self.providerToken {
+            do {
+                let jwt = try await providerToken.token()
+                bearer = jwt
+                request.headers.add(name: "authorization", value: "bearer \(jwt)")
+            } catch {
+                return .rejected(reason: "cannot sign the APNs provider token")
+            }
+        }
+        request.body = .bytes(ByteBuffer(bytes: body))
+
+        let status: Int
+        let reason: String?
+        let retryAfter: Duration?
+        do {
+            let response = try await self.client.execute(request, timeout: .nanoseconds(remaining.wholeNanoseconds), logger: nil)
+            let answer = try await response.body.collect(upTo: 64 * 1024)
+            status = Int(response.status.code)
+            reason = Self.reason(in: answer)
+            retryAfter = RetryAfter.parse(response.headers.first(name: "retry-after"))
+        } catch {
+            let description = String(describing: error).replacingOccurrences(of: token, with: fingerprint)
+            self.logger.debug("APNs request failed", metadata: ["token": "\(fingerprint)", "error": "\(description)"])
+            return .retryLater(after: nil, reason: "transport: \(description)")
+        }
+        self.logger.debug(
+            "APNs answered",
+            metadata: ["token": "\(fingerprint)", "status": "\(status)", "reason": "\(reason ?? "-")"]
+        )
+        switch APNsResponseClassifier.classify(status: status, reason: reason, retryAfter: retryAfter) {
+        case .outcome(let outcome):
+            return outcome
+        case .renewProviderTokenAndRetry:
+            guard mayRenewToken, let providerToken = self.providerToken else {
+                return .rejected(reason: reason ?? "ExpiredProviderToken")
+            }
+            await providerToken.invalidate(bearer)
+            return await self.send(notification, body: body, to: token, fingerprint: fingerprint, deadline: deadline, mayRenewToken: false)
+        }
+    }
+
+    /// Whether `token` is non-empty ASCII letters and digits, so it cannot change the request path.
+    private static func isSafePathSegment(_ token: String) -> Bool {
+        !token.isEmpty && token.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+        }
+    }
+
+    /// The `reason` member of an APNs error body.
+    private static func reason(in body: ByteBuffer) -> String? {
+        guard body.readableBytes > 0,
+            let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+        else { return nil }
+        return object["reason"] as? String
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, saturating.
+    fileprivate var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = self.components
+        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : product + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,76 @@
+public import Foundation
+public import PushgateCore
+
+/// Builds the `apns-*` headers of one notification, from the app's settings.
+public struct APNsRequestFactory: Sendable {
+    /// The app's topic (bundle id).
+    public var topic: String
+    /// The configured `push_type`, which replaces `alert` for alert notifications.
+    public var configuredPushType: APNsPushType?
+
+    /// Creates a factory.
+    public init(topic: String, configuredPushType: APNsPushType?) {
+        self.topic = topic
+        self.configuredPushType = configuredPushType
+    }
+
+    /// The `apns-push-type` for a notification kind.
+    public func pushType(for kind: PushKind) -> String {
+        switch kind {
+        case .alert: self.configuredPushType?.rawValue ?? APNsPushType.alert.rawValue
+        case .background: APNsPushType.background.rawValue
+        case .voip: APNsPushType.voip.rawValue
+        }
+    }
+
+    /// The `apns-topic`: the app's topic, with `.voip` appended for VoIP pushes.
+    public func topic(for kind: PushKind) -> String {
+        guard kind == .voip, !self.topic.hasSuffix(".voip") else { return self.topic }
+        return self.topic + ".voip"
+    }
+
+    /// The `apns-priority`: 10 for high-priority alerts and VoIP, 5 otherwise; background pushes are
+    /// always 5, as APNs requires.
+    public func priority(for notification: PushNotification) -> String {
+        if self.pushType(for: notification.kind) == APNsPushType.background.rawValue { return "5" }
+        switch notification.priority {
+        case .high: return "10"
+        case .normal: return "5"
+        }
+    }
+
+    /// Every `apns-*` header of the request, in a fixed order (without `authorization`).
+    /// - Parameters:
+    ///   - notification: the notification.
+    ///   - apnsID: the request id (a new UUID per attempt).
+    ///   - now: the time `apns-expiration` counts from.
+    public func headers(for notification: PushNotification, apnsID: UUID, now: Date) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = [
+            ("apns-topic", self.topic(for: notification.kind)),
+            ("apns-push-type", self.pushType(for: notification.kind)),
+            ("apns-priority", self.priority(for: notification)),
+            ("apns-id", apnsID.uuidString.lowercased()),
+        ]
+        if let timeToLive = notification.timeToLive {
+            let expiration = Int64(now.timeIntervalSince1970.rounded(.down)) + Int64(max(0, timeToLive))
+            headers.append(("apns-expiration", String(expiration)))
+        }
+        if let collapseID = notification.collapseID, !collapseID.isEmpty {
+            headers.append(("apns-collapse-id", collapseID))
+        }
+        return headers
+    }
+
+    /// Why a notification cannot be sent at all, or nil when it can.
+    /// - Parameter body: the encoded payload.
+    public func problem(with notification: PushNotification, body: [UInt8]) -> String? {
+        let limit = notification.kind == .voip ? APNs.maximumVoIPPayloadSize : APNs.maximumPayloadSize
+        if body.count > limit {
+            return "PayloadTooLarge: \(body.count) bytes, APNs accepts \(limit)"
+        }
+        if let collapseID = notification.collapseID, collapseID.utf8.count > APNs.maximumCollapseIDSize {
+            return "collapse id longer than \(APNs.maximumCollapseIDSize) bytes"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,35 @@
+import PushgateCore
+
+/// Turns an APNs answer (status and `reason`) into a ``DeliveryOutcome``, in one exhaustive switch.
+enum APNsResponseClassifier {
+    /// What to do with an answer.
+    enum Verdict: Equatable {
+        /// Report this outcome.
+        case outcome(DeliveryOutcome)
+        /// The provider token expired: renew it and send once more.
+        case renewProviderTokenAndRetry
+    }
+
+    /// Classifies an answer.
+    /// - Parameters:
+    ///   - status: the HTTP status.
+    ///   - reason: the `reason` of the JSON body, if any.
+    ///   - retryAfter: the `Retry-After` delay, if the server sent one.
+    static func classify(status: Int, reason: String?, retryAfter: Duration?) -> Verdict {
+        let reasonText = reason ?? "HTTP \(status)"
+        switch (status, reason) {
+        case (200, _):
+            return .outcome(.delivered)
+        case (410, "Unregistered"?), (400, "BadDeviceToken"?), (400, "DeviceTokenNotForTopic"?):
+            return .outcome(.invalidToken(reason: reasonText))
+        case (403, "ExpiredProviderToken"?):
+            return .renewProviderTokenAndRetry
+        case (429, _), (500...599, _):
+            return .outcome(.retryLater(after: retryAfter, reason: reasonText))
+        default:
+            // TopicDisallowed, BadTopic, PayloadTooLarge, InvalidProviderToken, 410 ExpiredToken and
+            // anything new: permanent for this notification.
+            return .outcome(.rejected(reason: reasonText))
+        }
+    }
+}

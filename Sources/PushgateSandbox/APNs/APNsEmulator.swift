@@ -1,0 +1,222 @@
+import Crypto
+import Foundation
+import HTTPTypes
+public import Hummingbird
+import HummingbirdHTTP2
+import HummingbirdTLS
+public import Logging
+import NIOCore
+import NIOSSL
+import Synchronization
+
+/// An APNs look-alike for tests, demos and `pushgate sandbox`: HTTP/2 over TLS (ALPN `h2`, or prior
+/// knowledge when the client negotiates nothing, as APNs allows) on a
+/// throw-away certificate authority, token authentication with a `.p8` key it issues (or client
+/// certificates from ``SandboxCertificateAuthority/issueClientCertificate(userID:)``), and APNs'
+/// checks and reasons for `POST /3/device/<token>`.
+///
+/// Every request is recorded in ``log``. Device tokens starting with `dead`, `bad0`, `4290`, `5000`,
+/// `5030` or `e0e0` ask for failures (see ``APNsEmulatorRules``); the first request for an `e0e0` token
+/// marks the provider token it came with as expired, so every later request with it gets
+/// `ExpiredProviderToken` too, while a renewed provider token goes through.
+///
+/// ```swift
+/// let emulator = try APNsEmulator(bundleID: "im.example.ios")
+/// try await emulator.withRunningServer { port in
+///     // configure base_url https://127.0.0.1:<port>, ca_file with emulator.certificateAuthority.caCertificatePEM
+/// }
+/// ```
+public final class APNsEmulator: Sendable {
+    /// The topic it accepts (`<bundleID>.voip` for VoIP).
+    public let bundleID: String
+    /// The issued key id (`key_id`).
+    public let keyID: String
+    /// The issued team id (`team_id`).
+    public let teamID: String
+    /// The issued `.p8` key, PKCS#8 PEM (`keyfile`).
+    public let privateKeyPEM: String
+    /// The CA clients must trust (`ca_file`) and the server certificate.
+    public let certificateAuthority: SandboxCertificateAuthority
+    /// What the emulator received.
+    public let log: SandboxDeliveryLog
+
+    private let verifier: APNsProviderTokenVerifier
+    private let rules: APNsEmulatorRules
+    /// Provider tokens the emulator expired, and the `e0e0` device tokens that already expired one.
+    private struct Expiry {
+        var providerTokens: Set<String> = []
+        var deviceTokens: Set<String> = []
+    }
+
+    private let expiry = Mutex(Expiry())
+
+    /// Creates an emulator with a fresh key, ids and certificates.
+    /// - Parameters:
+    ///   - bundleID: the app's bundle id.
+    ///   - log: where deliveries are recorded.
+    public init(bundleID: String = "im.pushgate.sandbox", log: SandboxDeliveryLog = SandboxDeliveryLog()) throws {
+        let key = P256.Signing.PrivateKey()
+        self.bundleID = bundleID
+        self.keyID = Self.randomIdentifier()
+        self.teamID = Self.randomIdentifier()
+        self.privateKeyPEM = key.pemRepresentation
+        self.certificateAuthority = try SandboxCertificateAuthority(commonName: "Pushgate APNs Sandbox CA")
+        self.log = log
+        self.verifier = APNsProviderTokenVerifier(publicKey: key.publicKey, keyID: self.keyID, teamID: self.teamID)
+        self.rules = APNsEmulatorRules(bundleID: bundleID)
+    }
+
+    /// Ten characters from A-Z and 0-9, the shape of Apple's key and team ids.
+    private static func randomIdentifier() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        return String((0..<10).map { _ in alphabet.randomElement()! })
+    }
+
+    /// The Hummingbird application serving the emulator over TLS with HTTP/2.
+    /// - Parameters:
+    ///   - host: the address to bind, `127.0.0.1` by default.
+    ///   - port: the port; 0 picks a free one, reported to `onServerRunning`.
+    ///   - logger: Hummingbird's logger.
+    ///   - onServerRunning: called with the bound port once the server listens.
+    public func makeApplication(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        logger: Logger = Logger(label: "pushgate.sandbox.apns"),
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        let router = Router(context: APNsEmulatorRequestContext.self)
+        router.post("/3/device/:token") { request, context in
+            try await self.handle(request, context: context)
+        }
+        // Like APNs, speak HTTP/2 on every TLS connection: ALPN offers only `h2`, and clients that
+        // negotiate nothing (aioapns) get HTTP/2 by prior knowledge rather than an HTTP/1.1 fallback.
+        var tls = try self.certificateAuthority.makeServerTLSConfiguration()
+        tls.applicationProtocols = ["h2"]
+        return Application(
+            router: router,
+            server: try .tls(.plaintextHTTP2(), tlsConfiguration: tls),
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            logger: logger
+        )
+    }
+
+    /// Runs the emulator on `127.0.0.1` with a free port while `body` runs, then stops it.
+    /// - Parameter body: receives the bound port.
+    public func withRunningServer<Result: Sendable>(
+        logger: Logger = Logger(label: "pushgate.sandbox.apns"),
+        _ body: @Sendable (Int) async throws -> Result
+    ) async throws -> Result {
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let application = try self.makeApplication(logger: logger) { port in
+            portContinuation.yield(port)
+            portContinuation.finish()
+        }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await application.run() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else {
+                group.cancelAll()
+                throw CancellationError()
+            }
+            do {
+                let result = try await body(port)
+                group.cancelAll()
+                return result
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+        }
+    }
+
+    private func handle(_ request: Request, context: APNsEmulatorRequestContext) async throws -> Response {
+        let token = context.parameters.get("token") ?? ""
+        let body = Array(buffer: try await request.body.collect(upTo: 64 * 1024))
+        var headers: [String: String] = [:]
+        for field in request.headers {
+            let name = field.name.canonicalName
+            if name.hasPrefix("apns-") { headers[name] = field.value }
+        }
+        let authorization = request.headers[HTTPField.Name("authorization")!]
+
+        let verdict: APNsEmulatorRules.Verdict
+        var authentication = "token"
+        if context.httpVersion != "2" {
+            verdict = .init(status: 505, reason: nil)
+        } else if authorization == nil, let userID = await Self.clientCertificateUserID(context.channel) {
+            // Certificate authentication: the certificate is for one bundle id.
+            authentication = "certificate"
+            verdict = userID == self.bundleID
+                ? self.rules.verdict(for: .init(token: token, headers: headers, body: body))
+                : .init(status: 400, reason: "TopicDisallowed")
+        } else if let problem = self.providerTokenProblem(authorization, token: token) {
+            verdict = .init(status: 403, reason: problem)
+        } else {
+            verdict = self.rules.verdict(for: .init(token: token, headers: headers, body: body))
+        }
+
+        var recorded = headers
+        recorded["http-version"] = context.httpVersion
+        recorded["authentication"] = authentication
+        self.log.record(
+            SandboxDelivery(
+                provider: "apns",
+                token: token,
+                status: verdict.status,
+                reason: verdict.reason,
+                headers: recorded,
+                body: String(decoding: body, as: UTF8.self)
+            )
+        )
+
+        var responseHeaders = HTTPFields()
+        responseHeaders[HTTPField.Name("apns-id")!] = headers["apns-id"] ?? UUID().uuidString.lowercased()
+        guard let reason = verdict.reason else {
+            return Response(status: .init(code: verdict.status), headers: responseHeaders, body: Self.body(nil))
+        }
+        var answer: [String: Any] = ["reason": reason]
+        if reason == "Unregistered" { answer["timestamp"] = Int64(Date().timeIntervalSince1970 * 1000) }
+        let json = try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys])
+        responseHeaders[.contentType] = "application/json"
+        return Response(status: .init(code: verdict.status), headers: responseHeaders, body: Self.body(ByteBuffer(bytes: json)))
+    }
+
+    /// A response body that ends the HTTP/2 stream with a HEADERS frame (empty trailers) instead of
+    /// the empty DATA frame Hummingbird otherwise sends last: aioapns parses every DATA frame as JSON
+    /// and drops the connection on an empty one.
+    private static func body(_ buffer: ByteBuffer?) -> ResponseBody {
+        ResponseBody(contentLength: buffer?.readableBytes ?? 0) { writer in
+            if let buffer { try await writer.write(buffer) }
+            try await writer.finish(HTTPFields())
+        }
+    }
+
+    /// The subject UID of the client certificate the connection presented (verified against the CA by
+    /// TLS), or nil without one.
+    private static func clientCertificateUserID(_ channel: any Channel) async -> String? {
+        let connection = channel.parent ?? channel
+        let der = try? await connection.eventLoop.submit { () -> [UInt8]? in
+            let handler = try connection.pipeline.syncOperations.handler(type: NIOSSLHandler.self)
+            return try handler.peerCertificate?.toDERBytes()
+        }.get()
+        guard let der = der ?? nil else { return nil }
+        return SandboxCertificateAuthority.userID(ofDER: der)
+    }
+
+    /// Verifies the provider token. The first request for an `e0e0` device token expires the provider
+    /// token it carries, as if it had grown too old: that request and every later one with the same
+    /// provider token get `ExpiredProviderToken`.
+    private func providerTokenProblem(_ authorization: String?, token: String) -> String? {
+        if let problem = self.verifier.problem(with: authorization) { return problem }
+        let jwt = authorization ?? ""
+        return self.expiry.withLock { expiry in
+            if expiry.providerTokens.contains(jwt) { return "ExpiredProviderToken" }
+            if APNsEmulatorRules.asksForExpiredProviderToken(token), expiry.deviceTokens.insert(token.lowercased()).inserted {
+                expiry.providerTokens.insert(jwt)
+                return "ExpiredProviderToken"
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+@testable import PushgateAPNs
+import PushgateCore
+import Testing
+
+@Suite("APNs headers and outcome mapping")
+struct APNsRequestAndOutcomeTests {
+    @Test func configuredPushTypeReplacesAlertOnly() {
+        let factory = APNsRequestFactory(topic: "im.example", configuredPushType: .background)
+        let alert = PushNotification(kind: .alert, priority: .high, payload: .object([:]))
+        let voip = PushNotification(kind: .voip, priority: .high, payload: .object([:]))
+        #expect(factory.pushType(for: .alert) == "background")
+        #expect(factory.priority(for: alert) == "5")
+        #expect(factory.pushType(for: .voip) == "voip")
+        #expect(factory.priority(for: voip) == "10")
+        #expect(factory.topic(for: .voip) == "im.example.voip")
+        #expect(APNsRequestFactory(topic: "im.example.voip", configuredPushType: nil).topic(for: .voip) == "im.example.voip")
+    }
+
+    @Test func headersCarryExpirationAndCollapseID() {
+        let factory = APNsRequestFactory(topic: "im.example", configuredPushType: nil)
+        let notification = PushNotification(kind: .alert, priority: .normal, payload: .object([:]), timeToLive: 60, collapseID: "c")
+        let id = UUID()
+        let headers = factory.headers(for: notification, apnsID: id, now: Date(timeIntervalSince1970: 1000.7))
+        #expect(headers.map(\.name) == ["apns-topic", "apns-push-type", "apns-priority", "apns-id", "apns-expiration", "apns-collapse-id"])
+        #expect(headers.map(\.value) == ["im.example", "alert", "5", id.uuidString.lowercased(), "1060", "c"])
+        let long = PushNotification(payload: .object([:]), collapseID: String(repeating: "x", count: 65))
+        #expect(factory.problem(with: long, body: []) != nil)
+    }
+
+    @Test(arguments: [
+        (200, nil, APNsResponseClassifier.Verdict.outcome(.delivered)),
+        (410, "Unregistered", .outcome(.invalidToken(reason: "Unregistered"))),
+        (400, "BadDeviceToken", .outcome(.invalidToken(reason: "BadDeviceToken"))),
+        (400, "DeviceTokenNotForTopic", .outcome(.invalidToken(reason: "DeviceTokenNotForTopic"))),
+        (400, "TopicDisallowed", .outcome(.rejected(reason: "TopicDisallowed"))),
+        (413, "PayloadTooLarge", .outcome(.rejected(reason: "PayloadTooLarge"))),
+        (403, "InvalidProviderToken", .outcome(.rejected(reason: "InvalidProviderToken"))),
+        (403, "ExpiredProviderToken", .renewProviderTokenAndRetry),
+        (429, "TooManyRequests", .outcome(.retryLater(after: .seconds(7), reason: "TooManyRequests"))),
+        (500, "InternalServerError", .outcome(.retryLater(after: .seconds(7), reason: "InternalServerError"))),
+        (503, "Shutdown", .outcome(.retryLater(after: .seconds(7), reason: "Shutdown"))),
+        (502, nil, .outcome(.retryLater(after: .seconds(7), reason: "HTTP 502"))),
+        (404, nil, .outcome(.rejected(reason: "HTTP 404"))),
+    ] as [(Int, String?, APNsResponseClassifier.Verdict)])
+    func statusAndReasonMapToOutcomes(_ status: Int, _ reason: String?, _ expected: APNsResponseClassifier.Verdict) {
+        #expect(APNsResponseClassifier.classify(status: status, reason: reason, retryAfter: .seconds(7)) == expected)
+    }
+}
