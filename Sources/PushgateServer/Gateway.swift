@@ -44,6 +44,9 @@ public struct Gateway: Sendable {
         // Back ends first: a configuration error must stop start-up before anything is opened.
         let configuredApps = try ProviderFactory.configure(configuration.apps)
         let matrixOptions = try Self.matrixOptions(configuration.apps)
+        for key in configuredApps.flatMap(\.unknownKeys) {
+            logger.warning("configuration: unknown key \(key) (ignored)")
+        }
         let store = try await StoreFactory.open(configuration.database, logger: logger)
         let backEnds = try configuredApps.map { try ProviderFactory.build($0, logger: logger) }
         let metrics = GatewayMetrics()
@@ -86,6 +89,16 @@ public struct Gateway: Sendable {
             )
         }
         return Gateway(store: store, metrics: metrics, dispatcher: dispatcher, services: services, logger: logger)
+    }
+
+    /// Checks everything start-up would check without opening anything: every app's settings and key
+    /// files.
+    /// - Returns: warnings about keys that are ignored.
+    /// - Throws: ``ConfigurationError`` naming the key at fault.
+    public static func check(_ configuration: GatewayConfiguration) throws -> [String] {
+        let configured = try ProviderFactory.configure(configuration.apps)
+        _ = try Self.matrixOptions(configuration.apps)
+        return configured.flatMap(\.unknownKeys).map { "unknown key \($0) (ignored)" }
     }
 
     /// The Matrix payload options of every app (Sygnal's `send_badge_counts`, `convert_device_token_to_hex`).

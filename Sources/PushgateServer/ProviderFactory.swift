@@ -1,4 +1,5 @@
 import Logging
+import PushgateAPNs
 import PushgateConfig
 import PushgateCore
 import PushgateFCM
@@ -16,6 +17,7 @@ enum ProviderFactory {
 
     /// A checked app configuration.
     enum Configured: Sendable {
+        case apns(APNsConfiguration)
         case webPush(WebPushConfiguration)
         case fcm(FCMConfiguration)
 
@@ -24,6 +26,7 @@ enum ProviderFactory {
             switch self {
             case .webPush(let configuration): configuration.unknownKeys
             case .fcm(let configuration): configuration.unknownKeys
+            case .apns(let configuration): configuration.unknownKeys
             }
         }
     }
@@ -41,7 +44,7 @@ enum ProviderFactory {
         case .gcm:
             return .fcm(try FCMConfiguration(settings: app))
         case .apns:
-            throw ConfigurationError(key: app.options.keyPath("type"), "the \(app.kind.rawValue) back end is not available in this build yet")
+            return .apns(try APNsConfiguration(settings: app))
         }
     }
 
@@ -55,6 +58,9 @@ enum ProviderFactory {
             return (provider, provider)
         case .fcm(let configuration):
             let provider = try FCMProvider(configuration: configuration, logger: logger)
+            return (provider, provider)
+        case .apns(let configuration):
+            let provider = try APNsProvider(configuration: configuration, logger: logger)
             return (provider, provider)
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PushgateConfig
+import PushgateServer
 
 /// `pushgate check-config`: validates a configuration and says what it found.
 struct CheckConfigCommand: ParsableCommand {
@@ -12,7 +13,13 @@ struct CheckConfigCommand: ParsableCommand {
     @OptionGroup var config: ConfigOptions
 
     func run() throws {
-        let configuration = try self.config.load()
+        var configuration = try self.config.load()
+        do {
+            configuration.warnings += try Gateway.check(configuration)
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("pushgate: invalid configuration in \(self.config.source.displayDescription): \(error)\n".utf8))
+            throw ExitCode(2)
+        }
         for warning in configuration.warnings {
             FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
         }

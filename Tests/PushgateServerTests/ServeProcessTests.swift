@@ -1,4 +1,6 @@
 import AsyncHTTPClient
+import Crypto
+import PushgateSandbox
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -128,15 +130,21 @@ struct ServeProcessTests {
 
     @Test func checkConfigDescribesAValidConfiguration() async throws {
         let directory = try TemporaryDirectory()
+        // Real credentials, as the sandbox issues them: check-config reads every key file.
+        let apns = try APNsEmulator(bundleID: "im.example.ios")
+        let p8 = try directory.write("k.p8", apns.privateKeyPEM)
+        let fcm = try FCMEmulator(log: SandboxDeliveryLog())
+        try fcm.writeServiceAccount(baseURL: "http://127.0.0.1:1", to: directory.path("f.json"))
+        let vapid = try directory.write("v.pem", P256.Signing.PrivateKey().pemRepresentation)
         let config = try directory.write("sygnal.yaml", """
             http: {port: 5123}
             database: {url: 'postgres://pushgate:hunter2@db.internal:5432/pushgate'}
             unknown_section: {a: 1}
             apps:
-              im.example.ios: {type: apns, keyfile: k.p8, key_id: K, team_id: T, topic: im.example.ios}
-              im.example.android: {type: gcm, api_version: v1, project_id: p, service_account_file: f.json}
-              im.example.web: {type: webpush, vapid_private_key: v.pem, vapid_contact_email: a@example.org}
-              im.example.ios.voip: {type: apns, keyfile: k.p8, key_id: K, team_id: T, topic: im.example.ios}
+              im.example.ios: {type: apns, keyfile: \(p8), key_id: \(apns.keyID), team_id: \(apns.teamID), topic: im.example.ios}
+              im.example.android: {type: gcm, api_version: v1, project_id: \(fcm.projectID), service_account_file: \(directory.path("f.json")), colour: blue}
+              im.example.web: {type: webpush, vapid_private_key: \(vapid), vapid_contact_email: a@example.org}
+              im.example.ios.voip: {type: apns, keyfile: \(p8), key_id: \(apns.keyID), team_id: \(apns.teamID), topic: im.example.ios}
             """)
         let result = try await GatewayProcess.run(["check-config", "--config", config])
         #expect(result.status == 0, "\(result.errors)")
@@ -146,6 +154,18 @@ struct ServeProcessTests {
         #expect(result.output.contains("postgres (pushgate@db.internal:5432/pushgate"))
         #expect(!result.output.contains("hunter2"))
         #expect(result.errors.contains("unknown_section"))
+        #expect(result.errors.contains("apps.im.example.android.colour"))
+    }
+
+    @Test func checkConfigReadsTheAppsKeyFiles() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("sygnal.yaml", """
+            apps:
+              im.example.web: {type: webpush, vapid_private_key: \(directory.path("absent.pem")), vapid_contact_email: a@example.org}
+            """)
+        let result = try await GatewayProcess.run(["check-config", "--config", config])
+        #expect(result.status == 2)
+        #expect(result.errors.contains("apps.im.example.web.vapid_private_key"))
     }
 
     @Test func checkConfigRejectsAnInvalidConfigurationWithStatus2() async throws {
