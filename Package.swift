@@ -206,6 +206,7 @@ let package = Package(
                 "PushgateWebPush",
                 "PushgateFCM",
                 "PushgateAPNs",
+                "PushgateSandbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -221,11 +222,15 @@ let package = Package(
                 "PushgateServer",
                 "PushgateConfig",
                 "PushgateCore",
+                "PushgateSandbox",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // Shared by the test targets: running reference implementations and other programs.
+        .target(name: "PushgateTestSupport"),
         // Throughput and latency against the in-process emulators (see benchmarks/README.md).
         .executableTarget(
             name: "pushgate-bench",
@@ -249,6 +254,7 @@ let package = Package(
         .testTarget(
             name: "PushgateSandboxTests",
             dependencies: [
+                "PushgateTestSupport",
                 "PushgateSandbox",
                 "PushgateProviderSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -291,6 +297,7 @@ let package = Package(
         .testTarget(
             name: "PushgateAPNsTests",
             dependencies: [
+                "PushgateTestSupport",
                 "PushgateAPNs",
                 "PushgateSandbox",
                 "PushgateCore",
@@ -311,6 +318,7 @@ let package = Package(
         .testTarget(
             name: "PushgateFCMTests",
             dependencies: [
+                "PushgateTestSupport",
                 "PushgateFCM",
                 "PushgateSandbox",
                 "PushgateCore",
@@ -331,6 +339,7 @@ let package = Package(
         .testTarget(
             name: "PushgateWebPushTests",
             dependencies: [
+                "PushgateTestSupport",
                 "PushgateWebPush",
                 "PushgateSandbox",
                 "PushgateCore",

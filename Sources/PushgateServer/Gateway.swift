@@ -5,6 +5,8 @@ public import PushgateConfig
 public import PushgateDelivery
 import Prometheus
 import PushgateMatrix
+import PushgateSandbox
+public import Foundation
 public import PushgateStore
 public import ServiceLifecycle
 public import UnixSignals
@@ -39,8 +41,22 @@ public struct Gateway: Sendable {
     public static func build(
         configuration: GatewayConfiguration,
         logger: Logger,
+        sandboxDirectory: URL = URL(fileURLWithPath: "pushgate-sandbox"),
         onListening: @escaping ListeningHandler = { _, _, _ in }
     ) async throws -> Gateway {
+        var configuration = configuration
+        // With no apps, run the provider emulators in-process with one demo app each, so that a
+        // newcomer sees deliveries work before holding any credentials.
+        var sandbox: SandboxEnvironment?
+        if configuration.apps.isEmpty {
+            let environment = try SandboxEnvironment.prepare(directory: sandboxDirectory, logger: logger)
+            configuration.apps = try GatewayConfiguration(yaml: environment.appsYAML).apps
+            sandbox = environment
+            logger.notice(
+                "no apps are configured: running the built-in sandbox",
+                metadata: ["apps": "\(configuration.apps.map(\.id).joined(separator: ", "))", "credentials": "\(sandboxDirectory.path)"]
+            )
+        }
         // Back ends first: a configuration error must stop start-up before anything is opened.
         let configuredApps = try ProviderFactory.configure(configuration.apps)
         let matrixOptions = try Self.matrixOptions(configuration.apps)
@@ -65,14 +81,18 @@ public struct Gateway: Sendable {
             dispatcher: dispatcher, apps: matrixOptions, store: store,
             metrics: MatrixMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry)), logger: logger
         )
+        var sandboxRoutes: [GatewayRoute] = []
+        if let log = sandbox?.log {
+            sandboxRoutes.append(GatewayRoute(.get, "/sandbox/deliveries") { _, _ in SandboxEnvironment.deliveriesResponse(log) })
+        }
         let router = GatewayRouterBuilder.build(
-            routes: operations.routes + matrix.routes,
+            routes: operations.routes + matrix.routes + sandboxRoutes,
             metrics: metrics,
             maxRequestBodySize: configuration.http.maxRequestBodySize,
             accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor
         )
         let responder = router.buildResponder()
-        var services: [any Service] = [store] + backEnds.map(\.service) + [worker]
+        var services: [any Service] = try (sandbox?.services() ?? []) + [store] + backEnds.map(\.service) + [worker]
         for address in configuration.http.bindAddresses {
             services.append(
                 Self.listener(name: "http", responder: responder, host: address, port: configuration.http.port, logger: logger, onListening: onListening)

@@ -25,9 +25,6 @@ struct ServeCommand: AsyncParsableCommand {
         for warning in configuration.warnings {
             logger.warning("configuration: \(warning)")
         }
-        if configuration.apps.isEmpty {
-            logger.notice("no apps are configured")
-        }
         let gateway: Gateway
         do {
             gateway = try await Gateway.build(configuration: configuration, logger: logger)

@@ -1,5 +1,6 @@
 import Foundation
 import PushgateSandbox
+import PushgateTestSupport
 import Testing
 
 /// The emulator against a third-party client: aioapns (Sygnal's APNs library) over real TLS and HTTP/2.
@@ -62,7 +63,7 @@ struct AioapnsCrossCheckTests {
             let scriptPath = try directory.write("send.py", Self.script)
             let good = deviceToken()
             let dead = deviceToken("dead")
-            let (status, output, errors) = try await Self.run(
+            let (status, output, errors) = try await Self.runProcess(
                 python,
                 [scriptPath, harness.keyPath, harness.emulator.keyID, harness.emulator.teamID, harness.emulator.bundleID,
                  harness.caPath, String(harness.port), good, dead, good]
@@ -88,26 +89,8 @@ struct AioapnsCrossCheckTests {
         }
     }
 
-    /// Runs a process to completion, returning its status, standard output and standard error.
-    static func run(_ executable: String, _ arguments: [String]) async throws -> (Int32, String, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { process in continuation.resume(returning: process.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        let outputText = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (status, outputText, errorText)
+    static func runProcess(_ executable: String, _ arguments: [String]) async throws -> (Int32, String, String) {
+        let result = try await ExternalProcess.run(executable, arguments)
+        return (result.status, result.output, result.errors)
     }
 }

@@ -67,7 +67,7 @@ struct DispatcherAndOutboxTests {
 
     @Test func aFullInflightLimitFailsFastInsteadOfQueueing() async throws {
         let (store, _) = try await Self.openStore()
-        let slow = ScriptedProvider(appID: "slow", delay: .milliseconds(500))
+        let slow = ScriptedProvider(appID: "slow", delay: .seconds(6))
         let fast = ScriptedProvider(appID: "fast")
         let dispatcher = Dispatcher(
             directory: ProviderDirectory([slow, fast]), inflightLimits: ["slow": 1], store: store,
@@ -81,7 +81,8 @@ struct DispatcherAndOutboxTests {
                 Issue.record("expected the limit to refuse the second delivery")
                 return
             }
-            #expect(ContinuousClock.now - started < .milliseconds(200))
+            // Queueing behind the first would take about 6 s.
+            #expect(ContinuousClock.now - started < .seconds(3))
             // Another app is not held up by the slow one.
             #expect(await dispatcher.deliver(Self.notification, appID: "fast", token: "c", timeout: .seconds(5)) == .delivered)
             #expect(await first == .delivered)

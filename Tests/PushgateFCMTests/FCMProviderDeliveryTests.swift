@@ -174,7 +174,7 @@ struct FCMProviderDeliveryTests {
             let start = clock.now
             let waiting = await fcm.provider.deliver(.sample(), to: "device-impatient", deadline: .now + .milliseconds(300))
             #expect(waiting == .retryLater(after: nil, reason: "deadline passed while waiting for a connection (max_connections 1)"))
-            #expect(start.duration(to: clock.now) < .seconds(2))
+            #expect(start.duration(to: clock.now) < .seconds(5))
             #expect(await first == .delivered)
             #expect(fcm.emulator.log.all.map(\.token) == ["slow-2"])
         }
@@ -191,7 +191,7 @@ struct FCMProviderDeliveryTests {
                 return
             }
             #expect(reason.contains("deadline"))
-            #expect(elapsed < .seconds(2))
+            #expect(elapsed < .seconds(5))
 
             let sendsBefore = fcm.emulator.sendRequestCount
             let passed = await fcm.provider.deliver(.sample(), to: "device-late", deadline: .now - .seconds(1))

@@ -74,7 +74,7 @@ struct EmulatedFCM: Sendable {
         emulatorNow: @escaping @Sendable () -> Date = { Date() },
         _ body: @Sendable (EmulatedFCM) async throws -> Void
     ) async throws {
-        let emulator = try FCMEmulator(slowDelay: .seconds(3), now: emulatorNow)
+        let emulator = try FCMEmulator(slowDelay: .seconds(8), now: emulatorNow)
         let directory = try TemporaryDirectory()
         let app = Application(
             router: emulator.buildRouter(),

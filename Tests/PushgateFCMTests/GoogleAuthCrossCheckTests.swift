@@ -5,6 +5,7 @@ import NIOHTTP1
 import PushgateCore
 import PushgateProviderSupport
 import PushgateSandbox
+import PushgateTestSupport
 import Testing
 
 /// The emulator against Google's own client library (google-auth), run from the project's Python venv.
@@ -26,24 +27,8 @@ struct GoogleAuthCrossCheckTests {
 
     /// Runs the interpreter named by `PUSHGATE_TEST_PYTHON`; the test fails when it is not set.
     static func runPython(arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
-        let interpreter = try #require(
-            ProcessInfo.processInfo.environment["PUSHGATE_TEST_PYTHON"],
-            "Set PUSHGATE_TEST_PYTHON to a Python with google-auth and requests (e.g. /work/main/.venv/bin/python)"
-        )
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: interpreter)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (status, text, problems)
+        let result = try await ExternalProcess.run(try PythonReference.interpreter(), arguments)
+        return (result.status, result.output, result.errors)
     }
 
     static func postForm(_ form: String, to url: String) async throws -> (status: Int, body: String) {

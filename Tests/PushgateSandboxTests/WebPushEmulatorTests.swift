@@ -6,6 +6,7 @@ import HTTPTypes
 import NIOCore
 import PushgateProviderSupport
 @testable import PushgateSandbox
+import PushgateTestSupport
 import Testing
 
 @Suite("Web Push emulator")
@@ -29,10 +30,10 @@ struct WebPushEmulatorTests {
         print(v.sign({"aud": sys.argv[1], "sub": "mailto:ops@example.org"})["Authorization"])
         """
 
-    @Test func decryptsWhatTheReferenceImplementationEncrypts() throws {
+    @Test func decryptsWhatTheReferenceImplementationEncrypts() async throws {
         let subscription = WebPushSubscriptionIssuer().issue(id: "s1")
         let plaintext = #"{"room_id":"!r:x","unread":2,"body":"héllo ✓"}"#
-        let encoded = try PythonReference.run(Self.encryptScript, arguments: [
+        let encoded = try await PythonReference.run(Self.encryptScript, arguments: [
             Base64URL.encode(subscription.privateKey.publicKey.x963Representation), Base64URL.encode(subscription.authSecret), plaintext,
         ])
         let body = try #require(Data(base64Encoded: encoded))
@@ -45,8 +46,8 @@ struct WebPushEmulatorTests {
         }
     }
 
-    @Test func acceptsAReferenceVAPIDHeaderAndRefusesForgeries() throws {
-        let header = try PythonReference.run(Self.vapidScript, arguments: ["http://127.0.0.1:8080"])
+    @Test func acceptsAReferenceVAPIDHeaderAndRefusesForgeries() async throws {
+        let header = try await PythonReference.run(Self.vapidScript, arguments: ["http://127.0.0.1:8080"])
         #expect(try VAPIDVerifier.verify(authorization: header, origin: "http://127.0.0.1:8080", now: Date()) == "mailto:ops@example.org")
         #expect(throws: VAPIDVerifier.Failure.self) {
             try VAPIDVerifier.verify(authorization: header, origin: "http://127.0.0.1:9999", now: Date())
@@ -67,8 +68,8 @@ struct WebPushEmulatorTests {
         let router = Router()
         emulator.addRoutes(to: router) { "http://127.0.0.1:1" }
         let app = Application(router: router)
-        let header = try PythonReference.run(Self.vapidScript, arguments: ["http://127.0.0.1:1"])
-        let encoded = try PythonReference.run(Self.encryptScript, arguments: [
+        let header = try await PythonReference.run(Self.vapidScript, arguments: ["http://127.0.0.1:1"])
+        let encoded = try await PythonReference.run(Self.encryptScript, arguments: [
             Base64URL.encode(subscription.privateKey.publicKey.x963Representation), Base64URL.encode(subscription.authSecret), #"{"ok":true}"#,
         ])
         let body = ByteBuffer(bytes: try #require(Data(base64Encoded: encoded)))

@@ -3,6 +3,7 @@ import Foundation
 import PushgateProviderSupport
 @testable import PushgateWebPush
 import Synchronization
+import PushgateTestSupport
 import Testing
 
 @Suite("VAPID signer")
@@ -55,7 +56,7 @@ struct VAPIDSignerTests {
         let header = try await signer.authorization(for: URL(string: "https://push.example.net:8443/wpush/v2/abc?x=1")!)
         let (token, k) = try Self.parts(of: header)
         #expect(k == Base64URL.encode(key.publicKey.x963Representation))
-        let output = try PythonReference.run(Self.verifyScript, arguments: [token, k])
+        let output = try await PythonReference.run(Self.verifyScript, arguments: [token, k])
         let decoded = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: [String: Any]])
         #expect(decoded["header"]?["alg"] as? String == "ES256")
         #expect(decoded["header"]?["typ"] as? String == "JWT")
@@ -65,8 +66,8 @@ struct VAPIDSignerTests {
         #expect(decoded["claims"]?.count == 3)
     }
 
-    @Test func keysFromPyVAPIDLoadInBothPEMForms() throws {
-        let lines = try PythonReference.run(Self.generateScript).split(separator: "\n").map(String.init)
+    @Test func keysFromPyVAPIDLoadInBothPEMForms() async throws {
+        let lines = try await PythonReference.run(Self.generateScript).split(separator: "\n").map(String.init)
         try #require(lines.count == 3)
         let pkcs8 = String(decoding: try #require(Data(base64Encoded: lines[0])), as: UTF8.self)
         let sec1 = String(decoding: try #require(Data(base64Encoded: lines[1])), as: UTF8.self)

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PushgateProviderSupport
 @testable import PushgateWebPush
+import PushgateTestSupport
 import Testing
 
 @Suite("Web Push aes128gcm encryption")
@@ -30,21 +31,21 @@ struct WebPushEncryptionTests {
     }
 
     @Test(arguments: [0, 1, 120, WebPushEncryption.maximumPlaintextSize])
-    func pythonHTTPECEDecryptsOurBodies(size: Int) throws {
+    func pythonHTTPECEDecryptsOurBodies(size: Int) async throws {
         let subscriber = TestFixtures.Subscriber()
         let plaintext = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
         let body = try WebPushEncryption.encrypt(plaintext, for: Self.subscription(for: subscriber))
-        let output = try PythonReference.run(
+        let output = try await PythonReference.run(
             Self.decryptScript,
             arguments: [Array(subscriber.key.rawRepresentation).hex, body.hex, subscriber.authSecret.hex]
         )
         #expect(output == plaintext.hex)
     }
 
-    @Test func weDecryptBodiesFromPythonHTTPECE() throws {
+    @Test func weDecryptBodiesFromPythonHTTPECE() async throws {
         let subscriber = TestFixtures.Subscriber()
         let plaintext = Array(#"{"room_id":"!r:example.org","unread":2}"#.utf8)
-        let output = try PythonReference.run(
+        let output = try await PythonReference.run(
             Self.encryptScript,
             arguments: [Array(subscriber.key.publicKey.x963Representation).hex, subscriber.authSecret.hex, plaintext.hex]
         )
@@ -72,7 +73,7 @@ struct WebPushEncryptionTests {
     }
 
     /// With the same salt and sender key, http_ece produces the same bytes as we do.
-    @Test func fixedInputsMatchPythonHTTPECEByteForByte() throws {
+    @Test func fixedInputsMatchPythonHTTPECEByteForByte() async throws {
         let subscriber = TestFixtures.Subscriber()
         let sender = P256.KeyAgreement.PrivateKey()
         let salt = (0..<16).map { _ in UInt8.random(in: 0...255) }
@@ -88,7 +89,7 @@ struct WebPushEncryptionTests {
                                     dh=bytes.fromhex(sys.argv[3]), auth_secret=bytes.fromhex(sys.argv[4]), version="aes128gcm")
             sys.stdout.write(body.hex())
             """
-        let output = try PythonReference.run(
+        let output = try await PythonReference.run(
             script,
             arguments: [
                 Array(sender.rawRepresentation).hex, salt.hex, Array(subscriber.key.publicKey.x963Representation).hex,

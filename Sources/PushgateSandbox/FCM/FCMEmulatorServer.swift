@@ -57,7 +57,7 @@ public struct FCMEmulatorServer: Service {
                 onServerRunning: running,
                 logger: self.logger
             )
-            try await application.runService()
+            try await application.run()
         } else {
             let application = Application(
                 router: self.emulator.buildRouter(),
@@ -66,7 +66,7 @@ public struct FCMEmulatorServer: Service {
                 onServerRunning: running,
                 logger: self.logger
             )
-            try await application.runService()
+            try await application.run()
         }
     }
 }

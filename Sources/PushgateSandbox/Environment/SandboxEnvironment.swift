@@ -1,0 +1,134 @@
+import Crypto
+public import Foundation
+public import Hummingbird
+public import Logging
+import NIOCore
+public import ServiceLifecycle
+
+/// The three provider emulators together, with ready-made credentials: what `pushgate sandbox` runs, and
+/// what `pushgate serve` runs in-process when no apps are configured.
+///
+/// ``prepare(directory:host:logger:)`` picks the ports, writes the credentials and an example
+/// configuration into `directory`, and returns the emulators as services to run.
+public struct SandboxEnvironment: Sendable {
+    /// Every delivery the emulators received.
+    public let log: SandboxDeliveryLog
+    /// The APNs emulator (HTTP/2 over TLS).
+    public let apns: APNsEmulator
+    /// The FCM emulator (OAuth token endpoint and messages:send).
+    public let fcm: FCMEmulator
+    /// The Web Push service emulator.
+    public let webPush: WebPushEmulator
+    /// The address the emulators listen on.
+    public let host: String
+    /// The APNs, FCM and Web Push emulators' ports.
+    public let apnsPort: Int, fcmPort: Int, webPushPort: Int
+    /// Where the credentials and the example configuration are.
+    public let directory: URL
+    /// A device token each demo app delivers to.
+    public let demoAPNsToken: String, demoFCMToken: String, demoWebPushSubscription: String
+    private let logger: Logger
+
+    /// The app ids of the demo apps.
+    public static let demoAppIDs = (apns: "demo.apns", fcm: "demo.fcm", webPush: "demo.webpush")
+
+    /// Creates the emulators and writes their credentials.
+    /// - Throws: when the directory cannot be written or no free port is found.
+    public static func prepare(directory: URL, host: String = "127.0.0.1", logger: Logger) throws -> SandboxEnvironment {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        guard let apnsPort = FreePort.pick(host: host), let fcmPort = FreePort.pick(host: host), let webPushPort = FreePort.pick(host: host) else {
+            throw SandboxError("no free port on \(host)")
+        }
+        let log = SandboxDeliveryLog()
+        let apns = try APNsEmulator(bundleID: "im.pushgate.sandbox", log: log)
+        let fcm = try FCMEmulator(log: log)
+        let webPush = WebPushEmulator(log: log)
+        let subscription = webPush.issuer.issue(id: "demo")
+        let environment = SandboxEnvironment(
+            log: log, apns: apns, fcm: fcm, webPush: webPush, host: host, apnsPort: apnsPort, fcmPort: fcmPort, webPushPort: webPushPort,
+            directory: directory, demoAPNsToken: String(repeating: "a1", count: 32), demoFCMToken: "demo-fcm-registration-token",
+            demoWebPushSubscription: subscription.json(baseURL: "http://\(host):\(webPushPort)"), logger: logger
+        )
+        try environment.writeCredentials()
+        return environment
+    }
+
+    private func path(_ name: String) -> String { self.directory.appendingPathComponent(name).path }
+
+    private func writeCredentials() throws {
+        try self.apns.privateKeyPEM.write(toFile: self.path("apns-key.p8"), atomically: true, encoding: .utf8)
+        try self.apns.certificateAuthority.caCertificatePEM.write(toFile: self.path("sandbox-ca.pem"), atomically: true, encoding: .utf8)
+        try self.fcm.writeServiceAccount(baseURL: "http://\(self.host):\(self.fcmPort)", to: self.path("fcm-service-account.json"))
+        try P256.Signing.PrivateKey().pemRepresentation.write(toFile: self.path("vapid.pem"), atomically: true, encoding: .utf8)
+        try self.demoWebPushSubscription.write(toFile: self.path("webpush-subscription.json"), atomically: true, encoding: .utf8)
+        try ("# Pushgate sandbox: apps that deliver to the local provider emulators.\n" + self.appsYAML)
+            .write(toFile: self.path("pushgate-sandbox.yaml"), atomically: true, encoding: .utf8)
+    }
+
+    /// An `apps:` section with one demo app per provider, pointed at the emulators.
+    public var appsYAML: String {
+        """
+        # Demo tokens: APNs \(self.demoAPNsToken), FCM \(self.demoFCMToken),
+        # Web Push: the subscription in webpush-subscription.json.
+        # Special tokens make each failure: see GET /sandbox/deliveries for what arrived.
+        apps:
+          \(Self.demoAppIDs.apns):
+            type: apns
+            keyfile: \(self.path("apns-key.p8"))
+            key_id: \(self.apns.keyID)
+            team_id: \(self.apns.teamID)
+            topic: \(self.apns.bundleID)
+            base_url: https://\(self.host):\(self.apnsPort)
+            ca_file: \(self.path("sandbox-ca.pem"))
+          \(Self.demoAppIDs.fcm):
+            type: gcm
+            api_version: v1
+            project_id: \(self.fcm.projectID)
+            service_account_file: \(self.path("fcm-service-account.json"))
+            base_url: http://\(self.host):\(self.fcmPort)
+          \(Self.demoAppIDs.webPush):
+            type: webpush
+            vapid_private_key: \(self.path("vapid.pem"))
+            vapid_contact_email: sandbox@pushgate.invalid
+            allowed_endpoints: ['\(self.host):\(self.webPushPort)']
+
+        """
+    }
+
+    /// The emulators, as services: APNs (TLS, HTTP/2), FCM, and Web Push (which also answers
+    /// `GET /sandbox/deliveries`).
+    public func services() throws -> [any Service] {
+        let apns = try self.apns.makeApplication(host: self.host, port: self.apnsPort, logger: self.logger)
+        let fcm = FCMEmulatorServer(emulator: self.fcm, host: self.host, port: self.fcmPort, logger: self.logger)
+        let router = Router()
+        let origin = "http://\(self.host):\(self.webPushPort)"
+        self.webPush.addRoutes(to: router) { origin }
+        let log = self.log
+        router.get("/sandbox/deliveries") { _, _ in Self.deliveriesResponse(log) }
+        let webPush = Application(router: router, configuration: .init(address: .hostname(self.host, port: self.webPushPort)), logger: self.logger)
+        return [SandboxApplication(name: "apns-emulator", application: apns), fcm, SandboxApplication(name: "webpush-emulator", application: webPush)]
+    }
+
+    /// `GET /sandbox/deliveries`: every recorded delivery as a JSON array, oldest first.
+    public static func deliveriesResponse(_ log: SandboxDeliveryLog) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let body = (try? encoder.encode(log.all)) ?? Data("[]".utf8)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+/// A Hummingbird application run as a named service.
+struct SandboxApplication<Wrapped: ApplicationProtocol>: Service, CustomStringConvertible {
+    let name: String
+    let application: Wrapped
+    var description: String { self.name }
+    func run() async throws { try await self.application.run() }
+}
+
+/// Why the sandbox could not start.
+public struct SandboxError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
