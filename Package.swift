@@ -381,6 +381,7 @@ let package = Package(
         .testTarget(
             name: "PushgateServerTests",
             dependencies: [
+                "PushgateTestSupport",
                 "PushgateServer",
                 "PushgateHTTP",
                 "PushgateConfig",

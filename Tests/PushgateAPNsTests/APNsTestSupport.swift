@@ -1,4 +1,5 @@
 import Foundation
+@_exported import PushgateTestSupport
 import Logging
 import PushgateAPNs
 import PushgateConfig
@@ -15,25 +16,6 @@ enum TestLogging {
     }()
 }
 
-/// A directory removed when the value is no longer used.
-final class TemporaryDirectory: Sendable {
-    let url: URL
-
-    init() throws {
-        self.url = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-apns-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: self.url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { self.url.appendingPathComponent(name).path }
-
-    func write(_ name: String, _ text: String) throws -> String {
-        let path = self.path(name)
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
-    deinit { try? FileManager.default.removeItem(at: self.url) }
-}
 
 /// The settings of one app, read the way the gateway reads them: from YAML.
 func appSettings(id: String = "im.pushgate.test", _ keys: [String: String]) throws -> AppSettings {
