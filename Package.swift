@@ -8,6 +8,19 @@ let sharedSwiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// What every delivery back end builds on; each may add more.
+let backEndDependencies: [Target.Dependency] = [
+    "PushgateCore", "PushgateConfig", "PushgateProviderSupport", .asyncHTTPClient, .crypto, .cryptoExtras, .logging, .nioCore,
+    .nioHTTP1, .nioSSL, .serviceLifecycle,
+]
+
+/// What every back end's test target builds on.
+let backEndTestDependencies: [Target.Dependency] = [
+    "PushgateTestSupport", "PushgateSandbox", "PushgateCore", "PushgateConfig", "PushgateProviderSupport", .asyncHTTPClient,
+    .hummingbird, .hummingbirdTesting, .crypto, .cryptoExtras, .logging, .nioCore, .nioHTTP1, .serviceLifecycle,
+    .serviceLifecycleTestKit,
+]
+
 let package = Package(
     name: "pushgate",
     platforms: [.macOS(.v15)],
@@ -38,35 +51,35 @@ let package = Package(
         .target(
             name: "PushgateCore",
             dependencies: [
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .logging,
+                .crypto,
             ]
         ),
         // Storage protocol and the migration model shared by every store.
         .target(
             name: "PushgateStore",
-            dependencies: ["PushgateCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+            dependencies: ["PushgateCore", .serviceLifecycle]
         ),
         .target(
             name: "PushgateStoreSQLite",
             dependencies: [
                 "PushgateStore",
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .sqliteNIO,
+                .logging,
+                .serviceLifecycle,
+                .nioCore,
             ]
         ),
         .target(
             name: "PushgateStorePostgres",
             dependencies: [
                 "PushgateStore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .postgresNIO,
+                .logging,
+                .serviceLifecycle,
+                .nioCore,
+                .nioPosix,
+                .nioSSL,
             ]
         ),
         // Configuration: the sygnal.yaml superset.
@@ -74,8 +87,8 @@ let package = Package(
             name: "PushgateConfig",
             dependencies: [
                 "PushgateCore",
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "Logging", package: "swift-log"),
+                .yams,
+                .logging,
             ]
         ),
         // Shared by the delivery back ends: base64url, JWT signing (ES256, RS256), Retry-After.
@@ -83,60 +96,22 @@ let package = Package(
             name: "PushgateProviderSupport",
             dependencies: [
                 "PushgateCore",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .crypto,
+                .cryptoExtras,
             ]
         ),
         // Delivery back ends, one per provider. They know their provider and nothing of front ends or stores.
         .target(
             name: "PushgateAPNs",
-            dependencies: [
-                "PushgateCore",
-                "PushgateConfig",
-                "PushgateProviderSupport",
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "X509", package: "swift-certificates"),
-            ]
+            dependencies: backEndDependencies + [.swiftASN1, .x509]
         ),
         .target(
             name: "PushgateFCM",
-            dependencies: [
-                "PushgateCore",
-                "PushgateConfig",
-                "PushgateProviderSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            dependencies: backEndDependencies
         ),
         .target(
             name: "PushgateWebPush",
-            dependencies: [
-                "PushgateCore",
-                "PushgateConfig",
-                "PushgateProviderSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            dependencies: backEndDependencies
         ),
         // Delivery: app lookup, in-flight limits, the outbox worker, invalid-token bookkeeping.
         .target(
@@ -144,17 +119,17 @@ let package = Package(
             dependencies: [
                 "PushgateCore",
                 "PushgateStore",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .logging,
+                .coreMetrics,
+                .serviceLifecycle,
             ]
         ),
         // What every HTTP front end shares: the request context, routes, the generic error shape.
         .target(
             name: "PushgateHTTP",
             dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .hummingbird,
+                .nioCore,
             ]
         ),
         // Front end: the Matrix Push Gateway API (a drop-in for Sygnal).
@@ -165,10 +140,10 @@ let package = Package(
                 "PushgateHTTP",
                 "PushgateDelivery",
                 "PushgateStore",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .hummingbird,
+                .logging,
+                .coreMetrics,
+                .crypto,
             ]
         ),
         // Faithful emulators of the three providers, for `pushgate sandbox`, the demo apps and the tests.
@@ -177,18 +152,18 @@ let package = Package(
             dependencies: [
                 "PushgateCore",
                 "PushgateProviderSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .hummingbird,
+                .hummingbirdHTTP2,
+                .hummingbirdTLS,
+                .httpTypes,
+                .swiftASN1,
+                .x509,
+                .crypto,
+                .cryptoExtras,
+                .logging,
+                .nioCore,
+                .nioSSL,
+                .serviceLifecycle,
             ]
         ),
         // The composition root: the only target that wires concrete types together.
@@ -207,13 +182,13 @@ let package = Package(
                 "PushgateFCM",
                 "PushgateAPNs",
                 "PushgateSandbox",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .hummingbird,
+                .logging,
+                .nioCore,
+                .prometheus,
+                .serviceLifecycle,
+                .unixSignals,
+                .httpTypes,
             ]
         ),
         .executableTarget(
@@ -223,10 +198,10 @@ let package = Package(
                 "PushgateConfig",
                 "PushgateCore",
                 "PushgateSandbox",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .serviceLifecycle,
+                .argumentParser,
+                .logging,
+                .unixSignals,
             ]
         ),
         // Shared by the test targets: running reference implementations and other programs.
@@ -239,11 +214,11 @@ let package = Package(
                 "PushgateConfig",
                 "PushgateCore",
                 "PushgateDelivery",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .asyncHTTPClient,
+                .logging,
+                .nioCore,
+                .nioHTTP1,
+                .serviceLifecycle,
             ]
         ),
         .testTarget(name: "PushgateCoreTests", dependencies: ["PushgateCore"]),
@@ -253,11 +228,11 @@ let package = Package(
                 "PushgateTestSupport",
                 "PushgateSandbox",
                 "PushgateProviderSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .crypto,
+                .hummingbird,
+                .hummingbirdTesting,
+                .httpTypes,
+                .nioCore,
             ]
         ),
         .testTarget(
@@ -270,11 +245,11 @@ let package = Package(
                 "PushgateServer",
                 "PushgateStore",
                 "PushgateStoreSQLite",
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .coreMetrics,
+                .hummingbird,
+                .hummingbirdTesting,
+                .logging,
+                .nioCore,
             ]
         ),
         .testTarget(
@@ -284,82 +259,30 @@ let package = Package(
                 "PushgateCore",
                 "PushgateStore",
                 "PushgateStoreSQLite",
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .coreMetrics,
+                .logging,
+                .serviceLifecycle,
+                .serviceLifecycleTestKit,
             ]
         ),
         .testTarget(
             name: "PushgateAPNsTests",
-            dependencies: [
-                "PushgateTestSupport",
-                "PushgateAPNs",
-                "PushgateSandbox",
-                "PushgateCore",
-                "PushgateConfig",
-                "PushgateProviderSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
-            ]
+            dependencies: backEndTestDependencies + ["PushgateAPNs"]
         ),
         .testTarget(
             name: "PushgateFCMTests",
-            dependencies: [
-                "PushgateTestSupport",
-                "PushgateFCM",
-                "PushgateSandbox",
-                "PushgateCore",
-                "PushgateConfig",
-                "PushgateProviderSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
-            ]
+            dependencies: backEndTestDependencies + ["PushgateFCM"]
         ),
         .testTarget(
             name: "PushgateWebPushTests",
-            dependencies: [
-                "PushgateTestSupport",
-                "PushgateWebPush",
-                "PushgateSandbox",
-                "PushgateCore",
-                "PushgateConfig",
-                "PushgateProviderSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
+            dependencies: backEndTestDependencies + ["PushgateWebPush", .httpTypes]
         ),
         .testTarget(
             name: "PushgateProviderSupportTests",
             dependencies: [
                 "PushgateProviderSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .crypto,
+                .cryptoExtras,
             ]
         ),
         .testTarget(name: "PushgateConfigTests", dependencies: ["PushgateConfig", "PushgateCore"]),
@@ -370,12 +293,12 @@ let package = Package(
                 "PushgateStoreSQLite",
                 "PushgateStorePostgres",
                 "PushgateCore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .postgresNIO,
+                .sqliteNIO,
+                .nioPosix,
+                .logging,
+                .serviceLifecycle,
+                .serviceLifecycleTestKit,
             ]
         ),
         .testTarget(
@@ -387,20 +310,19 @@ let package = Package(
                 "PushgateConfig",
                 "PushgateStore",
                 "PushgateCore",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .hummingbird,
+                .hummingbirdTesting,
+                .logging,
+                .asyncHTTPClient,
+                .nioCore,
+                .nioHTTP1,
+                .nioPosix,
+                .postgresNIO,
                 "PushgateStoreSQLite",
                 "PushgateStorePostgres",
                 "PushgateSandbox",
                 "PushgateProviderSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
-                
+                .crypto,
             ]
         ),
     ]
@@ -408,4 +330,32 @@ let package = Package(
 
 for target in package.targets {
     target.swiftSettings = (target.swiftSettings ?? []) + sharedSwiftSettings
+}
+
+/// The package products targets use, by short name.
+extension Target.Dependency {
+    static let argumentParser: Self = .product(name: "ArgumentParser", package: "swift-argument-parser")
+    static let asyncHTTPClient: Self = .product(name: "AsyncHTTPClient", package: "async-http-client")
+    static let coreMetrics: Self = .product(name: "CoreMetrics", package: "swift-metrics")
+    static let crypto: Self = .product(name: "Crypto", package: "swift-crypto")
+    static let httpTypes: Self = .product(name: "HTTPTypes", package: "swift-http-types")
+    static let hummingbird: Self = .product(name: "Hummingbird", package: "hummingbird")
+    static let hummingbirdHTTP2: Self = .product(name: "HummingbirdHTTP2", package: "hummingbird")
+    static let hummingbirdTLS: Self = .product(name: "HummingbirdTLS", package: "hummingbird")
+    static let hummingbirdTesting: Self = .product(name: "HummingbirdTesting", package: "hummingbird")
+    static let logging: Self = .product(name: "Logging", package: "swift-log")
+    static let nioCore: Self = .product(name: "NIOCore", package: "swift-nio")
+    static let nioHTTP1: Self = .product(name: "NIOHTTP1", package: "swift-nio")
+    static let nioPosix: Self = .product(name: "NIOPosix", package: "swift-nio")
+    static let nioSSL: Self = .product(name: "NIOSSL", package: "swift-nio-ssl")
+    static let postgresNIO: Self = .product(name: "PostgresNIO", package: "postgres-nio")
+    static let prometheus: Self = .product(name: "Prometheus", package: "swift-prometheus")
+    static let sqliteNIO: Self = .product(name: "SQLiteNIO", package: "sqlite-nio")
+    static let serviceLifecycle: Self = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+    static let serviceLifecycleTestKit: Self = .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle")
+    static let swiftASN1: Self = .product(name: "SwiftASN1", package: "swift-asn1")
+    static let unixSignals: Self = .product(name: "UnixSignals", package: "swift-service-lifecycle")
+    static let x509: Self = .product(name: "X509", package: "swift-certificates")
+    static let yams: Self = .product(name: "Yams", package: "Yams")
+    static let cryptoExtras: Self = .product(name: "_CryptoExtras", package: "swift-crypto")
 }
