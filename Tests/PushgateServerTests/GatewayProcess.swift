@@ -21,9 +21,10 @@ final class GatewayProcess: Sendable {
     private let stderr = CapturedText()
     private let stdout = CapturedText()
 
-    init(arguments: [String], environment: [String: String] = [:], directory: String? = nil) throws {
+    /// Starts the pushgate binary, or `executable` when given (another server a test needs).
+    init(arguments: [String], environment: [String: String] = [:], directory: String? = nil, executable: String? = nil) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.executableURL = URL(fileURLWithPath: executable ?? Self.binary)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["PUSHGATE_CONFIG"] = nil

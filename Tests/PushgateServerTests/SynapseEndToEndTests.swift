@@ -1,0 +1,195 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PushgateCore
+import PushgateTestSupport
+import Testing
+
+/// A real Synapse homeserver (from PyPI) pushing to the real `pushgate serve`, which delivers through its
+/// built-in sandbox's Web Push emulator: a message reaches the device, and a pusher whose subscription is
+/// gone is deleted by Synapse after Pushgate rejects its pushkey.
+@Suite("Synapse end to end", .serialized)
+struct SynapseEndToEndTests {
+    struct Client {
+        let base: String
+
+        func call(_ method: HTTPMethod, _ path: String, token: String? = nil, _ body: JSONValue? = nil) async throws -> (UInt, JSONValue) {
+            var request = HTTPClientRequest(url: self.base + path)
+            request.method = method
+            if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+            if let body {
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(bytes: try body.encoded()))
+            }
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            let data = try await response.body.collect(upTo: 1 << 20)
+            let json = (try? JSONDecoder().decode(JSONValue.self, from: Data(String(buffer: data).utf8))) ?? .null
+            return (response.status.code, json)
+        }
+
+        func register(_ user: String) async throws -> String {
+            let (status, body) = try await self.call(
+                .POST, "/_matrix/client/v3/register",
+                ["username": .string(user), "password": "correct horse battery staple", "auth": ["type": "m.login.dummy"]]
+            )
+            guard status == 200, let token = body["access_token"]?.stringValue else {
+                throw ProcessError("registering \(user) failed: \(status) \(body)")
+            }
+            return token
+        }
+    }
+
+    static func homeserverConfig(directory: TemporaryDirectory, port: Int) -> String {
+        """
+        server_name: "localhost"
+        pid_file: \(directory.path("homeserver.pid"))
+        listeners:
+          - port: \(port)
+            bind_addresses: ['127.0.0.1']
+            type: http
+            tls: false
+            x_forwarded: false
+            resources:
+              - names: [client]
+                compress: false
+        database:
+          name: sqlite3
+          args:
+            database: \(directory.path("homeserver.db"))
+        media_store_path: \(directory.path("media_store"))
+        signing_key_path: \(directory.path("localhost.signing.key"))
+        log_config: \(directory.path("log.config"))
+        report_stats: false
+        trusted_key_servers: []
+        suppress_key_server_warning: true
+        enable_registration: true
+        enable_registration_without_verification: true
+        ip_range_whitelist: ['127.0.0.1']
+        rc_message: {per_second: 1000, burst_count: 1000}
+        rc_registration: {per_second: 1000, burst_count: 1000}
+        rc_joins: {local: {per_second: 1000, burst_count: 1000}}
+        rc_login: {address: {per_second: 1000, burst_count: 1000}, account: {per_second: 1000, burst_count: 1000}}
+        """
+    }
+
+    static func eventually<T>(timeout: Duration = .seconds(30), _ probe: () async throws -> T?) async throws -> T? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let value = try await probe() { return value }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        return nil
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func aMessageReachesTheDeviceAndADeadPusherIsRemoved() async throws {
+        let python = try PythonReference.interpreter()
+        let directory = try TemporaryDirectory()
+
+        // Pushgate with no apps: the built-in sandbox and its demo.webpush app.
+        let gateway = try GatewayProcess(arguments: ["serve", "--config", try directory.write("pushgate.yaml", """
+            http: {bind_addresses: ['127.0.0.1'], port: 0}
+            log: {format: json}
+            database: {url: 'sqlite:store.sqlite'}
+            """)], directory: directory.url.path)
+        let gatewayPort = try #require(try await gateway.waitForListeners().first { $0.name == "http" }).port
+        let subscription = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: directory.url.appendingPathComponent("pushgate-sandbox/webpush-subscription.json")))
+        let endpoint = try #require(subscription["endpoint"]?.stringValue)
+        let p256dh = try #require(subscription["keys"]?["p256dh"]?.stringValue)
+        let auth = try #require(subscription["keys"]?["auth"]?.stringValue)
+
+        // Synapse, configured for loopback and open registration.
+        let generated = try await ExternalProcess.run(python, [
+            "-m", "synapse.app.homeserver", "--server-name", "localhost", "--config-path", directory.path("generated.yaml"),
+            "--data-directory", directory.url.path, "--generate-config", "--report-stats=no",
+        ])
+        #expect(generated.status == 0, "\(generated.errors)")
+        let homeserverPort = try #require(FreeLoopbackPort.pick())
+        let config = try directory.write("homeserver.yaml", Self.homeserverConfig(directory: directory, port: homeserverPort))
+        let synapse = try GatewayProcess(
+            arguments: ["-m", "synapse.app.homeserver", "--config-path", config], directory: directory.url.path, executable: python
+        )
+        defer {
+            synapse.signal(SIGTERM)
+            gateway.signal(SIGTERM)
+        }
+        let client = Client(base: "http://127.0.0.1:\(homeserverPort)")
+        let up = try await Self.eventually(timeout: .seconds(90)) { () -> Bool? in
+            (try? await client.call(.GET, "/_matrix/client/versions").0) == 200 ? true : nil
+        }
+        try #require(up == true, "Synapse did not start: \(synapse.errors.suffix(2000))")
+
+        let alice = try await client.register("alice")
+        let bob = try await client.register("bob")
+        let notifyURL = "http://127.0.0.1:\(gatewayPort)/_matrix/push/v1/notify"
+        func pusher(_ pushkey: String, endpoint: String) -> JSONValue {
+            [
+                "kind": "http", "app_id": "demo.webpush", "pushkey": .string(pushkey), "app_display_name": "Pushgate test",
+                "device_display_name": "phone", "lang": "en", "append": true,
+                "data": ["url": .string(notifyURL), "endpoint": .string(endpoint), "auth": .string(auth)],
+            ]
+        }
+        let goneKey = p256dh + "-gone"
+        #expect(try await client.call(.POST, "/_matrix/client/v3/pushers/set", token: bob, pusher(p256dh, endpoint: endpoint)).0 == 200)
+        let goneEndpoint = endpoint.replacingOccurrences(of: "/push/demo", with: "/push/gone")
+        #expect(try await client.call(.POST, "/_matrix/client/v3/pushers/set", token: bob, pusher(goneKey, endpoint: goneEndpoint)).0 == 200)
+
+        let (created, room) = try await client.call(.POST, "/_matrix/client/v3/createRoom", token: alice, ["invite": ["@bob:localhost"], "is_direct": true])
+        #expect(created == 200)
+        let roomID = try #require(room["room_id"]?.stringValue)
+        #expect(try await client.call(.POST, "/_matrix/client/v3/join/\(roomID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? roomID)", token: bob, [:]).0 == 200)
+        let path = "/_matrix/client/v3/rooms/\(roomID.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? roomID)/send/m.room.message/t1"
+        #expect(try await client.call(.PUT, path, token: alice, ["msgtype": "m.text", "body": "hello bob"]).0 == 200)
+
+        // The message arrives at the device, decrypted by the emulator.
+        let delivered = try await Self.eventually { () -> JSONValue? in
+            let (_, deliveries) = try await Client(base: "http://127.0.0.1:\(gatewayPort)").call(.GET, "/sandbox/deliveries")
+            guard case .array(let all) = deliveries else { return nil }
+            return all.compactMap { entry -> JSONValue? in
+                guard entry["token"] == "demo", entry["status"] == 201, let body = entry["body"]?.stringValue,
+                    let payload = try? JSONDecoder().decode(JSONValue.self, from: Data(body.utf8)),
+                    payload["content"]?["body"] == "hello bob"
+                else { return nil }
+                return payload
+            }.first
+        }
+        let payload = try #require(delivered, "no push reached the device; gateway log:\n\(gateway.errors.suffix(3000))")
+        #expect(payload["sender"] == "@alice:localhost")
+        #expect(payload["room_id"] == .string(roomID))
+        #expect(payload["type"] == "m.room.message")
+        #expect(payload["unread"] != nil)
+
+        // Pushgate rejected the gone subscription's pushkey, so Synapse deleted that pusher and kept the other.
+        let remaining = try await Self.eventually { () -> [String]? in
+            let (_, pushers) = try await client.call(.GET, "/_matrix/client/v3/pushers", token: bob)
+            guard case .array(let list)? = pushers["pushers"] else { return nil }
+            let keys = list.compactMap { $0["pushkey"]?.stringValue }
+            return keys.contains(goneKey) ? nil : keys
+        }
+        #expect(remaining == [p256dh])
+        // Neither pushkey appears in Pushgate's logs.
+        #expect(!gateway.errors.contains(p256dh))
+    }
+}
+
+/// A free TCP port on 127.0.0.1, found by binding port 0 for a moment.
+enum FreeLoopbackPort {
+    static func pick() -> Int? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { return nil }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
