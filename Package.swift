@@ -98,6 +98,7 @@ let package = Package(
                 "PushgateCore",
                 .crypto,
                 .cryptoExtras,
+                .asyncHTTPClient,
             ]
         ),
         // Delivery back ends, one per provider. They know their provider and nothing of front ends or stores.
@@ -182,6 +183,7 @@ let package = Package(
                 "PushgateFCM",
                 "PushgateAPNs",
                 "PushgateSandbox",
+                "PushgateProviderSupport",
                 .hummingbird,
                 .logging,
                 .nioCore,

@@ -1,5 +1,6 @@
 public import Crypto
 public import Foundation
+public import PushgateProviderSupport
 public import NIOSSL
 public import PushgateConfig
 import SwiftASN1
@@ -56,6 +57,8 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
     public var additionalTrustRoots: [NIOSSLCertificate]
     /// Keys of the app that Pushgate does not know, as dotted paths, for a warning.
     public var unknownKeys: [String]
+    /// The HTTP proxy requests go through (the global `proxy` key, else `HTTPS_PROXY`), set by the gateway.
+    public var proxy: OutboundProxy? = nil
 
     /// `<app id>: topic <topic>, <authentication>, <base URL>`; never key material.
     public var description: String {

@@ -56,6 +56,7 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         var clientConfiguration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
         clientConfiguration.httpVersion = .automatic
         clientConfiguration.timeout = .init(connect: .seconds(10))
+        clientConfiguration.proxy = configuration.proxy?.clientProxy
         self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
         self.now = now
     }

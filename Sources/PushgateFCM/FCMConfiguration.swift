@@ -1,4 +1,5 @@
 import Foundation
+public import PushgateProviderSupport
 public import PushgateConfig
 public import PushgateCore
 import NIOSSL
@@ -38,6 +39,8 @@ public struct FCMConfiguration: Sendable {
     public var caFile: String?
     /// Keys present in the app's section that Pushgate does not read, as dotted paths.
     public var unknownKeys: [String]
+    /// The HTTP proxy requests go through (the global `proxy` key, else `HTTPS_PROXY`), set by the gateway.
+    public var proxy: OutboundProxy? = nil
 
     /// Every key this back end reads.
     public static let knownKeys: Set<String> = [

@@ -37,14 +37,13 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
         let key = try configuration.serviceAccount.signingKey()
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile = configuration.caFile { tls.additionalTrustRoots = [.file(caFile)] }
-        let httpClient = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: HTTPClient.Configuration(
-                tlsConfiguration: tls,
-                redirectConfiguration: .disallow,
-                connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnections)
-            )
+        var clientConfiguration = HTTPClient.Configuration(
+            tlsConfiguration: tls,
+            redirectConfiguration: .disallow,
+            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnections)
         )
+        clientConfiguration.proxy = configuration.proxy?.clientProxy
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger

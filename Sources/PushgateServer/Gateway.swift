@@ -5,6 +5,7 @@ public import PushgateConfig
 public import PushgateDelivery
 import Prometheus
 import PushgateMatrix
+import PushgateProviderSupport
 import PushgateSandbox
 public import Foundation
 public import PushgateStore
@@ -58,7 +59,7 @@ public struct Gateway: Sendable {
             )
         }
         // Back ends first: a configuration error must stop start-up before anything is opened.
-        let configuredApps = try ProviderFactory.configure(configuration.apps)
+        let configuredApps = try ProviderFactory.configure(configuration.apps, proxy: Self.outboundProxy(configuration))
         let matrixOptions = try Self.matrixOptions(configuration.apps)
         for key in configuredApps.flatMap(\.unknownKeys) {
             logger.warning("configuration: unknown key \(key) (ignored)")
@@ -116,9 +117,14 @@ public struct Gateway: Sendable {
     /// - Returns: warnings about keys that are ignored.
     /// - Throws: ``ConfigurationError`` naming the key at fault.
     public static func check(_ configuration: GatewayConfiguration) throws -> [String] {
-        let configured = try ProviderFactory.configure(configuration.apps)
+        let configured = try ProviderFactory.configure(configuration.apps, proxy: Self.outboundProxy(configuration))
         _ = try Self.matrixOptions(configuration.apps)
         return configured.flatMap(\.unknownKeys).map { "unknown key \($0) (ignored)" }
+    }
+
+    /// The proxy for provider requests: the `proxy` key, else `HTTPS_PROXY`, as Sygnal chooses it.
+    static func outboundProxy(_ configuration: GatewayConfiguration) -> OutboundProxy? {
+        configuration.proxy.flatMap(OutboundProxy.init(url:)) ?? OutboundProxy.fromEnvironment(ProcessInfo.processInfo.environment)
     }
 
     /// The Matrix payload options of every app (Sygnal's `send_badge_counts`, `convert_device_token_to_hex`).

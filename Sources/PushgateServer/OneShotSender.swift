@@ -23,7 +23,7 @@ public enum OneShotSender {
             let known = configuration.apps.map(\.id).joined(separator: ", ")
             throw ConfigurationError(key: "apps", "no app \(appID) is configured (configured: \(known.isEmpty ? "none" : known))")
         }
-        let backEnd = try ProviderFactory.build(try ProviderFactory.configure(app), logger: logger)
+        let backEnd = try ProviderFactory.build(try ProviderFactory.configure(app, proxy: Gateway.outboundProxy(configuration)), logger: logger)
         let notification = try build(backEnd.provider.platform)
         let group = ServiceGroup(services: [backEnd.service], logger: logger)
         return try await withThrowingTaskGroup(of: DeliveryOutcome?.self) { tasks in

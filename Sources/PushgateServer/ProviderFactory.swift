@@ -3,6 +3,7 @@ import PushgateAPNs
 import PushgateConfig
 import PushgateCore
 import PushgateFCM
+import PushgateProviderSupport
 import PushgateWebPush
 import ServiceLifecycle
 
@@ -33,18 +34,25 @@ enum ProviderFactory {
 
     /// Checks every app's settings.
     /// - Throws: ``ConfigurationError`` naming the key at fault.
-    static func configure(_ apps: [AppSettings]) throws -> [Configured] {
-        try apps.map(Self.configure)
+    static func configure(_ apps: [AppSettings], proxy: OutboundProxy?) throws -> [Configured] {
+        try apps.map { try Self.configure($0, proxy: proxy) }
     }
 
-    static func configure(_ app: AppSettings) throws -> Configured {
+    /// Checks one app's settings; its provider requests will go through `proxy` when given.
+    static func configure(_ app: AppSettings, proxy: OutboundProxy?) throws -> Configured {
         switch app.kind {
         case .webpush:
-            return .webPush(try WebPushConfiguration(settings: app))
+            var configuration = try WebPushConfiguration(settings: app)
+            configuration.proxy = proxy
+            return .webPush(configuration)
         case .gcm:
-            return .fcm(try FCMConfiguration(settings: app))
+            var configuration = try FCMConfiguration(settings: app)
+            configuration.proxy = proxy
+            return .fcm(configuration)
         case .apns:
-            return .apns(try APNsConfiguration(settings: app))
+            var configuration = try APNsConfiguration(settings: app)
+            configuration.proxy = proxy
+            return .apns(configuration)
         }
     }
 

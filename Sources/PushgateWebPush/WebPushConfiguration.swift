@@ -1,5 +1,6 @@
 public import Crypto
 import Foundation
+public import PushgateProviderSupport
 public import PushgateConfig
 
 /// The settings of one `type: webpush` app, read from Sygnal's keys.
@@ -34,6 +35,8 @@ public struct WebPushConfiguration: Sendable, CustomStringConvertible {
     public var inflightRequestLimit: Int
     /// Keys present in the app's section that this back end does not read, as dotted paths, for a warning.
     public var unknownKeys: [String]
+    /// The HTTP proxy requests go through (the global `proxy` key, else `HTTPS_PROXY`), set by the gateway.
+    public var proxy: OutboundProxy? = nil
 
     /// Reads an app's settings; the key file is read now.
     /// - Throws: ``ConfigurationError`` naming the key at fault.

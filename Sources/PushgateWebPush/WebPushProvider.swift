@@ -52,6 +52,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.redirectConfiguration = .disallow
         clientConfiguration.timeout = .init(connect: .seconds(10))
+        clientConfiguration.proxy = configuration.proxy?.clientProxy
         clientConfiguration.connectionPool = .init(
             idleTimeout: .seconds(60),
             concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnections

@@ -26,14 +26,16 @@ struct SandboxCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "pushgate.sandbox")
         let environment = try SandboxEnvironment.prepare(directory: URL(fileURLWithPath: self.directory), host: self.host, logger: logger)
-        print("""
+        // Written straight to the file descriptor: print() would sit in a buffer when stdout is a pipe.
+        FileHandle.standardOutput.write(Data("""
             APNs emulator:     https://\(self.host):\(environment.apnsPort) (CA: \(self.directory)/sandbox-ca.pem)
             FCM emulator:      http://\(self.host):\(environment.fcmPort)
             Web Push emulator: http://\(self.host):\(environment.webPushPort)
             Deliveries:        http://\(self.host):\(environment.webPushPort)/sandbox/deliveries
             Configuration:     \(self.directory)/pushgate-sandbox.yaml
             Try: pushgate send --config \(self.directory)/pushgate-sandbox.yaml --app demo.apns --token \(environment.demoAPNsToken) --alert hello
-            """)
+
+            """.utf8))
         let group = ServiceGroup(
             configuration: .init(services: try environment.services().map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )

@@ -45,3 +45,23 @@ struct JSONWebTokenTests {
         #expect(RetryAfter.parse("Tue, 14 Nov 2023 22:13:00 GMT", now: now) == .seconds(0))
     }
 }
+
+@Suite("Outbound proxy")
+struct OutboundProxyTests {
+    @Test func proxyURLsAreReadAsSygnalReadsThem() {
+        let full = OutboundProxy(url: "http://user:p%40ss@proxy.example:3128")
+        #expect(full?.host == "proxy.example")
+        #expect(full?.port == 3128)
+        #expect(full?.credentials?.username == "user")
+        #expect(full?.credentials?.password == "p@ss")
+        #expect(full?.description == "proxy.example:3128")
+        // Port 80 by default; a user name without a password is ignored.
+        let bare = OutboundProxy(url: "http://someone@proxy.example")
+        #expect(bare?.port == 80)
+        #expect(bare?.credentials == nil)
+        #expect(OutboundProxy(url: "socks5://proxy:1080") == nil)
+        #expect(OutboundProxy(url: "not a url") == nil)
+        #expect(OutboundProxy.fromEnvironment(["HTTPS_PROXY": "http://p:8080"])?.port == 8080)
+        #expect(OutboundProxy.fromEnvironment([:]) == nil)
+    }
+}
