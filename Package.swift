@@ -44,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
+        .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
@@ -147,6 +148,8 @@ let package = Package(
                 .crypto,
             ]
         ),
+        // Front end: the Nextcloud push proxy (work in progress: signature verification).
+        .target(name: "PushgateNextcloud", dependencies: [.cryptoExtras, .bigInt]),
         // Faithful emulators of the three providers, for `pushgate sandbox`, the demo apps and the tests.
         .target(
             name: "PushgateSandbox",
@@ -224,6 +227,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PushgateCoreTests", dependencies: ["PushgateCore"]),
+        .testTarget(name: "PushgateNextcloudTests", dependencies: ["PushgateNextcloud", "PushgateTestSupport"]),
         .testTarget(
             name: "PushgateSandboxTests",
             dependencies: [
@@ -336,6 +340,7 @@ for target in package.targets {
 
 /// The package products targets use, by short name.
 extension Target.Dependency {
+    static let bigInt: Self = .product(name: "BigInt", package: "BigInt")
     static let argumentParser: Self = .product(name: "ArgumentParser", package: "swift-argument-parser")
     static let asyncHTTPClient: Self = .product(name: "AsyncHTTPClient", package: "async-http-client")
     static let coreMetrics: Self = .product(name: "CoreMetrics", package: "swift-metrics")
