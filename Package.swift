@@ -149,7 +149,12 @@ let package = Package(
             ]
         ),
         // Front end: the Nextcloud push proxy (work in progress: signature verification).
-        .target(name: "PushgateNextcloud", dependencies: [.cryptoExtras, .bigInt]),
+        .target(
+            name: "PushgateNextcloud",
+            dependencies: [
+                "PushgateCore", "PushgateConfig", "PushgateHTTP", "PushgateStore", .hummingbird, .logging, .crypto, .cryptoExtras, .bigInt,
+            ]
+        ),
         // Faithful emulators of the three providers, for `pushgate sandbox`, the demo apps and the tests.
         .target(
             name: "PushgateSandbox",
@@ -187,6 +192,7 @@ let package = Package(
                 "PushgateAPNs",
                 "PushgateSandbox",
                 "PushgateProviderSupport",
+                "PushgateNextcloud",
                 .hummingbird,
                 .logging,
                 .nioCore,
@@ -227,7 +233,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PushgateCoreTests", dependencies: ["PushgateCore"]),
-        .testTarget(name: "PushgateNextcloudTests", dependencies: ["PushgateNextcloud", "PushgateTestSupport"]),
+        .testTarget(
+            name: "PushgateNextcloudTests",
+            dependencies: [
+                "PushgateNextcloud", "PushgateTestSupport", "PushgateConfig", "PushgateHTTP", "PushgateServer", "PushgateStore",
+                "PushgateStoreSQLite", "PushgateCore", .crypto, .cryptoExtras, .hummingbird, .hummingbirdTesting, .logging, .nioCore,
+            ]
+        ),
         .testTarget(
             name: "PushgateSandboxTests",
             dependencies: [

@@ -17,6 +17,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     /// The outbound HTTP proxy for provider requests (`proxy`; Sygnal's form `http://[user:pass@]host[:port]`).
     public var proxy: String?
     public var database = DatabaseSettings.default
+    /// The Nextcloud push proxy front end (`nextcloud`).
+    public var nextcloud = NextcloudSettings()
     /// The configured apps, in file order.
     public var apps: [AppSettings] = []
     /// Keys that were ignored, and why, for the operator.
@@ -26,7 +28,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public init() {}
 
     /// Top-level sections Pushgate reads.
-    static let knownSections: Set<String> = ["http", "log", "metrics", "proxy", "apps", "database"]
+    static let knownSections: Set<String> = ["http", "log", "metrics", "proxy", "apps", "database", "nextcloud"]
 
     /// Parses configuration text.
     /// - Throws: ``ConfigurationError`` naming the first key that cannot be used.
@@ -47,6 +49,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
         if let metrics = try top.section("metrics") { self.metrics = try MetricsSettings(metrics, warnings: &warnings) }
         if let proxy = try top.string("proxy") { self.proxy = try Self.validatedProxy(proxy) }
         if let database = try top.section("database") { self.database = try DatabaseSettings(database, warnings: &warnings) }
+        if let nextcloud = try top.section("nextcloud") { self.nextcloud = try NextcloudSettings(nextcloud, warnings: &warnings) }
         if let apps = try top.section("apps") {
             self.apps = try apps.map.entries.map { id, value in
                 guard case .map(let map) = value else {

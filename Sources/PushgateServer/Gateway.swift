@@ -5,6 +5,7 @@ public import PushgateConfig
 public import PushgateDelivery
 import Prometheus
 import PushgateMatrix
+import PushgateNextcloud
 import PushgateProviderSupport
 import PushgateSandbox
 public import Foundation
@@ -61,6 +62,7 @@ public struct Gateway: Sendable {
         // Back ends first: a configuration error must stop start-up before anything is opened.
         let configuredApps = try ProviderFactory.configure(configuration.apps, proxy: Self.outboundProxy(configuration))
         let matrixOptions = try Self.matrixOptions(configuration.apps)
+        try Self.checkNextcloudApps(configuration)
         for key in configuredApps.flatMap(\.unknownKeys) {
             logger.warning("configuration: unknown key \(key) (ignored)")
         }
@@ -82,12 +84,16 @@ public struct Gateway: Sendable {
             dispatcher: dispatcher, apps: matrixOptions, store: store,
             metrics: MatrixMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry)), logger: logger
         )
+        let nextcloud = NextcloudDeviceRoutes(
+            store: store, router: NextcloudAppRouter(settings: configuration.nextcloud), pathPrefix: configuration.nextcloud.pathPrefix,
+            logger: logger
+        )
         var sandboxRoutes: [GatewayRoute] = []
         if let log = sandbox?.log {
             sandboxRoutes.append(GatewayRoute(.get, "/sandbox/deliveries") { _, _ in SandboxEnvironment.deliveriesResponse(log) })
         }
         let router = GatewayRouterBuilder.build(
-            routes: operations.routes + matrix.routes + sandboxRoutes,
+            routes: operations.routes + matrix.routes + nextcloud.routes + sandboxRoutes,
             metrics: metrics,
             maxRequestBodySize: configuration.http.maxRequestBodySize,
             accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor
@@ -119,7 +125,21 @@ public struct Gateway: Sendable {
     public static func check(_ configuration: GatewayConfiguration) throws -> [String] {
         let configured = try ProviderFactory.configure(configuration.apps, proxy: Self.outboundProxy(configuration))
         _ = try Self.matrixOptions(configuration.apps)
+        try Self.checkNextcloudApps(configuration)
         return configured.flatMap(\.unknownKeys).map { "unknown key \($0) (ignored)" }
+    }
+
+    /// Every app the `nextcloud` section names must be configured under `apps`.
+    static func checkNextcloudApps(_ configuration: GatewayConfiguration) throws {
+        let known = Set(configuration.apps.map(\.id))
+        let settings = configuration.nextcloud
+        var named: [(String, String?)] = [("nextcloud.fcm_app", settings.fcmApp), ("nextcloud.apns_app", settings.apnsApp), ("nextcloud.apns_voip_app", settings.apnsVoipApp)]
+        for (index, route) in settings.routes.enumerated() {
+            named += [("nextcloud.routes[\(index)].app", route.app), ("nextcloud.routes[\(index)].voip_app", route.voipApp)]
+        }
+        for case (let key, let app?) in named where !known.contains(app) {
+            throw ConfigurationError(key: key, "names \(app), which is not configured under apps")
+        }
     }
 
     /// The proxy for provider requests: the `proxy` key, else `HTTPS_PROXY`, as Sygnal chooses it.

@@ -116,6 +116,9 @@ struct GatewayConfigurationTests {
         ("database: {url: 'sqlite:'}", "database.url"),
         ("proxy: 'socks5://proxy:1080'", "proxy"),
         ("metrics: {prometheus: {enabled: yes-please}}", "metrics.prometheus.enabled"),
+        ("nextcloud: {routes: 3}", "nextcloud.routes"),
+        ("nextcloud: {routes: [{user_agent: '(', app: a}]}", "nextcloud.routes[0].user_agent"),
+        ("nextcloud: {routes: [{app: a}]}", "nextcloud.routes[0]"),
     ])
     func invalidValuesNameTheirKey(yaml: String, key: String) {
         #expect {
@@ -129,6 +132,19 @@ struct GatewayConfigurationTests {
         #expect(throws: ConfigurationError.self) { try GatewayConfiguration(yaml: "http: {port: [") }
         #expect(throws: ConfigurationError.self) { try GatewayConfiguration(yaml: "- just\n- a list\n") }
         #expect(throws: ConfigurationError.self) { try GatewayConfiguration(yaml: "apps:\n  a: {type: apns}\n  a: {type: gcm}\n") }
+    }
+
+    @Test func theNextcloudSectionIsRead() throws {
+        let configuration = try GatewayConfiguration(yaml: """
+            nextcloud:
+              path_prefix: push/
+              fcm_app: files.android
+              routes: [{user_agent: 'Nextcloud-Talk', app: talk.ios, voip_app: talk.ios.voip}]
+            """)
+        #expect(configuration.nextcloud.pathPrefix == "/push")
+        #expect(configuration.nextcloud.fcmApp == "files.android")
+        #expect(configuration.nextcloud.routes.first?.voipApp == "talk.ios.voip")
+        #expect(configuration.warnings.isEmpty)
     }
 
     @Test func anEmptyFileMeansDefaults() throws {

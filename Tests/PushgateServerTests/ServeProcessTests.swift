@@ -157,6 +157,14 @@ struct ServeProcessTests {
         #expect(result.errors.contains("apps.im.example.android.colour"))
     }
 
+    @Test func nextcloudMayOnlyNameConfiguredApps() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("pushgate.yaml", "nextcloud: {fcm_app: missing.app}\n")
+        let result = try await GatewayProcess.run(["check-config", "--config", config])
+        #expect(result.status == 2)
+        #expect(result.errors.contains("nextcloud.fcm_app"))
+    }
+
     @Test func checkConfigReadsTheAppsKeyFiles() async throws {
         let directory = try TemporaryDirectory()
         let config = try directory.write("sygnal.yaml", """

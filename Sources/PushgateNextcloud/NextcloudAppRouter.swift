@@ -1,0 +1,42 @@
+public import PushgateConfig
+
+/// Chooses which configured apps deliver to a registering device, from its User-Agent and the shape of
+/// its push token, as the Nextcloud reference describes real clients.
+public struct NextcloudAppRouter: Sendable {
+    /// The apps for one device.
+    public struct Choice: Sendable, Equatable {
+        /// The app for the device's token (for a Talk iOS pair, its first, APNs half).
+        public var app: String
+        /// The app for the PushKit half of a Talk iOS token pair, if the device has one.
+        public var voipApp: String?
+    }
+
+    private let settings: NextcloudSettings
+
+    /// Creates a router over the `nextcloud` settings.
+    public init(settings: NextcloudSettings) {
+        self.settings = settings
+    }
+
+    /// The apps for a device, or nil when none is configured for it.
+    public func choose(userAgent: String, pushToken: String) -> Choice? {
+        let isAPNs = Self.isAPNsToken(pushToken)
+        let hasVoIPToken = isAPNs && pushToken.contains(" ")
+        for route in self.settings.routes {
+            if let regex = try? Regex(route.userAgentPattern), userAgent.contains(regex) {
+                return Choice(app: route.app, voipApp: hasVoIPToken ? route.voipApp : nil)
+            }
+        }
+        if isAPNs {
+            return self.settings.apnsApp.map { Choice(app: $0, voipApp: hasVoIPToken ? self.settings.apnsVoipApp : nil) }
+        }
+        return self.settings.fcmApp.map { Choice(app: $0, voipApp: nil) }
+    }
+
+    /// An APNs token is hex; Talk iOS sends two hex tokens joined by one space.
+    static func isAPNsToken(_ token: String) -> Bool {
+        let parts = token.split(separator: " ", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count) else { return false }
+        return parts.allSatisfy { part in !part.isEmpty && part.count % 2 == 0 && part.allSatisfy(\.isHexDigit) }
+    }
+}

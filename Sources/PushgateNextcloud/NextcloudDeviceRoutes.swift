@@ -1,0 +1,100 @@
+import Foundation
+import Hummingbird
+public import Logging
+import PushgateCore
+public import PushgateHTTP
+public import PushgateStore
+
+/// `POST /devices` and `DELETE /devices` of the Nextcloud push proxy protocol, as real clients call them:
+/// form bodies on both, query strings on DELETE, unknown fields ignored, success exactly 200, and bare
+/// status codes otherwise (400 malformed or bad signature, 403 unknown or foreign on DELETE, 409 an
+/// identifier already registered under another key).
+public struct NextcloudDeviceRoutes: Sendable {
+    /// The store namespace of Nextcloud registrations.
+    public static let namespace = "nextcloud"
+
+    private let store: any PushStore
+    private let router: NextcloudAppRouter
+    private let pathPrefix: String
+    private let logger: Logger
+
+    /// Creates the routes.
+    public init(store: any PushStore, router: NextcloudAppRouter, pathPrefix: String, logger: Logger) {
+        self.store = store
+        self.router = router
+        self.pathPrefix = pathPrefix
+        self.logger = logger
+    }
+
+    /// The routes, under the configured prefix.
+    public var routes: [GatewayRoute] {
+        [
+            GatewayRoute(.post, self.pathPrefix + "/devices") { request, context in try await self.register(request, context: context) },
+            GatewayRoute(.delete, self.pathPrefix + "/devices") { request, context in try await self.unregister(request, context: context) },
+        ]
+    }
+
+    private func fields(_ request: Request, context: GatewayRequestContext) async throws -> [String: String] {
+        var fields = NextcloudForm.parse(Substring(request.uri.query ?? ""))
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        let text = String(buffer: body)
+        if request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true {
+            // The published documentation shows JSON bodies; accept them too.
+            if let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] {
+                for (key, value) in object { if let string = value as? String { fields[key] = string } }
+            }
+        } else {
+            fields.merge(NextcloudForm.parse(Substring(text))) { _, body in body }
+        }
+        return fields
+    }
+
+    func register(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let device: NextcloudDeviceRequest
+        do {
+            device = try NextcloudDeviceRequest(fields: try await self.fields(request, context: context), requirePushToken: true)
+        } catch let error as NextcloudDeviceRequest.Malformed {
+            context.logger.info("nextcloud: registration refused", metadata: ["reason": "\(error.reason)"])
+            return Response(status: .badRequest)
+        }
+        let token = device.pushToken ?? ""
+        guard let choice = self.router.choose(userAgent: request.headers[.userAgent] ?? "", pushToken: token) else {
+            context.logger.warning("nextcloud: no app is configured for this device", metadata: ["token": "\(Redaction.fingerprint(token))"])
+            return Response(status: .badRequest)
+        }
+        if let existing = try await self.store.device(namespace: Self.namespace, deviceID: device.deviceIdentifier),
+            existing.publicKey != device.userPublicKey
+        {
+            // Another key owns this identifier; the cloudId identity proof is not implemented yet.
+            return Response(status: .conflict)
+        }
+        var attributes: [String: String] = [:]
+        if let voipApp = choice.voipApp { attributes["voip_app"] = voipApp }
+        let now = Date()
+        let existing = try await self.store.device(namespace: Self.namespace, deviceID: device.deviceIdentifier)
+        try await self.store.saveDevice(
+            DeviceRegistration(
+                namespace: Self.namespace, deviceID: device.deviceIdentifier, appID: choice.app, pushToken: token,
+                publicKey: device.userPublicKey, attributes: attributes, createdAt: existing?.createdAt ?? now, updatedAt: now
+            )
+        )
+        // A device that registers again may have been refused by a provider before; it is valid now.
+        _ = try await self.store.clearInvalidToken(appID: choice.app, pushToken: token)
+        context.logger.info("nextcloud: device registered", metadata: ["app": "\(choice.app)", "token": "\(Redaction.fingerprint(token))"])
+        return Response(status: .ok)
+    }
+
+    func unregister(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let device: NextcloudDeviceRequest
+        do {
+            device = try NextcloudDeviceRequest(fields: try await self.fields(request, context: context), requirePushToken: false)
+        } catch {
+            return Response(status: .badRequest)
+        }
+        guard let existing = try await self.store.device(namespace: Self.namespace, deviceID: device.deviceIdentifier),
+            existing.publicKey == device.userPublicKey
+        else { return Response(status: .forbidden) }
+        _ = try await self.store.deleteDevice(namespace: Self.namespace, deviceID: device.deviceIdentifier)
+        return Response(status: .ok)
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+
+/// Reads `application/x-www-form-urlencoded` text as real clients send it to the proxy: `+` is a space,
+/// percent escapes are decoded, and later duplicates win.
+enum NextcloudForm {
+    static func parse(_ text: Substring) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = Self.decode(parts[0]), !name.isEmpty else { continue }
+            fields[name] = parts.count > 1 ? (Self.decode(parts[1]) ?? "") : ""
+        }
+        return fields
+    }
+
+    private static func decode(_ text: Substring) -> String? {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+}

@@ -1,0 +1,168 @@
+import _CryptoExtras
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PushgateConfig
+import PushgateHTTP
+import PushgateNextcloud
+import PushgateServer
+import PushgateStore
+import PushgateStoreSQLite
+import PushgateTestSupport
+import Testing
+
+/// A Nextcloud user's key and a device identifier, made exactly as nextcloud/notifications makes them:
+/// the identifier is base64(SHA-512(raw JSON)) and the signature is PKCS#1 v1.5 / SHA-512 over the raw JSON.
+struct NextcloudUser {
+    let key: _RSA.Signing.PrivateKey
+    let raw: String
+
+    init(cloudID: String = "alice@cloud.example.com", tokenID: Int = 4242) throws {
+        self.key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        self.raw = #"["\#(cloudID)",\#(tokenID)]"#
+    }
+
+    var deviceIdentifier: String { Data(SHA512.hash(data: Data(self.raw.utf8))).base64EncodedString() }
+    var signature: String {
+        (try? self.key.signature(for: SHA512.hash(data: Data(self.raw.utf8)), padding: .insecurePKCS1v1_5).rawRepresentation.base64EncodedString()) ?? ""
+    }
+    var publicKey: String { self.key.publicKey.pemRepresentation }
+
+    /// The form a client posts; `+`, `/` and `=` percent-encoded as HTTP libraries do.
+    func form(pushToken: String? = nil, signature: String? = nil, extra: [String: String] = [:]) -> String {
+        var fields = ["deviceIdentifier": self.deviceIdentifier, "deviceIdentifierSignature": signature ?? self.signature, "userPublicKey": self.publicKey]
+        if let pushToken { fields["pushToken"] = pushToken }
+        fields.merge(extra) { _, new in new }
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return fields.sorted { $0.key < $1.key }
+            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+            .joined(separator: "&")
+    }
+}
+
+@Suite("Nextcloud /devices")
+struct NextcloudDeviceRoutesTests {
+    static let quiet: Logger = {
+        var logger = Logger(label: "pushgate.tests")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    static let settings: NextcloudSettings = {
+        let configuration = try! GatewayConfiguration(yaml: """
+            nextcloud:
+              fcm_app: files.android
+              apns_app: files.ios
+              apns_voip_app: files.ios.voip
+              routes:
+                - {user_agent: '\\(iOS\\) Nextcloud-Talk', app: talk.ios, voip_app: talk.ios.voip}
+            """)
+        return configuration.nextcloud
+    }()
+
+    static func withProxy(_ body: @Sendable (any TestClientProtocol, any PushStore) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await SQLiteStore.open(path: directory.path("store.sqlite"), logger: Self.quiet)
+        let routes = NextcloudDeviceRoutes(store: store, router: NextcloudAppRouter(settings: Self.settings), pathPrefix: "", logger: Self.quiet)
+        let router = GatewayRouterBuilder.build(routes: routes.routes, metrics: GatewayMetrics(), maxRequestBodySize: 1 << 20)
+        var app = Application(router: router, logger: Self.quiet)
+        app.addServices(store)
+        try await app.test(.router) { client in try await body(client, store) }
+    }
+
+    static func post(_ client: any TestClientProtocol, _ form: String, userAgent: String = "Mozilla/5.0 (Android) Nextcloud-Talk v18.0.0") async throws -> HTTPResponse.Status {
+        try await client.execute(
+            uri: "/devices?format=json", method: .post,
+            headers: [.contentType: "application/x-www-form-urlencoded", .userAgent: userAgent], body: ByteBuffer(string: form)
+        ).status
+    }
+
+    @Test func registrationStoresTheDeviceWithTheAppItsTokenAndClientCallFor() async throws {
+        let user = try NextcloudUser()
+        try await Self.withProxy { client, store async throws in
+            let fcmToken = "fGx1:APA91bH-example_token"
+            #expect(try await Self.post(client, user.form(pushToken: fcmToken, extra: ["http.useragent": "ignored"])) == .ok)
+            let stored = try #require(try await store.device(namespace: "nextcloud", deviceID: user.deviceIdentifier))
+            #expect(stored.appID == "files.android")
+            #expect(stored.pushToken == fcmToken)
+            #expect(stored.publicKey == user.publicKey)
+
+            // Talk iOS: "<APNs hex> <PushKit hex>", routed by its User-Agent; the token is kept exactly.
+            let talk = try NextcloudUser(cloudID: "bob@cloud.example.com", tokenID: 7)
+            let pair = "AB12CD34 EF56AB78"
+            #expect(try await Self.post(client, talk.form(pushToken: pair), userAgent: "Mozilla/5.0 (iOS) Nextcloud-Talk v20.1 (Strict VoIP)") == .ok)
+            let talkDevice = try #require(try await store.device(namespace: "nextcloud", deviceID: talk.deviceIdentifier))
+            #expect(talkDevice.appID == "talk.ios")
+            #expect(talkDevice.attributes["voip_app"] == "talk.ios.voip")
+            #expect(talkDevice.pushToken == pair)
+
+            // iOS Files: one hex token, default APNs app, no VoIP.
+            let files = try NextcloudUser(cloudID: "carol@cloud.example.com", tokenID: 9)
+            #expect(try await Self.post(client, files.form(pushToken: "0A1B2C3D"), userAgent: "Mozilla/5.0 (iOS) Nextcloud-iOS/5.0  (Strict VoIP)") == .ok)
+            let filesDevice = try #require(try await store.device(namespace: "nextcloud", deviceID: files.deviceIdentifier))
+            #expect(filesDevice.appID == "files.ios")
+            #expect(filesDevice.attributes["voip_app"] == nil)
+
+            // The same user key may register again with a new token.
+            #expect(try await Self.post(client, user.form(pushToken: "new:token")) == .ok)
+            #expect(try await store.device(namespace: "nextcloud", deviceID: user.deviceIdentifier)?.pushToken == "new:token")
+        }
+    }
+
+    @Test func forgedOrMalformedRegistrationsChangeNothing() async throws {
+        let user = try NextcloudUser()
+        let intruder = try NextcloudUser(cloudID: "mallory@evil.example", tokenID: 1)
+        try await Self.withProxy { client, store async throws in
+            #expect(try await Self.post(client, user.form(pushToken: "owner:token")) == .ok)
+            // A replayed foreign identifier with the intruder's own key and signature.
+            let foreign = intruder.form(pushToken: "intruder:token").replacingOccurrences(
+                of: "deviceIdentifier=" + (intruder.deviceIdentifier.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
+                with: "deviceIdentifier=" + (user.deviceIdentifier.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+            )
+            // The intruder cannot sign the owner's identifier: refused as a bad signature.
+            #expect(try await Self.post(client, foreign) == .badRequest)
+            let otherSignature = try NextcloudUser()
+            #expect(try await Self.post(client, user.form(pushToken: "x:y", signature: otherSignature.signature)) == .badRequest)
+            #expect(try await Self.post(client, "deviceIdentifier=abc&pushToken=t") == .badRequest)
+            #expect(try await Self.post(client, user.form(pushToken: "")) == .badRequest)
+            #expect(try await Self.post(client, "%%%") == .badRequest)
+            #expect(try await store.device(namespace: "nextcloud", deviceID: user.deviceIdentifier)?.pushToken == "owner:token")
+            #expect(try await store.deviceCount(namespace: "nextcloud") == 1)
+        }
+    }
+
+    @Test func anIdentifierRegisteredUnderAnotherKeyIsAConflict() async throws {
+        // Same raw identifier (same cloud id and token id), two different user keys: a reinstalled app.
+        let first = try NextcloudUser(cloudID: "dave@cloud.example.com", tokenID: 1)
+        let second = try NextcloudUser(cloudID: "dave@cloud.example.com", tokenID: 1)
+        #expect(first.deviceIdentifier == second.deviceIdentifier)
+        try await Self.withProxy { client, store async throws in
+            #expect(try await Self.post(client, first.form(pushToken: "first:token")) == .ok)
+            #expect(try await Self.post(client, second.form(pushToken: "second:token")) == .conflict)
+            #expect(try await store.device(namespace: "nextcloud", deviceID: first.deviceIdentifier)?.pushToken == "first:token")
+        }
+    }
+
+    @Test func unregisteringTakesTheQueryStringOrABodyAndTheOwnersKey() async throws {
+        let user = try NextcloudUser()
+        let other = try NextcloudUser(cloudID: "alice@cloud.example.com", tokenID: 4242)
+        try await Self.withProxy { client, store async throws in
+            #expect(try await Self.post(client, user.form(pushToken: "t:1")) == .ok)
+            // Another key for the same identifier: 403, still registered.
+            #expect(try await client.execute(uri: "/devices?" + other.form(), method: .delete).status == .forbidden)
+            #expect(try await store.device(namespace: "nextcloud", deviceID: user.deviceIdentifier) != nil)
+            // Talk clients send the fields as a query string.
+            #expect(try await client.execute(uri: "/devices?" + user.form(), method: .delete).status == .ok)
+            #expect(try await store.device(namespace: "nextcloud", deviceID: user.deviceIdentifier) == nil)
+            // Gone now: 403. Android Files sends a form body on DELETE.
+            #expect(try await client.execute(
+                uri: "/devices", method: .delete, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: user.form())
+            ).status == .forbidden)
+            #expect(try await client.execute(uri: "/devices?deviceIdentifier=zzz", method: .delete).status == .badRequest)
+        }
+    }
+}
