@@ -54,8 +54,9 @@ public struct Dispatcher: Sendable {
         return await self.deliver(notification, via: provider, token: token, deadline: .now + timeout)
     }
 
-    /// Delivers through a known provider (used by the outbox worker too).
-    func deliver(_ notification: PushNotification, via provider: any PushProvider, token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
+    /// Delivers through a provider the caller already looked up in ``directory`` (front ends that must
+    /// tell unknown apps apart, and the outbox worker), with the same limits and bookkeeping.
+    public func deliver(_ notification: PushNotification, via provider: any PushProvider, token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
         guard self.limiter.acquire(provider.appID) else {
             self.metrics.recordInflightDrop(appID: provider.appID)
             return .retryLater(after: nil, reason: "in-flight limit reached for \(provider.appID)")

@@ -108,7 +108,7 @@ public struct MatrixNotifyHandler: Sendable {
         if let duplicateKey, (try? await self.store.counterValue(duplicateKey, now: Date())) ?? 0 > 0 {
             return .done
         }
-        let outcome = await self.dispatcher.deliver(push, appID: device.appID, token: token, timeout: max(.zero, deadline - .now))
+        let outcome = await self.dispatcher.deliver(push, via: provider, token: token, deadline: deadline)
         switch outcome {
         case .delivered:
             if let duplicateKey {

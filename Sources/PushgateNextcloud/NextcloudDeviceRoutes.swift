@@ -62,16 +62,14 @@ public struct NextcloudDeviceRoutes: Sendable {
             context.logger.warning("nextcloud: no app is configured for this device", metadata: ["token": "\(Redaction.fingerprint(token))"])
             return Response(status: .badRequest)
         }
-        if let existing = try await self.store.device(namespace: Self.namespace, deviceID: device.deviceIdentifier),
-            existing.publicKey != device.userPublicKey
-        {
+        let existing = try await self.store.device(namespace: Self.namespace, deviceID: device.deviceIdentifier)
+        if let existing, existing.publicKey != device.userPublicKey {
             // Another key owns this identifier; the cloudId identity proof is not implemented yet.
             return Response(status: .conflict)
         }
         var attributes: [String: String] = [:]
         if let voipApp = choice.voipApp { attributes["voip_app"] = voipApp }
         let now = Date()
-        let existing = try await self.store.device(namespace: Self.namespace, deviceID: device.deviceIdentifier)
         try await self.store.saveDevice(
             DeviceRegistration(
                 namespace: Self.namespace, deviceID: device.deviceIdentifier, appID: choice.app, pushToken: token,
