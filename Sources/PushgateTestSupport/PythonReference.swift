@@ -12,7 +12,7 @@ public enum PythonReference {
     /// The interpreter's path.
     public static func interpreter() throws -> String {
         guard let path = ProcessInfo.processInfo.environment["PUSHGATE_TEST_PYTHON"], !path.isEmpty else {
-            throw Failure(description: "PUSHGATE_TEST_PYTHON is not set: run the suite with scripts/test, which installs the Python reference implementations into .venv (or set it to such a Python)")
+            throw Failure(description: "PUSHGATE_TEST_PYTHON is not set: run the suite with scripts/test, which installs the Python reference implementations into .build-venv (or set it to such a Python)")
         }
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw Failure(description: "PUSHGATE_TEST_PYTHON=\(path) is not an executable file")
