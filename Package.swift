@@ -23,10 +23,11 @@ let backEndTestDependencies: [Target.Dependency] = [
 
 let package = Package(
     name: "pushgate",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .executable(name: "pushgate", targets: ["pushgate"]),
         .library(name: "PushgateCore", targets: ["PushgateCore"]),
+        .library(name: "PushgateNextcloudSDK", targets: ["PushgateNextcloudSDK"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
@@ -148,12 +149,19 @@ let package = Package(
                 .crypto,
             ]
         ),
-        // Front end: the Nextcloud push proxy (work in progress: signature verification).
+        // Front end: the Nextcloud push proxy (devices, notifications, fair use, the cloudId identity proof).
         .target(
             name: "PushgateNextcloud",
             dependencies: [
-                "PushgateCore", "PushgateConfig", "PushgateHTTP", "PushgateStore", .hummingbird, .logging, .crypto, .cryptoExtras, .bigInt,
+                "PushgateCore", "PushgateConfig", "PushgateHTTP", "PushgateStore", "PushgateDelivery", "PushgateProviderSupport", .hummingbird,
+                .logging, .crypto, .cryptoExtras, .bigInt, .asyncHTTPClient, .nioCore, .nioHTTP1,
             ]
+        ),
+        // The device side of the Nextcloud push protocol: keys, registration, verifying and decrypting pushes.
+        // No server dependencies: usable from an iOS app and on Linux.
+        .target(
+            name: "PushgateNextcloudSDK",
+            dependencies: [.crypto, .cryptoExtras]
         ),
         // Faithful emulators of the three providers, for `pushgate sandbox`, the demo apps and the tests.
         .target(
@@ -234,10 +242,15 @@ let package = Package(
         ),
         .testTarget(name: "PushgateCoreTests", dependencies: ["PushgateCore"]),
         .testTarget(
+            name: "PushgateNextcloudSDKTests",
+            dependencies: ["PushgateNextcloudSDK", "PushgateTestSupport", .crypto, .cryptoExtras, .hummingbird]
+        ),
+        .testTarget(
             name: "PushgateNextcloudTests",
             dependencies: [
                 "PushgateNextcloud", "PushgateTestSupport", "PushgateConfig", "PushgateHTTP", "PushgateServer", "PushgateStore",
-                "PushgateStoreSQLite", "PushgateCore", .crypto, .cryptoExtras, .hummingbird, .hummingbirdTesting, .logging, .nioCore,
+                "PushgateStoreSQLite", "PushgateCore", "PushgateDelivery", "PushgateProviderSupport", .crypto, .cryptoExtras, .hummingbird,
+                .hummingbirdTesting, .logging, .nioCore, .coreMetrics,
             ]
         ),
         .testTarget(

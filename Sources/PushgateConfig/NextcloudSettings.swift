@@ -8,6 +8,17 @@
 ///   apns_voip_app: com.example.talk.ios.voip
 ///   routes:                    # optional, first match wins: route by the registering client's User-Agent
 ///     - {user_agent: 'Nextcloud-Talk', app: com.example.talk.ios, voip_app: com.example.talk.ios.voip}
+///   alert_text: New notification   # what iOS shows if the app's notification extension cannot
+///   delivery_timeout: 10       # seconds a batch waits for providers before queueing the rest
+///   max_batch_size: 1000       # entries one POST /notifications may carry (413 beyond)
+///   rate_limit:                # fair use per sending server (subscription key, else address); off by default
+///     notifications: 100000    # entries accepted per window; over it, 429
+///     window: 3600             # seconds
+///     x_forwarded_for: false   # take the address from X-Forwarded-For (behind a trusted proxy)
+///   identity_proof:            # the cloudId check that lets a new key take over a registered identifier
+///     timeout: 5               # seconds
+///     allowed_hosts: []        # globs of hosts that may be on private or loopback addresses
+///     http_hosts: []           # globs of hosts that may be asked over plain http
 /// ```
 public struct NextcloudSettings: Sendable, Equatable {
     /// A User-Agent rule.
@@ -30,11 +41,55 @@ public struct NextcloudSettings: Sendable, Equatable {
     public var apnsVoipApp: String?
     /// User-Agent routes, in order.
     public var routes: [Route] = []
+    /// The visible text of APNs alerts, shown when the app's notification service extension cannot
+    /// decrypt the subject.
+    public var alertText = "New notification"
+    /// How long a batch waits for providers; what is not delivered by then goes to the outbox.
+    public var deliveryTimeout: Duration = .seconds(10)
+    /// The most entries one `POST /notifications` may carry.
+    public var maxBatchSize = 1000
+    /// Fair-use limits per sending server; nil means none.
+    public var rateLimit: RateLimit?
+    /// The `cloudId` identity-proof lookup.
+    public var identityProof = IdentityProof()
+
+    /// Fair use: how many notification entries one sending server may post per window.
+    public struct RateLimit: Sendable, Equatable {
+        /// Entries accepted per window.
+        public var notifications: Int
+        /// The window.
+        public var window: Duration
+        /// Whether the sender's address comes from `X-Forwarded-For` (only behind a proxy that sets it).
+        public var useForwardedFor: Bool
+
+        /// Creates a limit.
+        public init(notifications: Int, window: Duration = .seconds(3600), useForwardedFor: Bool = false) {
+            self.notifications = notifications
+            self.window = window
+            self.useForwardedFor = useForwardedFor
+        }
+    }
+
+    /// The outbound request that fetches a user's key from their Nextcloud server.
+    public struct IdentityProof: Sendable, Equatable {
+        /// How long the request may take.
+        public var timeout: Duration = .seconds(5)
+        /// Host globs that may resolve to loopback or private addresses.
+        public var allowedHosts: [String] = []
+        /// Host globs that may be asked over plain http.
+        public var httpHosts: [String] = []
+
+        /// The defaults: https only, public addresses only, 5 seconds.
+        public init() {}
+    }
 
     /// No apps: the proxy refuses registrations until some are named.
     public init() {}
 
-    static let knownKeys: Set<String> = ["path_prefix", "fcm_app", "apns_app", "apns_voip_app", "routes"]
+    static let knownKeys: Set<String> = [
+        "path_prefix", "fcm_app", "apns_app", "apns_voip_app", "routes", "alert_text", "delivery_timeout", "max_batch_size", "rate_limit",
+        "identity_proof",
+    ]
 
     init(_ section: ConfigSection, warnings: inout [String]) throws {
         var prefix = try section.string("path_prefix") ?? ""
@@ -57,6 +112,24 @@ public struct NextcloudSettings: Sendable, Equatable {
             }
         } else if let value = section.map["routes"], value != .null {
             throw ConfigurationError(key: section.keyPath("routes"), "expected a list, found \(value.typeName)")
+        }
+        self.alertText = try section.string("alert_text") ?? self.alertText
+        self.deliveryTimeout = .seconds(try section.int("delivery_timeout", in: 1...120) ?? 10)
+        self.maxBatchSize = try section.int("max_batch_size", in: 1...100_000) ?? self.maxBatchSize
+        if let limit = try section.section("rate_limit") {
+            if let notifications = try limit.int("notifications", in: 0...Int(Int32.max)), notifications > 0 {
+                self.rateLimit = RateLimit(
+                    notifications: notifications, window: .seconds(try limit.int("window", in: 1...86_400 * 31) ?? 3600),
+                    useForwardedFor: try limit.bool("x_forwarded_for") ?? false
+                )
+            }
+            warnings += limit.unknownKeys(known: ["notifications", "window", "x_forwarded_for"]).map { "unknown key \($0) (ignored)" }
+        }
+        if let proof = try section.section("identity_proof") {
+            self.identityProof.timeout = .seconds(try proof.int("timeout", in: 1...60) ?? 5)
+            self.identityProof.allowedHosts = try proof.stringList("allowed_hosts") ?? []
+            self.identityProof.httpHosts = try proof.stringList("http_hosts") ?? []
+            warnings += proof.unknownKeys(known: ["timeout", "allowed_hosts", "http_hosts"]).map { "unknown key \($0) (ignored)" }
         }
         warnings += section.unknownKeys(known: Self.knownKeys).map { "unknown key \($0) (ignored)" }
     }

@@ -9,6 +9,8 @@ struct NextcloudDeviceRequest: Sendable {
     let userPublicKey: String
     /// The `pushToken`, exactly as sent (its SHA-512 is what servers send as `pushTokenHash`).
     let pushToken: String?
+    /// The optional `cloudId` (`user@server`) that lets a new key prove it owns the identifier.
+    let cloudID: String?
 
     /// Why a request is malformed.
     struct Malformed: Error {
@@ -35,5 +37,6 @@ struct NextcloudDeviceRequest: Sendable {
         self.deviceIdentifier = identifier
         self.userPublicKey = key
         self.pushToken = token
+        self.cloudID = fields["cloudId"].flatMap { $0.isEmpty ? nil : $0 }
     }
 }

@@ -8,7 +8,8 @@ public import PushgateStore
 /// `POST /devices` and `DELETE /devices` of the Nextcloud push proxy protocol, as real clients call them:
 /// form bodies on both, query strings on DELETE, unknown fields ignored, success exactly 200, and bare
 /// status codes otherwise (400 malformed or bad signature, 403 unknown or foreign on DELETE, 409 an
-/// identifier already registered under another key).
+/// identifier already registered under another key, unless `cloudId` names a user whose own server
+/// publishes the new key).
 public struct NextcloudDeviceRoutes: Sendable {
     /// The store namespace of Nextcloud registrations.
     public static let namespace = "nextcloud"
@@ -16,13 +17,15 @@ public struct NextcloudDeviceRoutes: Sendable {
     private let store: any PushStore
     private let router: NextcloudAppRouter
     private let pathPrefix: String
+    private let identityProof: NextcloudIdentityProof
     private let logger: Logger
 
     /// Creates the routes.
-    public init(store: any PushStore, router: NextcloudAppRouter, pathPrefix: String, logger: Logger) {
+    public init(store: any PushStore, router: NextcloudAppRouter, pathPrefix: String, identityProof: NextcloudIdentityProof, logger: Logger) {
         self.store = store
         self.router = router
         self.pathPrefix = pathPrefix
+        self.identityProof = identityProof
         self.logger = logger
     }
 
@@ -64,8 +67,18 @@ public struct NextcloudDeviceRoutes: Sendable {
         }
         let existing = try await self.store.device(namespace: Self.namespace, deviceID: device.deviceIdentifier)
         if let existing, existing.publicKey != device.userPublicKey {
-            // Another key owns this identifier; the cloudId identity proof is not implemented yet.
-            return Response(status: .conflict)
+            // Another key owns this identifier: only the user's own server can vouch for the new one.
+            guard let cloudID = device.cloudID else { return Response(status: .conflict) }
+            do {
+                let published = try await self.identityProof.publicKey(cloudID: cloudID)
+                guard NextcloudIdentityProof.sameKey(published, device.userPublicKey) else {
+                    context.logger.info("nextcloud: identity proof names another key")
+                    return Response(status: .conflict)
+                }
+            } catch {
+                context.logger.info("nextcloud: identity proof failed", metadata: ["reason": "\(error)"])
+                return Response(status: .conflict)
+            }
         }
         var attributes: [String: String] = [:]
         if let voipApp = choice.voipApp { attributes["voip_app"] = voipApp }

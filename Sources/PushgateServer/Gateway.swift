@@ -84,16 +84,19 @@ public struct Gateway: Sendable {
             dispatcher: dispatcher, apps: matrixOptions, store: store,
             metrics: MatrixMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry)), logger: logger
         )
-        let nextcloud = NextcloudDeviceRoutes(
+        let nextcloudDevices = NextcloudDeviceRoutes(
             store: store, router: NextcloudAppRouter(settings: configuration.nextcloud), pathPrefix: configuration.nextcloud.pathPrefix,
-            logger: logger
+            identityProof: NextcloudIdentityProof(settings: configuration.nextcloud.identityProof), logger: logger
+        )
+        let nextcloudNotifications = NextcloudNotificationRoutes(
+            store: store, dispatcher: dispatcher, settings: configuration.nextcloud, logger: logger
         )
         var sandboxRoutes: [GatewayRoute] = []
         if let log = sandbox?.log {
             sandboxRoutes.append(GatewayRoute(.get, "/sandbox/deliveries") { _, _ in SandboxEnvironment.deliveriesResponse(log) })
         }
         let router = GatewayRouterBuilder.build(
-            routes: operations.routes + matrix.routes + nextcloud.routes + sandboxRoutes,
+            routes: operations.routes + matrix.routes + nextcloudDevices.routes + nextcloudNotifications.routes + sandboxRoutes,
             metrics: metrics,
             maxRequestBodySize: configuration.http.maxRequestBodySize,
             accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor

@@ -10,6 +10,9 @@ public protocol DeviceStore: Sendable {
     func insertDeviceIfAbsent(_ device: DeviceRegistration) async throws -> Bool
     /// The registration with this namespace and device id, if any.
     func device(namespace: String, deviceID: String) async throws -> DeviceRegistration?
+    /// The registrations among `deviceIDs` that exist in a namespace, in no particular order (one query
+    /// for a whole batch, however long).
+    func devices(namespace: String, deviceIDs: [String]) async throws -> [DeviceRegistration]
     /// Removes one registration.
     /// - Returns: whether a registration was removed.
     func deleteDevice(namespace: String, deviceID: String) async throws -> Bool

@@ -27,6 +27,15 @@ public enum StoreStatements {
     public static let selectDevice =
         "SELECT \(deviceColumns) FROM devices WHERE namespace = $1 AND device_id = $2"
 
+    /// Selects the devices of a namespace among `count` ids; binds namespace, then the ids.
+    public static func selectDevices(count: Int) -> String {
+        let placeholders = (0..<count).map { "$\($0 + 2)" }.joined(separator: ", ")
+        return "SELECT \(deviceColumns) FROM devices WHERE namespace = $1 AND device_id IN (\(placeholders))"
+    }
+
+    /// How many ids one ``selectDevices(count:)`` query takes at most (under SQLite's bind limit).
+    public static let selectDevicesChunkSize = 500
+
     /// Deletes one device; binds namespace, device id; returns the deleted row's id.
     public static let deleteDevice =
         "DELETE FROM devices WHERE namespace = $1 AND device_id = $2 RETURNING device_id"

@@ -120,12 +120,28 @@ public final class PostgresStore: PushStore {
     public func device(namespace: String, deviceID: String) async throws -> DeviceRegistration? {
         let rows = try await self.rows(StoreStatements.selectDevice, Self.binds(namespace, deviceID))
             .decode((String, String, String, String, String?, String, Int64, Int64).self).all()
-        guard let row = rows.first else { return nil }
-        return DeviceRegistration(
+        return try rows.first.map(Self.decodeDevice)
+    }
+
+    private static func decodeDevice(_ row: (String, String, String, String, String?, String, Int64, Int64)) throws -> DeviceRegistration {
+        DeviceRegistration(
             namespace: row.0, deviceID: row.1, appID: row.2, pushToken: row.3, publicKey: row.4,
             attributes: try DeviceAttributesCoding.decode(row.5),
             createdAt: Date(millisecondsSince1970: row.6), updatedAt: Date(millisecondsSince1970: row.7)
         )
+    }
+
+    public func devices(namespace: String, deviceIDs: [String]) async throws -> [DeviceRegistration] {
+        var found: [DeviceRegistration] = []
+        for chunk in Array(Set(deviceIDs)).chunked(by: StoreStatements.selectDevicesChunkSize) {
+            var binds = PostgresBindings(capacity: chunk.count + 1)
+            binds.append(namespace)
+            for id in chunk { binds.append(id) }
+            found += try await self.rows(StoreStatements.selectDevices(count: chunk.count), binds)
+                .decode((String, String, String, String, String?, String, Int64, Int64).self).all()
+                .map(Self.decodeDevice)
+        }
+        return found
     }
 
     public func deleteDevice(namespace: String, deviceID: String) async throws -> Bool {

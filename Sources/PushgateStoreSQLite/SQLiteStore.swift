@@ -108,6 +108,15 @@ public final class SQLiteStore: PushStore {
             .first.map(Self.decodeDevice)
     }
 
+    public func devices(namespace: String, deviceIDs: [String]) async throws -> [DeviceRegistration] {
+        var found: [DeviceRegistration] = []
+        for chunk in Array(Set(deviceIDs)).chunked(by: StoreStatements.selectDevicesChunkSize) {
+            let binds = [SQLiteData.text(namespace)] + chunk.map { SQLiteData.text($0) }
+            found += try await self.run(on: self.reader, StoreStatements.selectDevices(count: chunk.count), binds).map(Self.decodeDevice)
+        }
+        return found
+    }
+
     public func deleteDevice(namespace: String, deviceID: String) async throws -> Bool {
         try await !self.run(on: self.writer, StoreStatements.deleteDevice, [.text(namespace), .text(deviceID)]).isEmpty
     }

@@ -1,4 +1,5 @@
 public import Foundation
+import PushgateProviderSupport
 
 /// Decides whether a subscription's endpoint may be contacted.
 ///

@@ -64,10 +64,16 @@ struct NextcloudDeviceRoutesTests {
         return configuration.nextcloud
     }()
 
-    static func withProxy(_ body: @Sendable (any TestClientProtocol, any PushStore) async throws -> Void) async throws {
+    static func withProxy(
+        identityProof: NextcloudSettings.IdentityProof = .init(),
+        _ body: @Sendable (any TestClientProtocol, any PushStore) async throws -> Void
+    ) async throws {
         let directory = try TemporaryDirectory()
         let store = try await SQLiteStore.open(path: directory.path("store.sqlite"), logger: Self.quiet)
-        let routes = NextcloudDeviceRoutes(store: store, router: NextcloudAppRouter(settings: Self.settings), pathPrefix: "", logger: Self.quiet)
+        let routes = NextcloudDeviceRoutes(
+            store: store, router: NextcloudAppRouter(settings: Self.settings), pathPrefix: "",
+            identityProof: NextcloudIdentityProof(settings: identityProof), logger: Self.quiet
+        )
         let router = GatewayRouterBuilder.build(routes: routes.routes, metrics: GatewayMetrics(), maxRequestBodySize: 1 << 20)
         var app = Application(router: router, logger: Self.quiet)
         app.addServices(store)

@@ -26,6 +26,23 @@ struct DeviceStoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func batchLookupFindsExactlyTheStoredIdsOfOneNamespace(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            // More ids than one query takes, so the lookup must split them.
+            let stored = (0..<(StoreStatements.selectDevicesChunkSize + 20)).map { "dev-\($0)" }
+            for id in stored where Int(id.dropFirst(4))! % 2 == 0 { try await store.saveDevice(Self.device(id)) }
+            try await store.saveDevice(Self.device("dev-1", namespace: "gorush"))
+            let found = try await store.devices(namespace: "nextcloud", deviceIDs: stored + ["dev-0", "missing"])
+            let expected = Set(stored.filter { Int($0.dropFirst(4))! % 2 == 0 })
+            #expect(found.count == expected.count)
+            #expect(Set(found.map(\.deviceID)) == expected)
+            #expect(found.first { $0.deviceID == "dev-0" } == Self.device("dev-0"))
+            #expect(try await store.devices(namespace: "nextcloud", deviceIDs: []).isEmpty)
+            #expect(try await store.devices(namespace: "gorush", deviceIDs: ["dev-1", "dev-2"]).map(\.deviceID) == ["dev-1"])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func saveReplacesButKeepsCreationTime(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             try await store.saveDevice(Self.device("d1"))

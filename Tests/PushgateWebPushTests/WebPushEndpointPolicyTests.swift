@@ -1,4 +1,5 @@
 import Foundation
+import PushgateProviderSupport
 @testable import PushgateWebPush
 import Testing
 

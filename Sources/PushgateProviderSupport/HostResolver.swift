@@ -9,12 +9,17 @@ import Darwin
 
 /// Resolves a host name to its addresses with the system resolver (`getaddrinfo`), on a Dispatch thread so
 /// the blocking call stays off Swift's cooperative pool.
-struct HostResolver: Sendable {
+public struct HostResolver: Sendable {
     /// The lookup; nil when the name does not resolve.
-    let resolve: @Sendable (String) async -> [IPAddress]?
+    public let resolve: @Sendable (String) async -> [IPAddress]?
+
+    /// Creates a resolver from a lookup (tests use fixed answers).
+    public init(resolve: @escaping @Sendable (String) async -> [IPAddress]?) {
+        self.resolve = resolve
+    }
 
     /// The system resolver.
-    static let system = HostResolver { host in
+    public static let system = HostResolver { host in
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: Self.blockingLookup(host))

@@ -7,12 +7,12 @@ import Darwin
 #endif
 
 /// An IPv4 or IPv6 address, classified so that endpoints on local and private networks can be refused.
-enum IPAddress: Sendable, Hashable, CustomStringConvertible {
+public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     case v4([UInt8])
     case v6([UInt8])
 
     /// Parses a numeric address (`10.0.0.1`, `::1`, `[fe80::1]`); nil for host names.
-    init?(literal: String) {
+    public init?(literal: String) {
         var text = literal
         if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
         if let zone = text.firstIndex(of: "%") { text = String(text[..<zone]) }
@@ -30,7 +30,7 @@ enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Why this address must not be contacted without an `allowed_endpoints` entry; nil for public addresses.
-    var restriction: String? {
+    public var restriction: String? {
         switch self {
         case .v4(let b):
             if b == [0, 0, 0, 0] { return "unspecified" }
@@ -55,7 +55,7 @@ enum IPAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    var description: String {
+    public var description: String {
         switch self {
         case .v4(let b): return b.map(String.init).joined(separator: ".")
         case .v6(let b):

@@ -1,14 +1,14 @@
 /// A Sygnal-style glob: `*` matches any run of characters, `?` one character; matching is
 /// case-insensitive and must cover the whole text.
-struct HostGlob: Sendable, Equatable {
+public struct HostGlob: Sendable, Equatable {
     let pattern: [Character]
 
-    init(_ pattern: String) {
+    public init(_ pattern: String) {
         self.pattern = Array(pattern.lowercased())
     }
 
     /// Whether the glob matches all of `text`.
-    func matches(_ text: String) -> Bool {
+    public func matches(_ text: String) -> Bool {
         let text = Array(text.lowercased())
         var p = 0
         var t = 0

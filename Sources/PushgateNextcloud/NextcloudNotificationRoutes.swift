@@ -1,0 +1,204 @@
+import Foundation
+import Hummingbird
+public import Logging
+import NIOCore
+public import PushgateConfig
+import PushgateCore
+public import PushgateDelivery
+public import PushgateHTTP
+public import PushgateStore
+
+/// `POST /notifications` of the Nextcloud push proxy protocol: a Nextcloud server's batch of encrypted,
+/// signed subjects, one per device.
+///
+/// Per entry: an unknown `deviceIdentifier` is listed in `unknown`; a `pushTokenHash` that is not the
+/// SHA-512 of the stored token, a signature the stored user key does not verify, or an entry that cannot
+/// be read counts as failed; the rest go to their provider at once. What a provider refuses counts as
+/// failed, a token it reports invalid removes the device and lists it in `unknown`, and what it cannot
+/// take now (or what the batch's deadline leaves undelivered) is queued in the outbox, so the answer
+/// `{"failed": N, "unknown": [...]}` comes only after every entry is delivered, queued or counted.
+///
+/// Over the fair-use limit the whole batch is refused with 429 and a body that has neither `failed` nor
+/// `unknown`, which is what makes the server record the limit.
+public struct NextcloudNotificationRoutes: Sendable {
+    private let store: any PushStore
+    private let dispatcher: Dispatcher
+    private let settings: NextcloudSettings
+    private let rateLimiter: NextcloudRateLimiter?
+    private let builder: NextcloudPushBuilder
+    private let signatures = NextcloudSubjectSignature()
+    private let logger: Logger
+
+    /// Creates the route.
+    public init(store: any PushStore, dispatcher: Dispatcher, settings: NextcloudSettings, logger: Logger) {
+        self.store = store
+        self.dispatcher = dispatcher
+        self.settings = settings
+        self.rateLimiter = settings.rateLimit.map { NextcloudRateLimiter(limit: $0, store: store) }
+        self.builder = NextcloudPushBuilder(alertText: settings.alertText)
+        self.logger = logger
+    }
+
+    /// The route, under the configured prefix.
+    public var routes: [GatewayRoute] {
+        [GatewayRoute(.post, self.settings.pathPrefix + "/notifications") { request, context in try await self.notify(request, context: context) }]
+    }
+
+    func notify(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        let isJSON = request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true
+        let batch: NextcloudNotificationBatch
+        do {
+            batch = try NextcloudNotificationBatch(body: String(buffer: body), isJSON: isJSON)
+        } catch {
+            return Self.error(.badRequest, error.reason)
+        }
+        guard batch.entries.count <= self.settings.maxBatchSize else {
+            return Self.error(.contentTooLarge, "a batch may carry at most \(self.settings.maxBatchSize) notifications")
+        }
+        if let limiter = self.rateLimiter {
+            let sender = self.sender(request, context: context)
+            do {
+                guard try await limiter.admit(entries: batch.entries.count, sender: sender) else {
+                    context.logger.notice("nextcloud: a server is over its fair-use limit", metadata: ["entries": "\(batch.entries.count)"])
+                    // Plain text: a body with `failed` and `unknown` would hide the limit from the server.
+                    return Response(
+                        status: .tooManyRequests, headers: [.contentType: "text/plain; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(string: "Rate limit reached for this server\n"))
+                    )
+                }
+            } catch {
+                return Self.error(.serviceUnavailable, "the store is not available")
+            }
+        }
+        let result: NextcloudBatchResult
+        do {
+            result = try await self.process(batch.entries)
+        } catch {
+            context.logger.error("nextcloud: could not read devices", metadata: ["error": "\(error)"])
+            return Self.error(.serviceUnavailable, "the store is not available")
+        }
+        context.logger.info(
+            "nextcloud: batch handled",
+            metadata: ["entries": "\(batch.entries.count)", "failed": "\(result.failed)", "unknown": "\(result.unknown.count)"]
+        )
+        return result.response
+    }
+
+    /// Handles every entry of a batch: checks, delivery, queueing.
+    /// - Throws: a store error when the devices could not be read (nothing was sent then).
+    func process(_ entries: [Result<NextcloudNotificationEntry, NextcloudNotificationEntry.Malformed>]) async throws -> NextcloudBatchResult {
+        let valid = entries.compactMap { try? $0.get() }
+        let devices = try await self.store.devices(namespace: NextcloudDeviceRoutes.namespace, deviceIDs: valid.map(\.deviceIdentifier))
+        let byID = Dictionary(devices.map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
+        var result = NextcloudBatchResult()
+        result.failed = entries.count - valid.count
+        var plans: [NextcloudDeliveryPlan] = []
+        plans.reserveCapacity(valid.count)
+        for entry in valid {
+            guard let device = byID[entry.deviceIdentifier] else {
+                result.addUnknown(entry.deviceIdentifier)
+                continue
+            }
+            switch self.plan(entry, device: device) {
+            case .success(let plan): plans.append(plan)
+            case .failure(let refusal):
+                result.failed += 1
+                self.logger.info("nextcloud: entry refused", metadata: ["reason": "\(refusal.reason)", "token": "\(Redaction.fingerprint(device.pushToken))"])
+            }
+        }
+        let deadline = ContinuousClock.now + self.settings.deliveryTimeout
+        let verdicts = await withTaskGroup(of: (NextcloudDeliveryPlan, DeliveryOutcome).self) { group in
+            for plan in plans {
+                group.addTask { (plan, await self.dispatcher.deliver(plan.notification, via: plan.provider, token: plan.token, deadline: deadline)) }
+            }
+            var verdicts: [(NextcloudDeliveryPlan, DeliveryOutcome)] = []
+            verdicts.reserveCapacity(plans.count)
+            for await verdict in group { verdicts.append(verdict) }
+            return verdicts
+        }
+        for (plan, outcome) in verdicts {
+            switch outcome {
+            case .delivered:
+                break
+            case .invalidToken:
+                // The dispatcher removed registrations with this exact token; a Talk iOS pair is stored
+                // whole, so remove the device by its identifier too before reporting it.
+                _ = try? await self.store.deleteDevice(namespace: NextcloudDeviceRoutes.namespace, deviceID: plan.deviceID)
+                result.addUnknown(plan.deviceID)
+            case .retryLater(let after, _):
+                do {
+                    try await self.dispatcher.enqueue(
+                        plan.notification, appID: plan.provider.appID, tokens: [plan.token], notBefore: Date() + (after.map(Self.seconds) ?? 0)
+                    )
+                    result.queued += 1
+                } catch {
+                    result.failed += 1
+                    self.logger.error("nextcloud: could not queue a notification", metadata: ["error": "\(error)"])
+                }
+            case .rejected:
+                result.failed += 1
+            }
+        }
+        return result
+    }
+
+    /// Where one entry goes, after its checks.
+    private func plan(_ entry: NextcloudNotificationEntry, device: DeviceRegistration) -> Result<NextcloudDeliveryPlan, NextcloudEntryRefusal> {
+        guard NextcloudPushTokenHash.of(device.pushToken) == entry.pushTokenHash else {
+            return .failure(.init(reason: "pushTokenHash does not match the registered token"))
+        }
+        guard let key = device.publicKey, self.signatures.isValid(signature: entry.signature, subject: entry.subject, publicKeyPEM: key) else {
+            return .failure(.init(reason: "the signature does not verify with the user's key"))
+        }
+        let tokens = device.pushToken.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard let firstToken = tokens.first else { return .failure(.init(reason: "the device has no token")) }
+        var appID = device.appID
+        var token = firstToken
+        var viaPushKit = false
+        if entry.kind == .voip, tokens.count == 2, let voipApp = device.attributes["voip_app"] {
+            appID = voipApp
+            token = tokens[1]
+            viaPushKit = true
+        }
+        guard case .found(let provider) = self.dispatcher.directory.lookup(appID) else {
+            return .failure(.init(reason: "the device's app \(appID) is not configured"))
+        }
+        guard let notification = self.builder.notification(for: entry, platform: provider.platform, viaPushKit: viaPushKit) else {
+            return .failure(.init(reason: "the device's app \(appID) is not an APNs or FCM app"))
+        }
+        return .success(NextcloudDeliveryPlan(deviceID: device.deviceID, provider: provider, token: token, notification: notification))
+    }
+
+    /// The sending server: its subscription key when it sends one, else its address.
+    private func sender(_ request: Request, context: GatewayRequestContext) -> String {
+        if let key = request.headers[.init("X-Nextcloud-Subscription-Key")!], !key.isEmpty { return "key:" + key }
+        if self.settings.rateLimit?.useForwardedFor == true, let forwarded = request.headers[.init("X-Forwarded-For")!] {
+            let first = forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            if !first.isEmpty { return "address:" + first }
+        }
+        return "address:" + (context.remoteAddress?.ipAddress ?? "unknown")
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        TimeInterval(duration.wholeMilliseconds) / 1000
+    }
+
+    private static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        let body = (try? JSONSerialization.data(withJSONObject: ["error": message])) ?? Data()
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+/// One checked entry, ready for its provider.
+struct NextcloudDeliveryPlan: Sendable {
+    let deviceID: String
+    let provider: any PushProvider
+    let token: String
+    let notification: PushNotification
+}
+
+/// Why an entry is counted as failed before delivery.
+struct NextcloudEntryRefusal: Error {
+    let reason: String
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import PushgateConfig
+@testable import PushgateNextcloud
+import PushgateStore
+import Synchronization
+import Testing
+
+@Suite("Nextcloud cloudId identity proof")
+struct NextcloudIdentityProofTests {
+    /// A Nextcloud server's public identity-proof endpoint, publishing one user's key, counting requests.
+    static func withKeyServer(user: String, publishing key: String, _ body: @Sendable (Int, @Sendable () -> Int) async throws -> Void) async throws {
+        let requests = Mutex(0)
+        let router = Router()
+        router.get("/ocs/v2.php/identityproof/key/:user") { request, context -> Response in
+            requests.withLock { $0 += 1 }
+            guard context.parameters.get("user") == user, request.uri.queryParameters["format"] == "json" else {
+                return Response(status: .notFound, body: .init(byteBuffer: ByteBuffer(string: "[\"User not found\"]")))
+            }
+            let object: [String: Any] = ["ocs": ["meta": ["status": "ok", "statuscode": 200], "data": ["public": key]]]
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: object))))
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: NextcloudDeviceRoutesTests.quiet)
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            try await body(port, { requests.withLock { $0 } })
+        }
+    }
+
+    static let loopbackAllowed: NextcloudSettings.IdentityProof = {
+        var settings = NextcloudSettings.IdentityProof()
+        settings.httpHosts = ["127.0.0.1:*"]
+        settings.allowedHosts = ["127.0.0.1"]
+        return settings
+    }()
+
+    @Test func aNewKeyTakesOverWhenTheUsersOwnServerPublishesIt() async throws {
+        let first = try NextcloudUser(cloudID: "dave@cloud.example.com", tokenID: 1)
+        let second = try NextcloudUser(cloudID: "dave@cloud.example.com", tokenID: 1)
+        try await Self.withKeyServer(user: "dave", publishing: second.publicKey) { port, requests in
+            try await NextcloudDeviceRoutesTests.withProxy(identityProof: Self.loopbackAllowed) { client, store async throws in
+                #expect(try await NextcloudDeviceRoutesTests.post(client, first.form(pushToken: "first:token")) == .ok)
+                let proof = ["cloudId": "dave@http://127.0.0.1:\(port)"]
+                #expect(try await NextcloudDeviceRoutesTests.post(client, second.form(pushToken: "second:token", extra: proof)) == .ok)
+                let stored = try #require(try await store.device(namespace: "nextcloud", deviceID: first.deviceIdentifier))
+                #expect(stored.publicKey == second.publicKey)
+                #expect(stored.pushToken == "second:token")
+                // The old key cannot take it back: its owner's server no longer publishes it.
+                #expect(try await NextcloudDeviceRoutesTests.post(client, first.form(pushToken: "first:token", extra: proof)) == .conflict)
+                #expect(try await store.device(namespace: "nextcloud", deviceID: first.deviceIdentifier)?.pushToken == "second:token")
+                #expect(requests() == 2)
+            }
+        }
+    }
+
+    @Test func aProofFromAnotherUserOrAForbiddenAddressChangesNothing() async throws {
+        let first = try NextcloudUser(cloudID: "erin@cloud.example.com", tokenID: 2)
+        let second = try NextcloudUser(cloudID: "erin@cloud.example.com", tokenID: 2)
+        try await Self.withKeyServer(user: "erin", publishing: second.publicKey) { port, requests in
+            // Defaults: https only and no loopback addresses, so nothing is even asked.
+            try await NextcloudDeviceRoutesTests.withProxy { client, store async throws in
+                #expect(try await NextcloudDeviceRoutesTests.post(client, first.form(pushToken: "first:token")) == .ok)
+                for cloudID in ["erin@http://127.0.0.1:\(port)", "erin@127.0.0.1:\(port)", "erin@localhost:\(port)", "no-server@", "@127.0.0.1"] {
+                    let status = try await NextcloudDeviceRoutesTests.post(client, second.form(pushToken: "second:token", extra: ["cloudId": cloudID]))
+                    #expect(status == .conflict, "cloudId \(cloudID)")
+                }
+                #expect(requests() == 0)
+                #expect(try await store.device(namespace: "nextcloud", deviceID: first.deviceIdentifier)?.publicKey == first.publicKey)
+            }
+            // Allowed to ask, but the server knows no such user.
+            try await NextcloudDeviceRoutesTests.withProxy(identityProof: Self.loopbackAllowed) { client, store async throws in
+                #expect(try await NextcloudDeviceRoutesTests.post(client, first.form(pushToken: "first:token")) == .ok)
+                let status = try await NextcloudDeviceRoutesTests.post(client, second.form(pushToken: "second:token", extra: ["cloudId": "mallory@http://127.0.0.1:\(port)"]))
+                #expect(status == .conflict)
+                #expect(requests() == 1)
+                #expect(try await store.device(namespace: "nextcloud", deviceID: first.deviceIdentifier)?.publicKey == first.publicKey)
+            }
+        }
+    }
+
+    @Test func cloudIDsSplitAtTheLastAtSign() throws {
+        let proof = NextcloudIdentityProof(settings: .init())
+        #expect(try proof.keyURL(cloudID: "alice@cloud.example.com/nc/").absoluteString == "https://cloud.example.com/nc/ocs/v2.php/identityproof/key/alice?format=json")
+        #expect(try proof.keyURL(cloudID: "a.b@mail.example@cloud.example.com").absoluteString == "https://cloud.example.com/ocs/v2.php/identityproof/key/a.b%40mail.example?format=json")
+        for bad in ["nobody", "@cloud.example.com", "alice@", "alice@https://"] {
+            #expect(throws: NextcloudIdentityProof.Failure.malformedCloudID, "\(bad)") { try proof.keyURL(cloudID: bad) }
+        }
+    }
+}

@@ -1,0 +1,273 @@
+import CoreMetrics
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PushgateConfig
+import PushgateCore
+import PushgateDelivery
+import PushgateHTTP
+import PushgateNextcloud
+import PushgateServer
+import PushgateStore
+import PushgateStoreSQLite
+import PushgateTestSupport
+import Testing
+
+@Suite("Nextcloud /notifications")
+struct NextcloudNotificationRoutesTests {
+    static let androidUA = "Mozilla/5.0 (Android) Nextcloud-android/3.30.0"
+    static let filesIOSUA = "Mozilla/5.0 (iOS) Nextcloud-iOS/5.5.0"
+    static let talkIOSUA = "Mozilla/5.0 (iOS) Nextcloud-Talk v19.0.0 (Strict VoIP)"
+
+    struct Proxy: Sendable {
+        let client: any TestClientProtocol
+        let store: any PushStore
+        let providers: [String: RecordingProvider]
+
+        func register(_ user: NextcloudUser, token: String, userAgent: String) async throws {
+            let status = try await NextcloudDeviceRoutesTests.post(self.client, user.form(pushToken: token), userAgent: userAgent)
+            #expect(status == .ok)
+        }
+
+        func post(_ body: String, contentType: String = "application/x-www-form-urlencoded", headers extra: HTTPFields = [:]) async throws -> (HTTPResponse.Status, String) {
+            var headers: HTTPFields = [.contentType: contentType, .userAgent: "Nextcloud-Server-Crawler/33.0.0"]
+            headers.append(contentsOf: extra)
+            let response = try await self.client.execute(uri: "/notifications", method: .post, headers: headers, body: ByteBuffer(string: body))
+            return (response.status, String(buffer: response.body))
+        }
+
+        func received(_ app: String) -> [RecordingProvider.Push] { self.providers[app]?.received ?? [] }
+        var totalReceived: Int { self.providers.values.map(\.received.count).reduce(0, +) }
+    }
+
+    static func withProxy(extraSettings: String = "", _ body: @Sendable (Proxy) async throws -> Void) async throws {
+        let settings = try GatewayConfiguration(yaml: """
+            nextcloud:
+              fcm_app: files.android
+              apns_app: files.ios
+              routes:
+                - {user_agent: '\\(iOS\\) Nextcloud-Talk', app: talk.ios, voip_app: talk.ios.voip}
+              max_batch_size: 50
+            \(extraSettings)
+            """).nextcloud
+        let providers = [
+            RecordingProvider(appID: "files.android", platform: .fcm), RecordingProvider(appID: "files.ios", platform: .apns),
+            RecordingProvider(appID: "talk.ios", platform: .apns), RecordingProvider(appID: "talk.ios.voip", platform: .apns),
+        ]
+        let directory = try TemporaryDirectory()
+        let store = try await SQLiteStore.open(path: directory.path("store.sqlite"), logger: NextcloudDeviceRoutesTests.quiet)
+        let dispatcher = Dispatcher(
+            directory: ProviderDirectory(providers), store: store, metrics: DeliveryMetrics(factory: NOOPMetricsHandler.instance),
+            logger: NextcloudDeviceRoutesTests.quiet
+        )
+        let devices = NextcloudDeviceRoutes(
+            store: store, router: NextcloudAppRouter(settings: settings), pathPrefix: "", identityProof: NextcloudIdentityProof(settings: .init()),
+            logger: NextcloudDeviceRoutesTests.quiet
+        )
+        let notifications = NextcloudNotificationRoutes(store: store, dispatcher: dispatcher, settings: settings, logger: NextcloudDeviceRoutesTests.quiet)
+        let router = GatewayRouterBuilder.build(routes: devices.routes + notifications.routes, metrics: GatewayMetrics(), maxRequestBodySize: 1 << 20)
+        var app = Application(router: router, logger: NextcloudDeviceRoutesTests.quiet)
+        app.addServices(store)
+        try await app.test(.router) { client in
+            try await body(Proxy(client: client, store: store, providers: Dictionary(uniqueKeysWithValues: providers.map { ($0.appID, $0) })))
+        }
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    static func secrets(_ payload: JSONValue) -> (String?, String?) {
+        guard case .object(let object) = payload else { return (nil, nil) }
+        var subject: String?
+        var signature: String?
+        if case .string(let value)? = object["subject"] { subject = value }
+        if case .string(let value)? = object["signature"] { signature = value }
+        return (subject, signature)
+    }
+
+    @Test func eachEntryReachesItsPlatformAsItsDevicesExpect() async throws {
+        let android = try NextcloudUser(cloudID: "ann@cloud.example.com", tokenID: 1)
+        let filesIOS = try NextcloudUser(cloudID: "ben@cloud.example.com", tokenID: 2)
+        let talkIOS = try NextcloudUser(cloudID: "cat@cloud.example.com", tokenID: 3)
+        let talkMac = try NextcloudUser(cloudID: "dan@cloud.example.com", tokenID: 4)
+        let androidToken = "fGx1:APA91bH/token+with=odd_chars"
+        let filesToken = String(repeating: "ab", count: 32)
+        let talkPair = String(repeating: "cd", count: 32) + " " + String(repeating: "ef", count: 32)
+        let macToken = String(repeating: "12", count: 32)
+        try await Self.withProxy { proxy in
+            try await proxy.register(android, token: androidToken, userAgent: Self.androidUA)
+            try await proxy.register(filesIOS, token: filesToken, userAgent: Self.filesIOSUA)
+            try await proxy.register(talkIOS, token: talkPair, userAgent: Self.talkIOSUA)
+            try await proxy.register(talkMac, token: macToken, userAgent: Self.talkIOSUA)
+            let subjects = (0..<5).map { _ in NextcloudServerSide.randomCiphertext() }
+            let entries = [
+                NextcloudServerSide.entry(user: android, pushToken: androidToken, ciphertext: subjects[0], priority: "high", type: "alert"),
+                NextcloudServerSide.entry(user: filesIOS, pushToken: filesToken, ciphertext: subjects[1]),
+                NextcloudServerSide.entry(user: filesIOS, pushToken: filesToken, ciphertext: subjects[2], type: "background"),
+                NextcloudServerSide.entry(user: talkIOS, pushToken: talkPair, ciphertext: subjects[3], priority: "high", type: "voip"),
+                NextcloudServerSide.entry(user: talkMac, pushToken: macToken, ciphertext: subjects[4], priority: "high", type: "voip"),
+            ]
+            let (status, body) = try await proxy.post(NextcloudServerSide.form(entries))
+            #expect(status == .ok)
+            let answer = try Self.json(body)
+            #expect(answer["failed"] as? Int == 0)
+            #expect((answer["unknown"] as? [Any])?.isEmpty == true)
+            #expect(body.contains("\"failed\":0"))
+
+            let fcm = try #require(proxy.received("files.android").first)
+            #expect(fcm.token == androidToken)
+            #expect(fcm.notification.priority == .high)
+            #expect(fcm.notification.payload == ["data": ["subject": .string(subjects[0].base64EncodedString()), "signature": .string(NextcloudServerSide.sign(subjects[0], with: android.key))]])
+
+            let files = proxy.received("files.ios")
+            #expect(files.count == 2)
+            let alert = try #require(files.first { $0.notification.kind == .alert })
+            #expect(alert.token == filesToken)
+            #expect(alert.notification.priority == .normal)
+            guard case .object(let alertBody) = alert.notification.payload, case .object(let aps)? = alertBody["aps"] else {
+                Issue.record("the alert has no aps")
+                return
+            }
+            #expect(aps["mutable-content"] == 1)
+            #expect(aps["alert"] != nil)
+            #expect(Self.secrets(alert.notification.payload).0 == subjects[1].base64EncodedString())
+            let background = try #require(files.first { $0.notification.kind == .background })
+            #expect(background.notification.priority == .normal)
+            guard case .object(let backgroundBody) = background.notification.payload else { return }
+            #expect(backgroundBody["aps"] == ["content-available": 1])
+            #expect(Self.secrets(background.notification.payload).0 == subjects[2].base64EncodedString())
+
+            let voip = try #require(proxy.received("talk.ios.voip").first)
+            #expect(voip.token == String(repeating: "ef", count: 32))
+            #expect(voip.notification.kind == .voip)
+            #expect(Self.secrets(voip.notification.payload).0 == subjects[3].base64EncodedString())
+            #expect(Self.secrets(voip.notification.payload).1 == NextcloudServerSide.sign(subjects[3], with: talkIOS.key))
+
+            // Talk on a Mac has no PushKit token: the call arrives as a high-priority alert.
+            let mac = try #require(proxy.received("talk.ios").first)
+            #expect(mac.token == macToken)
+            #expect(mac.notification.kind == .alert)
+            #expect(mac.notification.priority == .high)
+            #expect(proxy.received("talk.ios").count == 1)
+        }
+    }
+
+    @Test func entriesThatFailTheirChecksAreCountedAndNotSent() async throws {
+        let user = try NextcloudUser(cloudID: "eve@cloud.example.com", tokenID: 5)
+        let stranger = try NextcloudUser(cloudID: "zed@cloud.example.com", tokenID: 6)
+        let token = "fcm:registered"
+        try await Self.withProxy { proxy in
+            try await proxy.register(user, token: token, userAgent: Self.androidUA)
+            let subject = NextcloudServerSide.randomCiphertext()
+            let entries = [
+                NextcloudServerSide.entry(user: user, pushToken: token, ciphertext: subject),
+                NextcloudServerSide.entry(user: stranger, pushToken: token, ciphertext: subject),  // never registered
+                NextcloudServerSide.entry(user: user, pushToken: "fcm:another", ciphertext: subject),  // stale token hash
+                NextcloudServerSide.entry(user: user, pushToken: token, ciphertext: subject, signature: NextcloudServerSide.sign(subject, with: stranger.key)),
+                NextcloudServerSide.entry(user: user, pushToken: token, ciphertext: NextcloudServerSide.randomCiphertext(), signature: NextcloudServerSide.sign(subject, with: user.key)),
+                "{\"deviceIdentifier\":",
+                #"{"deviceIdentifier":"x","pushTokenHash":"y","subject":"z","signature":"s","priority":"urgent"}"#,
+            ]
+            let (status, body) = try await proxy.post(NextcloudServerSide.form(entries))
+            #expect(status == .ok)
+            let answer = try Self.json(body)
+            #expect(answer["failed"] as? Int == 5)
+            #expect(answer["unknown"] as? [String] == [stranger.deviceIdentifier])
+            #expect(proxy.totalReceived == 1)
+            #expect(try await proxy.store.device(namespace: "nextcloud", deviceID: user.deviceIdentifier) != nil)
+        }
+    }
+
+    @Test func aTokenTheProviderCallsInvalidRemovesTheDeviceAndListsItUnknown() async throws {
+        let user = try NextcloudUser(cloudID: "fay@cloud.example.com", tokenID: 7)
+        let talk = try NextcloudUser(cloudID: "gus@cloud.example.com", tokenID: 8)
+        let pair = String(repeating: "cd", count: 32) + " dead" + String(repeating: "0", count: 60)
+        try await Self.withProxy { proxy in
+            try await proxy.register(user, token: "dead:token", userAgent: Self.androidUA)
+            try await proxy.register(talk, token: pair, userAgent: Self.talkIOSUA)
+            let entries = [
+                NextcloudServerSide.entry(user: user, pushToken: "dead:token", ciphertext: NextcloudServerSide.randomCiphertext()),
+                NextcloudServerSide.entry(user: talk, pushToken: pair, ciphertext: NextcloudServerSide.randomCiphertext(), priority: "high", type: "voip"),
+            ]
+            let (status, body) = try await proxy.post(NextcloudServerSide.form(entries))
+            #expect(status == .ok)
+            let answer = try Self.json(body)
+            #expect(answer["failed"] as? Int == 0)
+            #expect(Set(answer["unknown"] as? [String] ?? []) == [user.deviceIdentifier, talk.deviceIdentifier])
+            #expect(try await proxy.store.device(namespace: "nextcloud", deviceID: user.deviceIdentifier) == nil)
+            #expect(try await proxy.store.device(namespace: "nextcloud", deviceID: talk.deviceIdentifier) == nil)
+            // The server deletes them; if it pushes again anyway, they stay unknown and nothing is sent.
+            let again = try await proxy.post(NextcloudServerSide.form([entries[0]]))
+            #expect(try Self.json(again.1)["unknown"] as? [String] == [user.deviceIdentifier])
+            #expect(proxy.totalReceived == 2)
+        }
+    }
+
+    @Test func whatAProviderCannotTakeNowWaitsInTheOutbox() async throws {
+        let busy = try NextcloudUser(cloudID: "hal@cloud.example.com", tokenID: 9)
+        let refused = try NextcloudUser(cloudID: "ida@cloud.example.com", tokenID: 10)
+        try await Self.withProxy { proxy in
+            try await proxy.register(busy, token: "busy:token", userAgent: Self.androidUA)
+            try await proxy.register(refused, token: "nope:token", userAgent: Self.androidUA)
+            let entries = [
+                NextcloudServerSide.entry(user: busy, pushToken: "busy:token", ciphertext: NextcloudServerSide.randomCiphertext()),
+                NextcloudServerSide.entry(user: refused, pushToken: "nope:token", ciphertext: NextcloudServerSide.randomCiphertext()),
+            ]
+            let (status, body) = try await proxy.post(NextcloudServerSide.form(entries))
+            #expect(status == .ok)
+            let answer = try Self.json(body)
+            #expect(answer["failed"] as? Int == 1)
+            #expect((answer["unknown"] as? [Any])?.isEmpty == true)
+            #expect(try await proxy.store.pendingCount() == 1)
+            let queued = try await proxy.store.claimDue(now: Date().addingTimeInterval(60), limit: 10, leaseFor: .seconds(10), owner: "test")
+            #expect(queued.map(\.message.pushToken) == ["busy:token"])
+            #expect(queued.first?.message.appID == "files.android")
+        }
+    }
+
+    @Test func unreadableAndOversizeBatchesAreRefusedWithoutSendingAnything() async throws {
+        let user = try NextcloudUser(cloudID: "joe@cloud.example.com", tokenID: 11)
+        try await Self.withProxy { proxy in
+            try await proxy.register(user, token: "fcm:joe", userAgent: Self.androidUA)
+            let entry = NextcloudServerSide.entry(user: user, pushToken: "fcm:joe", ciphertext: NextcloudServerSide.randomCiphertext())
+            for body in ["", "hello=world", "notifications=%7B%7D"] {
+                let (status, text) = try await proxy.post(body)
+                #expect(status == .badRequest, "body \(body)")
+                #expect(!text.contains("unknown"))
+            }
+            #expect(try await proxy.post("{\"notifications\": 3}", contentType: "application/json").0 == .badRequest)
+            let oversize = NextcloudServerSide.form(Array(repeating: entry, count: 51))
+            #expect(try await proxy.post(oversize).0 == .contentTooLarge)
+            #expect(proxy.totalReceived == 0)
+            // The documented JSON form is read too.
+            let (status, text) = try await proxy.post("{\"notifications\": [\(entry)]}", contentType: "application/json")
+            #expect(status == .ok)
+            #expect(try Self.json(text)["failed"] as? Int == 0)
+            #expect(proxy.totalReceived == 1)
+        }
+    }
+
+    @Test func aServerOverItsFairUseLimitGets429WithoutCounts() async throws {
+        let user = try NextcloudUser(cloudID: "kim@cloud.example.com", tokenID: 12)
+        let limit = """
+              rate_limit: {notifications: 3, window: 3600}
+            """
+        try await Self.withProxy(extraSettings: limit) { proxy in
+            try await proxy.register(user, token: "fcm:kim", userAgent: Self.androidUA)
+            let entry = NextcloudServerSide.entry(user: user, pushToken: "fcm:kim", ciphertext: NextcloudServerSide.randomCiphertext())
+            #expect(try await proxy.post(NextcloudServerSide.form([entry, entry])).0 == .ok)
+            let (status, body) = try await proxy.post(NextcloudServerSide.form([entry, entry]))
+            #expect(status == .tooManyRequests)
+            #expect(!body.contains("failed") && !body.contains("unknown"))
+            #expect(proxy.totalReceived == 2)
+            // A server that identifies itself with a subscription key has its own budget.
+            let keyed: HTTPFields = [.init("X-Nextcloud-Subscription-Key")!: "ABCDE-FGHIJ-KLMNO-PQRST-UVWXY"]
+            #expect(try await proxy.post(NextcloudServerSide.form([entry, entry, entry]), headers: keyed).0 == .ok)
+            #expect(try await proxy.post(NextcloudServerSide.form([entry]), headers: keyed).0 == .tooManyRequests)
+            #expect(proxy.totalReceived == 5)
+        }
+    }
+}
