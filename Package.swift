@@ -233,7 +233,10 @@ let package = Package(
                 "PushgateConfig",
                 "PushgateCore",
                 "PushgateDelivery",
+                "PushgateStore",
                 .asyncHTTPClient,
+                .crypto,
+                .cryptoExtras,
                 .logging,
                 .nioCore,
                 .nioHTTP1,
@@ -243,7 +246,7 @@ let package = Package(
         .testTarget(name: "PushgateCoreTests", dependencies: ["PushgateCore"]),
         .testTarget(
             name: "PushgateNextcloudSDKTests",
-            dependencies: ["PushgateNextcloudSDK", "PushgateTestSupport", .crypto, .cryptoExtras, .hummingbird]
+            dependencies: ["PushgateNextcloudSDK", "PushgateTestSupport", .crypto, .cryptoExtras, .hummingbird, .logging]
         ),
         .testTarget(
             name: "PushgateNextcloudTests",

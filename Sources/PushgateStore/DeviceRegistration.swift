@@ -41,3 +41,22 @@ public struct DeviceRegistration: Sendable, Equatable {
         self.updatedAt = updatedAt
     }
 }
+
+extension Array where Element == DeviceRegistration {
+    /// The registrations with the later one kept where two share a namespace and device id, in first-seen
+    /// order (one multi-row upsert may not touch a row twice).
+    package func keepingLastPerDevice() -> [DeviceRegistration] {
+        var position: [String: Int] = [:]
+        var kept: [DeviceRegistration] = []
+        for device in self {
+            let key = device.namespace + "\u{0}" + device.deviceID
+            if let index = position[key] {
+                kept[index] = device
+            } else {
+                position[key] = kept.count
+                kept.append(device)
+            }
+        }
+        return kept
+    }
+}

@@ -5,6 +5,9 @@ public import ServiceLifecycle
 public protocol DeviceStore: Sendable {
     /// Inserts or replaces the registration with the same namespace and device id.
     func saveDevice(_ device: DeviceRegistration) async throws
+    /// Inserts or replaces many registrations at once, atomically (an import, or a benchmark's fixture).
+    /// When two share a namespace and device id, the later one wins.
+    func saveDevices(_ devices: [DeviceRegistration]) async throws
     /// Inserts the registration only if none exists with its namespace and device id.
     /// - Returns: `true` when it was inserted, `false` when one already existed (and was left unchanged).
     func insertDeviceIfAbsent(_ device: DeviceRegistration) async throws -> Bool

@@ -16,6 +16,21 @@ public enum StoreStatements {
             attributes = excluded.attributes, updated_at = excluded.updated_at
         """
 
+    /// Inserts or replaces `count` devices in one statement; binds the eight ``deviceColumns`` of each in
+    /// turn. The devices must have distinct namespace and id.
+    public static func upsertDevices(count: Int) -> String {
+        let rows = (0..<count).map { row in "(" + (1...8).map { "$\(row * 8 + $0)" }.joined(separator: ", ") + ")" }
+        return """
+            INSERT INTO devices (\(deviceColumns)) VALUES \(rows.joined(separator: ", "))
+            ON CONFLICT (namespace, device_id) DO UPDATE SET
+                app_id = excluded.app_id, push_token = excluded.push_token, public_key = excluded.public_key,
+                attributes = excluded.attributes, updated_at = excluded.updated_at
+            """
+    }
+
+    /// How many devices one ``upsertDevices(count:)`` statement takes at most.
+    public static let upsertDevicesChunkSize = 500
+
     /// Inserts a device unless one exists; binds the eight ``deviceColumns``; returns a row when inserted.
     public static let insertDeviceIfAbsent = """
         INSERT INTO devices (\(deviceColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)

@@ -113,6 +113,22 @@ public final class PostgresStore: PushStore {
         _ = try await self.rows(StoreStatements.upsertDevice, Self.binds(device))
     }
 
+    public func saveDevices(_ devices: [DeviceRegistration]) async throws {
+        let unique = devices.keepingLastPerDevice()
+        guard !unique.isEmpty else { return }
+        do {
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                for chunk in unique.chunked(by: StoreStatements.upsertDevicesChunkSize) {
+                    var binds = PostgresBindings(capacity: chunk.count * 8)
+                    for device in chunk { Self.append(device, to: &binds) }
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: StoreStatements.upsertDevices(count: chunk.count), binds: binds), logger: self.logger)
+                }
+            }
+        } catch let error as PSQLError {
+            throw StoreError.unavailable("PostgreSQL: \(String(reflecting: error))")
+        }
+    }
+
     public func insertDeviceIfAbsent(_ device: DeviceRegistration) async throws -> Bool {
         try await !self.rows(StoreStatements.insertDeviceIfAbsent, Self.binds(device)).decode(String.self).all().isEmpty
     }
@@ -306,6 +322,11 @@ public final class PostgresStore: PushStore {
 
     private static func binds(_ device: DeviceRegistration) -> PostgresBindings {
         var binds = PostgresBindings(capacity: 8)
+        Self.append(device, to: &binds)
+        return binds
+    }
+
+    private static func append(_ device: DeviceRegistration, to binds: inout PostgresBindings) {
         binds.append(device.namespace)
         binds.append(device.deviceID)
         binds.append(device.appID)
@@ -314,7 +335,6 @@ public final class PostgresStore: PushStore {
         binds.append(DeviceAttributesCoding.encode(device.attributes))
         binds.append(device.createdAt.millisecondsSince1970)
         binds.append(device.updatedAt.millisecondsSince1970)
-        return binds
     }
 }
 

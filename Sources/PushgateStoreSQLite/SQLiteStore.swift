@@ -99,6 +99,24 @@ public final class SQLiteStore: PushStore {
         _ = try await self.run(on: self.writer, StoreStatements.upsertDevice, Self.binds(device))
     }
 
+    public func saveDevices(_ devices: [DeviceRegistration]) async throws {
+        let unique = devices.keepingLastPerDevice()
+        guard !unique.isEmpty else { return }
+        let connection = self.writer
+        try await self.writes.run {
+            _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
+            do {
+                for chunk in unique.chunked(by: StoreStatements.upsertDevicesChunkSize) {
+                    _ = try await Self.query(connection, StoreStatements.upsertDevices(count: chunk.count), chunk.flatMap(Self.binds))
+                }
+                _ = try await Self.query(connection, "COMMIT", [])
+            } catch {
+                _ = try? await Self.query(connection, "ROLLBACK", [])
+                throw error
+            }
+        }
+    }
+
     public func insertDeviceIfAbsent(_ device: DeviceRegistration) async throws -> Bool {
         try await !self.run(on: self.writer, StoreStatements.insertDeviceIfAbsent, Self.binds(device)).isEmpty
     }

@@ -33,12 +33,21 @@ struct SandboxGateway {
         }
     }
 
-    static func with(_ body: (SandboxGateway) async throws -> Void) async throws {
+    /// Runs `body` against a sandboxed gateway.
+    /// - Parameters:
+    ///   - database: the store (default: SQLite in a temporary directory).
+    ///   - nextcloud: the Nextcloud front end's settings (default: none, so it refuses devices).
+    static func with(
+        database: DatabaseSettings? = nil,
+        nextcloud: NextcloudSettings = NextcloudSettings(),
+        _ body: (SandboxGateway) async throws -> Void
+    ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = GatewayConfiguration()
         configuration.http.port = 0
-        configuration.database = .sqlite(path: directory.appendingPathComponent("store.sqlite").path)
+        configuration.database = database ?? .sqlite(path: directory.appendingPathComponent("store.sqlite").path)
+        configuration.nextcloud = nextcloud
         var logger = Logger(label: "bench")
         logger.logLevel = .error
         let port = Mutex(0)

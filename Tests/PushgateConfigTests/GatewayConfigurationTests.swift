@@ -119,6 +119,13 @@ struct GatewayConfigurationTests {
         ("nextcloud: {routes: 3}", "nextcloud.routes"),
         ("nextcloud: {routes: [{user_agent: '(', app: a}]}", "nextcloud.routes[0].user_agent"),
         ("nextcloud: {routes: [{app: a}]}", "nextcloud.routes[0]"),
+        ("nextcloud: {rate_limit: {notifications: many}}", "nextcloud.rate_limit.notifications"),
+        ("nextcloud: {rate_limit: {notifications: 10, window: 0}}", "nextcloud.rate_limit.window"),
+        ("nextcloud: {rate_limit: 5}", "nextcloud.rate_limit"),
+        ("nextcloud: {identity_proof: {allowed_hosts: {a: b}}}", "nextcloud.identity_proof.allowed_hosts"),
+        ("nextcloud: {identity_proof: {timeout: 600}}", "nextcloud.identity_proof.timeout"),
+        ("nextcloud: {max_batch_size: 0}", "nextcloud.max_batch_size"),
+        ("nextcloud: {delivery_timeout: -1}", "nextcloud.delivery_timeout"),
     ])
     func invalidValuesNameTheirKey(yaml: String, key: String) {
         #expect {
@@ -144,7 +151,32 @@ struct GatewayConfigurationTests {
         #expect(configuration.nextcloud.pathPrefix == "/push")
         #expect(configuration.nextcloud.fcmApp == "files.android")
         #expect(configuration.nextcloud.routes.first?.voipApp == "talk.ios.voip")
+        #expect(configuration.nextcloud.rateLimit == nil)
+        #expect(configuration.nextcloud.maxBatchSize == 1000)
+        #expect(configuration.nextcloud.identityProof == .init())
         #expect(configuration.warnings.isEmpty)
+    }
+
+    @Test func nextcloudLimitsAndTheIdentityProofAreRead() throws {
+        let configuration = try GatewayConfiguration(yaml: """
+            nextcloud:
+              alert_text: Neue Benachrichtigung
+              delivery_timeout: 4
+              max_batch_size: 300
+              rate_limit: {notifications: 5000, window: 60, x_forwarded_for: true, burst: 3}
+              identity_proof: {timeout: 2, allowed_hosts: ['cloud.internal'], http_hosts: ['*.local']}
+            """)
+        let nextcloud = configuration.nextcloud
+        #expect(nextcloud.alertText == "Neue Benachrichtigung")
+        #expect(nextcloud.deliveryTimeout == .seconds(4))
+        #expect(nextcloud.maxBatchSize == 300)
+        #expect(nextcloud.rateLimit == .init(notifications: 5000, window: .seconds(60), useForwardedFor: true))
+        #expect(nextcloud.identityProof.timeout == .seconds(2))
+        #expect(nextcloud.identityProof.allowedHosts == ["cloud.internal"])
+        #expect(nextcloud.identityProof.httpHosts == ["*.local"])
+        #expect(configuration.warnings == ["unknown key nextcloud.rate_limit.burst (ignored)"])
+        // A limit of 0 means none.
+        #expect(try GatewayConfiguration(yaml: "nextcloud: {rate_limit: {notifications: 0}}").nextcloud.rateLimit == nil)
     }
 
     @Test func anEmptyFileMeansDefaults() throws {

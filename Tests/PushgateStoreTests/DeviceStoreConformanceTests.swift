@@ -26,6 +26,22 @@ struct DeviceStoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func batchSaveStoresEveryDeviceAndTheLaterOfTwins(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            try await store.saveDevice(Self.device("old", token: "before"))
+            var batch = (0..<(StoreStatements.upsertDevicesChunkSize * 2 + 7)).map { Self.device("bulk-\($0)", token: "t\($0)") }
+            batch.append(Self.device("old", token: "after"))
+            batch.append(Self.device("bulk-3", token: "twin-later"))
+            try await store.saveDevices(batch)
+            #expect(try await store.deviceCount(namespace: "nextcloud") == StoreStatements.upsertDevicesChunkSize * 2 + 8)
+            #expect(try await store.device(namespace: "nextcloud", deviceID: "bulk-3")?.pushToken == "twin-later")
+            #expect(try await store.device(namespace: "nextcloud", deviceID: "old")?.pushToken == "after")
+            #expect(try await store.device(namespace: "nextcloud", deviceID: "bulk-1006") == Self.device("bulk-1006", token: "t1006"))
+            try await store.saveDevices([])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func batchLookupFindsExactlyTheStoredIdsOfOneNamespace(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             // More ids than one query takes, so the lookup must split them.
