@@ -356,7 +356,9 @@ let package = Package(
                 "PushgateStorePostgres",
                 "PushgateSandbox",
                 "PushgateProviderSupport",
+                "PushgateNextcloudSDK",
                 .crypto,
+                .cryptoExtras,
             ]
         ),
     ]
