@@ -272,6 +272,7 @@ let package = Package(
         .testTarget(
             name: "PushgateMatrixTests",
             dependencies: [
+                .serviceLifecycle,
                 "PushgateMatrix",
                 "PushgateCore",
                 "PushgateDelivery",

@@ -20,7 +20,7 @@ public struct MatrixNotifyHandler: Sendable {
 
     private let dispatcher: Dispatcher
     private let apps: [String: MatrixAppOptions]
-    private let store: any PushStore
+    private let duplicates: MatrixDuplicateFilter
     private let metrics: MatrixMetrics
     private let logger: Logger
 
@@ -32,7 +32,7 @@ public struct MatrixNotifyHandler: Sendable {
     public init(dispatcher: Dispatcher, apps: [String: MatrixAppOptions], store: any PushStore, metrics: MatrixMetrics, logger: Logger) {
         self.dispatcher = dispatcher
         self.apps = apps
-        self.store = store
+        self.duplicates = MatrixDuplicateFilter(store: store, window: Self.duplicateWindow)
         self.metrics = metrics
         self.logger = logger
     }
@@ -105,15 +105,13 @@ public struct MatrixNotifyHandler: Sendable {
             push = push_
         }
         let duplicateKey = notification.eventID.map { "matrix:dup:\(provider.appID):\($0):\(Self.digest(device.pushkey))" }
-        if let duplicateKey, (try? await self.store.counterValue(duplicateKey, now: Date())) ?? 0 > 0 {
+        if let duplicateKey, await self.duplicates.wasDelivered(duplicateKey) {
             return .done
         }
         let outcome = await self.dispatcher.deliver(push, via: provider, token: token, deadline: deadline)
         switch outcome {
         case .delivered:
-            if let duplicateKey {
-                _ = try? await self.store.incrementCounter(duplicateKey, by: 1, expiresAt: Date().addingTimeInterval(Self.duplicateWindow), now: Date())
-            }
+            if let duplicateKey { await self.duplicates.recordDelivered(duplicateKey) }
             return .done
         case .invalidToken:
             return .rejected

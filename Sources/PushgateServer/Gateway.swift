@@ -102,7 +102,8 @@ public struct Gateway: Sendable {
             accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor
         )
         let responder = router.buildResponder()
-        var services: [any Service] = try (sandbox?.services() ?? []) + [store] + backEnds.map(\.service) + [worker]
+        let sweeper = ExpiredCounterSweeper(store: store, logger: logger)
+        var services: [any Service] = try (sandbox?.services() ?? []) + [store] + backEnds.map(\.service) + [worker, sweeper]
         for address in configuration.http.bindAddresses {
             services.append(
                 Self.listener(name: "http", responder: responder, host: address, port: configuration.http.port, logger: logger, onListening: onListening)

@@ -52,6 +52,8 @@ public protocol CounterStore: Sendable {
     /// Adds `amount` to a counter and returns the new value. A counter past its expiry starts again from
     /// zero, with `expiresAt` as its new expiry.
     func incrementCounter(_ name: String, by amount: Int64, expiresAt: Date?, now: Date) async throws -> Int64
+    /// Adds `amount` to each named counter, in one transaction (a group commit of many increments).
+    func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws
     /// The counter's value, 0 when it does not exist or has expired.
     func counterValue(_ name: String, now: Date) async throws -> Int64
     /// Deletes expired counters.

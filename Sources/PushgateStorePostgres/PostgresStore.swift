@@ -256,6 +256,24 @@ public final class PostgresStore: PushStore {
         return Int64(try await self.scalar(StoreStatements.incrementCounter, binds))
     }
 
+    public func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws {
+        guard !names.isEmpty else { return }
+        do {
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                for name in names {
+                    var binds = PostgresBindings(capacity: 4)
+                    binds.append(name)
+                    binds.append(amount)
+                    binds.append(expiresAt?.millisecondsSince1970)
+                    binds.append(now.millisecondsSince1970)
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: StoreStatements.incrementCounter, binds: binds), logger: self.logger)
+                }
+            }
+        } catch let error as PSQLError {
+            throw StoreError.unavailable("PostgreSQL: \(String(reflecting: error))")
+        }
+    }
+
     public func counterValue(_ name: String, now: Date) async throws -> Int64 {
         var binds = Self.binds(name)
         binds.append(now.millisecondsSince1970)

@@ -223,6 +223,27 @@ public final class SQLiteStore: PushStore {
         return Int64(try await self.scalar(on: self.writer, StoreStatements.incrementCounter, binds))
     }
 
+    public func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws {
+        guard !names.isEmpty else { return }
+        let connection = self.writer
+        try await self.writes.run {
+            _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
+            do {
+                for name in names {
+                    let binds: [SQLiteData] = [
+                        .text(name), .integer(Int(amount)), expiresAt.map { .integer(Int($0.millisecondsSince1970)) } ?? .null,
+                        .integer(Int(now.millisecondsSince1970)),
+                    ]
+                    _ = try await Self.query(connection, StoreStatements.incrementCounter, binds)
+                }
+                _ = try await Self.query(connection, "COMMIT", [])
+            } catch {
+                _ = try? await Self.query(connection, "ROLLBACK", [])
+                throw error
+            }
+        }
+    }
+
     public func counterValue(_ name: String, now: Date) async throws -> Int64 {
         let rows = try await self.run(on: self.reader, StoreStatements.selectCounter, [.text(name), .integer(Int(now.millisecondsSince1970))])
         return Int64(rows.first?.columns.first?.data.integer ?? 0)

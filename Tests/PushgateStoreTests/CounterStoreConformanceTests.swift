@@ -24,6 +24,20 @@ struct CounterStoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func aGroupOfIncrementsCountsEachNameOnce(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let window = Self.now.addingTimeInterval(60)
+            _ = try await store.incrementCounter("a", by: 5, expiresAt: window, now: Self.now)
+            try await store.incrementCounters(["a", "b", "c", "b"], by: 1, expiresAt: window, now: Self.now)
+            #expect(try await store.counterValue("a", now: Self.now) == 6)
+            #expect(try await store.counterValue("b", now: Self.now) == 2)
+            #expect(try await store.counterValue("c", now: Self.now) == 1)
+            #expect(try await store.counterValue("c", now: window) == 0)
+            try await store.incrementCounters([], by: 1, expiresAt: nil, now: Self.now)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func countersWithoutExpiryLast(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             #expect(try await store.incrementCounter("total", by: 3, expiresAt: nil, now: Self.now) == 3)

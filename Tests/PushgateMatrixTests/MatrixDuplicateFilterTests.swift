@@ -1,0 +1,38 @@
+import Foundation
+import Logging
+@testable import PushgateMatrix
+import PushgateStore
+import PushgateStoreSQLite
+import ServiceLifecycle
+import Testing
+
+@Suite("Matrix duplicate suppression")
+struct MatrixDuplicateFilterTests {
+    @Test func everyDeliveredPairReachesTheStoreAndAnotherInstanceSeesIt() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("dup-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let store = try await SQLiteStore.open(path: path, logger: logger)
+        let services = ServiceGroup(services: [store], logger: logger)
+        async let running: Void = services.run()
+        let first = MatrixDuplicateFilter(store: store, window: 600)
+        let keys = (0..<300).map { "matrix:dup:app:$event\($0):key" }
+        #expect(await first.wasDelivered(keys[0]) == false)
+        // Concurrent deliveries group their writes; when every call has returned, every pair is stored.
+        await withTaskGroup(of: Void.self) { group in
+            for key in keys { group.addTask { await first.recordDelivered(key) } }
+        }
+        let second = MatrixDuplicateFilter(store: store, window: 600)
+        for key in keys {
+            #expect(await second.wasDelivered(key))
+            #expect(try await store.counterValue(key, now: Date()) == 1)
+        }
+        #expect(await second.wasDelivered("matrix:dup:app:$other:key") == false)
+        // The window ends.
+        #expect(await second.wasDelivered(keys[1], now: Date().addingTimeInterval(601)) == false)
+        #expect(await first.wasDelivered(keys[1], now: Date().addingTimeInterval(601)) == false)
+        await services.triggerGracefulShutdown()
+        try await running
+    }
+}
