@@ -133,6 +133,11 @@ struct MatrixNotifyRouteTests {
             let get = try await client.execute(uri: "/_matrix/push/v1/notify", method: .get)
             #expect(get.status == .methodNotAllowed)
             #expect(String(buffer: get.body).contains("M_UNRECOGNIZED"))
+            // Sygnal answers HEAD with a 500 (a Twisted quirk); here it is an ordinary 405.
+            let head = try await client.execute(uri: "/_matrix/push/v1/notify", method: .head)
+            #expect(head.status == .methodNotAllowed)
+            #expect(head.headers[.allow]?.contains("POST") == true)
+            #expect(fcm.deliveries.count == 1)
         }
     }
 }
