@@ -12,7 +12,7 @@ public enum MatrixRequestParser {
     /// Parses `body`.
     /// - Throws: ``MatrixRequestError`` for each of Sygnal's 400 cases.
     public static func parse(_ body: [UInt8]) throws(MatrixRequestError) -> MatrixNotification {
-        guard let root = try? JSONDecoder().decode(JSONValue.self, from: Data(body)) else {
+        guard let root = try? JSONParser.parse(body) else {
             throw MatrixRequestError(message: "Expected JSON request body")
         }
         guard case .object(let notification)? = root["notification"] else {

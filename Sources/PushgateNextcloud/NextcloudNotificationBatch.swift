@@ -1,4 +1,4 @@
-import Foundation
+import PushgateCore
 
 /// The entries of one `POST /notifications` body, in the order the server numbered them.
 ///
@@ -21,14 +21,14 @@ struct NextcloudNotificationBatch: Sendable {
     ///   - isJSON: whether the request said `Content-Type: application/json`.
     init(body: String, isJSON: Bool) throws(Unreadable) {
         if isJSON {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
-                let list = object["notifications"] as? [Any]
-            else { throw Unreadable(reason: "expected a JSON object with a notifications list") }
+            guard case .object(let object)? = try? JSONParser.parse(Array(body.utf8)), case .array(let list)? = object["notifications"] else {
+                throw Unreadable(reason: "expected a JSON object with a notifications list")
+            }
             self.entries = list.map { item in
                 switch item {
-                case let text as String: Result { () throws(NextcloudNotificationEntry.Malformed) in try NextcloudNotificationEntry(json: text) }
-                case let object as [String: Any]:
-                    Result { () throws(NextcloudNotificationEntry.Malformed) in try NextcloudNotificationEntry(object: object) }
+                case .string(let text): Result { () throws(NextcloudNotificationEntry.Malformed) in try NextcloudNotificationEntry(json: text) }
+                case .object(let members):
+                    Result { () throws(NextcloudNotificationEntry.Malformed) in try NextcloudNotificationEntry(object: members) }
                 default: .failure(NextcloudNotificationEntry.Malformed(reason: "not a JSON object"))
                 }
             }

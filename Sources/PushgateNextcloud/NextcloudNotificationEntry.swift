@@ -1,4 +1,4 @@
-import Foundation
+import PushgateCore
 
 /// One entry of a Nextcloud server's `POST /notifications`: an encrypted, signed subject for one device.
 ///
@@ -33,17 +33,15 @@ struct NextcloudNotificationEntry: Sendable, Equatable {
 
     /// Reads one entry from its JSON text.
     init(json: String) throws(Malformed) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
-            throw Malformed(reason: "not a JSON object")
-        }
-        try self.init(object: object)
+        guard case .object(let members)? = try? JSONParser.parse(Array(json.utf8)) else { throw Malformed(reason: "not a JSON object") }
+        try self.init(object: members)
     }
 
     /// Reads one entry from a decoded JSON object. Unknown fields are ignored; a missing `priority` is
     /// normal and a missing `type` an alert, as servers before those fields existed sent.
-    init(object: [String: Any]) throws(Malformed) {
+    init(object: [String: JSONValue]) throws(Malformed) {
         func text(_ key: String) throws(Malformed) -> String {
-            guard let value = object[key] as? String, !value.isEmpty else { throw Malformed(reason: "\(key) is missing or not a string") }
+            guard case .string(let value)? = object[key], !value.isEmpty else { throw Malformed(reason: "\(key) is missing or not a string") }
             return value
         }
         self.deviceIdentifier = try text("deviceIdentifier")
@@ -52,14 +50,14 @@ struct NextcloudNotificationEntry: Sendable, Equatable {
         self.signature = try text("signature")
         switch object["priority"] {
         case nil: self.priority = .normal
-        case let value as String:
+        case .string(let value)?:
             guard let priority = Priority(rawValue: value) else { throw Malformed(reason: "priority must be high or normal") }
             self.priority = priority
         default: throw Malformed(reason: "priority must be a string")
         }
         switch object["type"] {
         case nil: self.kind = .alert
-        case let value as String:
+        case .string(let value)?:
             guard let kind = Kind(rawValue: value) else { throw Malformed(reason: "type must be alert, voip or background") }
             self.kind = kind
         default: throw Malformed(reason: "type must be a string")

@@ -1,0 +1,243 @@
+/// Reads JSON text into a ``JSONValue`` directly from its UTF-8 bytes, without `JSONDecoder` (whose
+/// `Codable` path tries each case of the enum in turn for every value, the largest cost of reading a
+/// request body).
+///
+/// It accepts exactly RFC 8259 JSON: any value at the top level, surrounded by optional whitespace;
+/// strings must be valid UTF-8 without raw control characters, and `\u` escapes must pair their
+/// surrogates; numbers must fit a `Double`; nesting is limited to ``maximumDepth``. Of duplicate object
+/// keys the last wins, as in Python's `json` (which Sygnal reads requests with).
+public struct JSONParser {
+    /// Why text is not JSON, with the byte offset where reading stopped.
+    public struct Failure: Error, Equatable, CustomStringConvertible {
+        /// The offset of the offending byte.
+        public let offset: Int
+        /// What was wrong there.
+        public let reason: String
+
+        public var description: String { "invalid JSON at byte \(self.offset): \(self.reason)" }
+    }
+
+    /// The deepest nesting of arrays and objects accepted.
+    public static let maximumDepth = 512
+
+    private let bytes: [UInt8]
+    private var position = 0
+
+    private init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Parses one JSON document.
+    public static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+        var parser = JSONParser(bytes)
+        parser.skipWhitespace()
+        let value = try parser.value(depth: 0)
+        parser.skipWhitespace()
+        guard parser.position == bytes.count else { throw parser.failure("unexpected text after the value") }
+        return value
+    }
+
+    private func failure(_ reason: String) -> Failure {
+        Failure(offset: self.position, reason: reason)
+    }
+
+    private mutating func skipWhitespace() {
+        while self.position < self.bytes.count {
+            switch self.bytes[self.position] {
+            case 0x20, 0x09, 0x0A, 0x0D: self.position += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func value(depth: Int) throws(Failure) -> JSONValue {
+        guard self.position < self.bytes.count else { throw self.failure("unexpected end of text") }
+        switch self.bytes[self.position] {
+        case UInt8(ascii: "{"): return try self.object(depth: depth + 1)
+        case UInt8(ascii: "["): return try self.array(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try self.string())
+        case UInt8(ascii: "t"): try self.literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try self.literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try self.literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try self.number())
+        default: throw self.failure("unexpected character")
+        }
+    }
+
+    private mutating func literal(_ word: String) throws(Failure) {
+        for expected in word.utf8 {
+            guard self.position < self.bytes.count else { throw self.failure("unexpected end of text") }
+            guard self.bytes[self.position] == expected else { throw self.failure("unexpected character") }
+            self.position += 1
+        }
+    }
+
+    private mutating func object(depth: Int) throws(Failure) -> JSONValue {
+        guard depth <= Self.maximumDepth else { throw self.failure("nested too deeply") }
+        self.position += 1
+        var members: [String: JSONValue] = [:]
+        self.skipWhitespace()
+        if self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: "}") {
+            self.position += 1
+            return .object(members)
+        }
+        while true {
+            self.skipWhitespace()
+            guard self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: "\"") else {
+                throw self.failure("expected a string key")
+            }
+            let key = try self.string()
+            self.skipWhitespace()
+            guard self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: ":") else { throw self.failure("expected ':'") }
+            self.position += 1
+            self.skipWhitespace()
+            members[key] = try self.value(depth: depth)
+            self.skipWhitespace()
+            guard self.position < self.bytes.count else { throw self.failure("unexpected end of text") }
+            switch self.bytes[self.position] {
+            case UInt8(ascii: ","): self.position += 1
+            case UInt8(ascii: "}"): self.position += 1; return .object(members)
+            default: throw self.failure("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func array(depth: Int) throws(Failure) -> JSONValue {
+        guard depth <= Self.maximumDepth else { throw self.failure("nested too deeply") }
+        self.position += 1
+        var elements: [JSONValue] = []
+        self.skipWhitespace()
+        if self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: "]") {
+            self.position += 1
+            return .array(elements)
+        }
+        while true {
+            self.skipWhitespace()
+            elements.append(try self.value(depth: depth))
+            self.skipWhitespace()
+            guard self.position < self.bytes.count else { throw self.failure("unexpected end of text") }
+            switch self.bytes[self.position] {
+            case UInt8(ascii: ","): self.position += 1
+            case UInt8(ascii: "]"): self.position += 1; return .array(elements)
+            default: throw self.failure("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func string() throws(Failure) -> String {
+        self.position += 1
+        let start = self.position
+        // The common case: no escapes; the bytes are the string.
+        while self.position < self.bytes.count {
+            let byte = self.bytes[self.position]
+            if byte == UInt8(ascii: "\"") {
+                guard let text = String(validating: self.bytes[start..<self.position], as: UTF8.self) else {
+                    throw Failure(offset: start, reason: "invalid UTF-8")
+                }
+                self.position += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            guard byte >= 0x20 else { throw self.failure("control character in a string") }
+            self.position += 1
+        }
+        var buffer = Array(self.bytes[start..<self.position])
+        while self.position < self.bytes.count {
+            let byte = self.bytes[self.position]
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let text = String(validating: buffer, as: UTF8.self) else { throw Failure(offset: start, reason: "invalid UTF-8") }
+                self.position += 1
+                return text
+            case UInt8(ascii: "\\"):
+                self.position += 1
+                try self.escape(into: &buffer)
+            case 0..<0x20:
+                throw self.failure("control character in a string")
+            default:
+                buffer.append(byte)
+                self.position += 1
+            }
+        }
+        throw self.failure("unterminated string")
+    }
+
+    private mutating func escape(into buffer: inout [UInt8]) throws(Failure) {
+        guard self.position < self.bytes.count else { throw self.failure("unterminated escape") }
+        let byte = self.bytes[self.position]
+        self.position += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(byte)
+        case UInt8(ascii: "b"): buffer.append(0x08)
+        case UInt8(ascii: "f"): buffer.append(0x0C)
+        case UInt8(ascii: "n"): buffer.append(0x0A)
+        case UInt8(ascii: "r"): buffer.append(0x0D)
+        case UInt8(ascii: "t"): buffer.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = UInt32(try self.hex4())
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard self.position + 1 < self.bytes.count, self.bytes[self.position] == UInt8(ascii: "\\"), self.bytes[self.position + 1] == UInt8(ascii: "u")
+                else { throw self.failure("unpaired surrogate") }
+                self.position += 2
+                let low = UInt32(try self.hex4())
+                guard (0xDC00...0xDFFF).contains(low) else { throw self.failure("unpaired surrogate") }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw self.failure("unpaired surrogate")
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw self.failure("invalid escape") }
+            buffer.append(contentsOf: Array(String(Character(unicode)).utf8))
+        default:
+            throw self.failure("invalid escape")
+        }
+    }
+
+    private mutating func hex4() throws(Failure) -> UInt16 {
+        guard self.position + 4 <= self.bytes.count else { throw self.failure("short \\u escape") }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = self.bytes[self.position]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw self.failure("invalid \\u escape")
+            }
+            value = value << 4 | UInt16(digit)
+            self.position += 1
+        }
+        return value
+    }
+
+    private mutating func number() throws(Failure) -> Double {
+        let start = self.position
+        if self.bytes[self.position] == UInt8(ascii: "-") { self.position += 1 }
+        guard self.position < self.bytes.count else { throw self.failure("unexpected end of number") }
+        if self.bytes[self.position] == UInt8(ascii: "0") {
+            self.position += 1
+        } else {
+            guard self.digits() > 0 else { throw self.failure("expected a digit") }
+        }
+        if self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: ".") {
+            self.position += 1
+            guard self.digits() > 0 else { throw self.failure("expected a digit after '.'") }
+        }
+        if self.position < self.bytes.count, self.bytes[self.position] | 0x20 == UInt8(ascii: "e") {
+            self.position += 1
+            if self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: "+") || self.bytes[self.position] == UInt8(ascii: "-") {
+                self.position += 1
+            }
+            guard self.digits() > 0 else { throw self.failure("expected a digit in the exponent") }
+        }
+        let text = String(decoding: self.bytes[start..<self.position], as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { throw Failure(offset: start, reason: "number out of range") }
+        return value
+    }
+
+    private mutating func digits() -> Int {
+        let start = self.position
+        while self.position < self.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self.bytes[self.position]) { self.position += 1 }
+        return self.position - start
+    }
+}

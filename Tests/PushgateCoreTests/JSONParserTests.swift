@@ -1,0 +1,72 @@
+import Foundation
+import PushgateCore
+import Testing
+
+@Suite("JSON parser")
+struct JSONParserTests {
+    static func decoded(_ text: String) -> JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    }
+
+    @Test(arguments: [
+        #"{"notification":{"event_id":"$3957tyerfgewrf384","room_id":"!slw48wfj34rtnrf:example.org","type":"m.room.message","#
+            + #""sender":"@exampleuser:matrix.org","sender_display_name":"Major Tom","room_name":"Mission Control","#
+            + #""content":{"msgtype":"m.text","body":"I'm floating in a most peculiar way."},"counts":{"unread":2,"missed_calls":1},"#
+            + #""devices":[{"app_id":"org.matrix.matrixConsole.ios","pushkey":"V2h5IG9uIGVhcnRoIGRpZCB5b3UgZGVjb2RlIHRoaXM/","#
+            + #""pushkey_ts":12345678,"data":{},"tweaks":{"sound":"bing"}}]}}"#,
+        #"  [1, -2, 3.5, -0.25e2, 1E3, 0, -0, 12345678901234567890, true, false, null, "", {}, []]  "#,
+        #""escapes: \" \\ \/ \b \f \n \r \t \u00e9 \u20ac \ud83d\ude00 \u0000""#,
+        "\"ünïcødé ✓ 😀\"",
+        "3", "\"x\"", "null",
+    ])
+    func readsWhatJSONDecoderReads(text: String) throws {
+        let parsed = try JSONParser.parse(Array(text.utf8))
+        #expect(parsed == Self.decoded(text))
+    }
+
+    @Test(arguments: [
+        "", " ", "{", "[1,]", "{\"a\":1,}", "{a:1}", "[1 2]", "01", "1.", ".5", "-", "1e", "+1", "nul", "tru", "\"abc",
+        "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"tab\there\"", "1e400", "[1] x", "{\"a\" 1}",
+    ])
+    func refusesWhatIsNotJSON(text: String) {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(text.utf8)) }
+    }
+
+    @Test func ofDuplicateKeysTheLastWinsAsInPythonsJSON() throws {
+        // Sygnal reads bodies with Python's json module, which keeps the last; JSONDecoder keeps the first.
+        #expect(try JSONParser.parse(Array(#"{"a":1,"b":true,"a":2}"#.utf8)) == ["a": 2, "b": true])
+    }
+
+    @Test func refusesInvalidUTF8AndExcessiveNesting() {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0xC3, 0x28, 0x22]) }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0xED, 0xA0, 0x80, 0x22]) }
+        let deep = String(repeating: "[", count: JSONParser.maximumDepth + 1) + String(repeating: "]", count: JSONParser.maximumDepth + 1)
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(deep.utf8)) }
+        let fine = String(repeating: "[", count: JSONParser.maximumDepth) + String(repeating: "]", count: JSONParser.maximumDepth)
+        #expect(throws: Never.self) { try JSONParser.parse(Array(fine.utf8)) }
+    }
+
+    @Test func randomDocumentsReadBackAsTheyWereWritten() throws {
+        var generator = SystemRandomNumberGenerator()
+        func random(_ depth: Int) -> JSONValue {
+            switch Int.random(in: 0..<(depth > 3 ? 4 : 6), using: &generator) {
+            case 0: return .null
+            case 1: return .bool(Bool.random(using: &generator))
+            case 2: return .number(Double(Int.random(in: -1_000_000...1_000_000, using: &generator)) / 8)
+            case 3:
+                let scalars = (0..<Int.random(in: 0...12, using: &generator)).compactMap { _ in
+                    Unicode.Scalar([0x22, 0x5C, 0x0A, 0x41, 0xE9, 0x1F600, 0x7F, 0x2028, 0x01].randomElement(using: &generator)!)
+                }
+                return .string(String(String.UnicodeScalarView(scalars)))
+            case 4: return .array((0..<Int.random(in: 0...4, using: &generator)).map { _ in random(depth + 1) })
+            default:
+                return .object(Dictionary((0..<Int.random(in: 0...4, using: &generator)).map { ("k\($0)\u{e9}", random(depth + 1)) }, uniquingKeysWith: { a, _ in a }))
+            }
+        }
+        for _ in 0..<500 {
+            let value = random(0)
+            let text = try JSONEncoder().encode(value)
+            #expect(try JSONParser.parse(Array(text)) == value)
+        }
+    }
+}
