@@ -316,6 +316,7 @@ let package = Package(
             name: "PushgateProviderSupportTests",
             dependencies: [
                 "PushgateProviderSupport",
+                "PushgateCore",
                 .crypto,
                 .cryptoExtras,
             ]

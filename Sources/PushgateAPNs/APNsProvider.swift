@@ -8,11 +8,18 @@ import PushgateConfig
 public import PushgateCore
 import PushgateProviderSupport
 public import ServiceLifecycle
+import Synchronization
 
 /// Delivers notifications for one APNs app over HTTP/2, with token or certificate authentication.
 ///
-/// Run it as a `Service`: it keeps one HTTP client (HTTP/2 through ALPN, connections reused) until
-/// graceful shutdown. At most `inflight_request_limit` requests are in flight at once.
+/// Run it as a `Service`: it keeps its HTTP clients (HTTP/2 through ALPN, connections reused) until
+/// graceful shutdown. There is one client per event loop of the shared group, each pinned to its loop, so
+/// requests spread over one HTTP/2 connection per loop (as Apple suggests several connections for volume)
+/// instead of all being multiplexed, encrypted and parsed on a single thread; each connection sends what
+/// one event-loop tick wrote in one TLS record (`FlushCoalescingHandler`).
+///
+/// At most `inflight_request_limit` requests are in flight at once (a `ConcurrencyGate` with that many
+/// permits); more wait for a free one until their deadline.
 public final class APNsProvider: PushProvider, Service, CustomStringConvertible {
     /// The app id (or glob) the provider serves.
     public let appID: String
@@ -23,12 +30,13 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
     /// The provider token source for token authentication; nil with a client certificate.
     public let providerToken: APNsProviderToken?
 
-    private let client: HTTPClient
+    private let clients: [HTTPClient]
+    private let nextClient = Atomic<UInt>(0)
     private let requests: APNsRequestFactory
-    private let semaphore: AsyncSemaphore
+    private let gate: ConcurrencyGate
     private let logger: Logger
 
-    /// Creates the provider and its HTTP client.
+    /// Creates the provider and its HTTP clients.
     /// - Parameters:
     ///   - configuration: the app's settings.
     ///   - logger: where requests are logged (fingerprints only, at debug).
@@ -39,7 +47,7 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         self.configuration = configuration
         self.logger = logger
         self.requests = APNsRequestFactory(topic: configuration.topic, configuredPushType: configuration.pushType)
-        self.semaphore = AsyncSemaphore(limit: configuration.inflightRequestLimit)
+        self.gate = ConcurrencyGate(permits: configuration.inflightRequestLimit)
 
         var tls = TLSConfiguration.makeClientConfiguration()
         if !configuration.additionalTrustRoots.isEmpty {
@@ -57,31 +65,41 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         clientConfiguration.httpVersion = .automatic
         clientConfiguration.timeout = .init(connect: .seconds(10))
         clientConfiguration.proxy = configuration.proxy?.clientProxy
-        self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
+        clientConfiguration.http2ConnectionDebugInitializer = { channel in FlushCoalescingHandler.install(on: channel) }
+        // An event loop is a group of one: each client opens its connection on its own loop.
+        self.clients = HTTPClient.defaultEventLoopGroup.makeIterator().map { loop in
+            HTTPClient(eventLoopGroup: loop, configuration: clientConfiguration)
+        }
         self.now = now
+        self.devicePathPrefix = configuration.baseURL.absoluteString + "/3/device/"
     }
 
     private let now: @Sendable () -> Date
+    /// `<base URL>/3/device/`, to which each request appends its device token.
+    private let devicePathPrefix: String
 
     /// `APNsProvider(<app>, topic <topic>, token <key id>, <host>)`; no secrets.
     public var description: String {
         "APNsProvider(\(self.appID), topic \(self.configuration.topic), \(self.configuration.authentication), \(self.configuration.baseURL.host ?? "?"))"
     }
 
-    /// Keeps the HTTP client until graceful shutdown, then closes it.
+    /// Keeps the HTTP clients until graceful shutdown, then closes them.
     public func run() async throws {
         try? await gracefulShutdown()
         try await self.shutdown()
     }
 
-    /// Closes the HTTP client, for a provider used without ``run()``; call it once.
+    /// Closes the HTTP clients, for a provider used without ``run()``; call it once.
     public func shutdown() async throws {
-        try await self.client.shutdown()
+        var failure: (any Error)?
+        for client in self.clients {
+            do { try await client.shutdown() } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
     }
 
     /// Sends `notification` to the hex device token `token`, giving up at `deadline`.
     public func deliver(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
-        let fingerprint = Redaction.fingerprint(token)
         guard ContinuousClock.now < deadline else {
             return .retryLater(after: nil, reason: "deadline passed before sending")
         }
@@ -91,16 +109,16 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         }
         let body: [UInt8]
         do {
-            body = try notification.payload.encoded()
+            body = try JSONText.encode(notification.payload)
         } catch {
             return .rejected(reason: "payload cannot be encoded as JSON")
         }
         if let problem = self.requests.problem(with: notification, body: body) {
-            self.logger.debug("APNs notification refused before sending", metadata: ["token": "\(fingerprint)", "reason": "\(problem)"])
+            self.logger.debug("APNs notification refused before sending", metadata: ["token": "\(Redaction.fingerprint(token))", "reason": "\(problem)"])
             return .rejected(reason: problem)
         }
-        let outcome = await self.semaphore.withPermit(until: deadline) {
-            await self.send(notification, body: body, to: token, fingerprint: fingerprint, deadline: deadline, mayRenewToken: true)
+        let outcome = await self.gate.withPermit(until: deadline) {
+            await self.send(notification, body: body, to: token, deadline: deadline, mayRenewToken: true)
         }
         return outcome ?? .retryLater(after: nil, reason: "in-flight limit reached until the deadline")
     }
@@ -109,7 +127,6 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         _ notification: PushNotification,
         body: [UInt8],
         to token: String,
-        fingerprint: String,
         deadline: ContinuousClock.Instant,
         mayRenewToken: Bool
     ) async -> DeliveryOutcome {
@@ -117,7 +134,7 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         guard remaining > .zero else {
             return .retryLater(after: nil, reason: "deadline passed before sending")
         }
-        var request = HTTPClientRequest(url: self.configuration.baseURL.absoluteString + "/3/device/" + token)
+        var request = HTTPClientRequest(url: self.devicePathPrefix + token)
         request.method = .POST
         for header in self.requests.headers(for: notification, apnsID: UUID(), now: self.now()) {
             request.headers.add(name: header.name, value: header.value)
@@ -139,19 +156,21 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         let reason: String?
         let retryAfter: Duration?
         do {
-            let response = try await self.client.execute(request, timeout: .nanoseconds(remaining.wholeNanoseconds), logger: nil)
+            let client = self.clients[Int(self.nextClient.wrappingAdd(1, ordering: .relaxed).oldValue % UInt(self.clients.count))]
+            let response = try await client.execute(request, timeout: .nanoseconds(remaining.wholeNanoseconds), logger: nil)
             let answer = try await response.body.collect(upTo: 64 * 1024)
             status = Int(response.status.code)
             reason = Self.reason(in: answer)
             retryAfter = RetryAfter.parse(response.headers.first(name: "retry-after"))
         } catch {
+            let fingerprint = Redaction.fingerprint(token)
             let description = String(describing: error).replacingOccurrences(of: token, with: fingerprint)
             self.logger.debug("APNs request failed", metadata: ["token": "\(fingerprint)", "error": "\(description)"])
             return .retryLater(after: nil, reason: "transport: \(description)")
         }
         self.logger.debug(
             "APNs answered",
-            metadata: ["token": "\(fingerprint)", "status": "\(status)", "reason": "\(reason ?? "-")"]
+            metadata: ["token": "\(Redaction.fingerprint(token))", "status": "\(status)", "reason": "\(reason ?? "-")"]
         )
         switch APNsResponseClassifier.classify(status: status, reason: reason, retryAfter: retryAfter) {
         case .outcome(let outcome):
@@ -161,7 +180,7 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
                 return .rejected(reason: reason ?? "ExpiredProviderToken")
             }
             await providerToken.invalidate(bearer)
-            return await self.send(notification, body: body, to: token, fingerprint: fingerprint, deadline: deadline, mayRenewToken: false)
+            return await self.send(notification, body: body, to: token, deadline: deadline, mayRenewToken: false)
         }
     }
 

@@ -1,11 +1,16 @@
 public import CoreMetrics
 import PushgateCore
+import Synchronization
 
 /// Delivery counters and timings, per app and outcome:
 /// `pushgate_deliveries_total{app,outcome}`, `pushgate_delivery_duration_seconds{app}`,
 /// `pushgate_outbox_given_up_total{app}`, `pushgate_inflight_limit_drops_total{app}`.
+///
+/// Each metric's handle is made once per app (and outcome) and kept: looking one up in the factory on
+/// every delivery costs more than the delivery's own bookkeeping.
 public struct DeliveryMetrics: Sendable {
     private let factory: any MetricsFactory
+    private let handles = Handles()
 
     /// Creates metrics recorded through `factory` (the composition root passes the Prometheus one).
     public init(factory: any MetricsFactory) {
@@ -13,17 +18,61 @@ public struct DeliveryMetrics: Sendable {
     }
 
     func record(appID: String, outcome: DeliveryOutcome, duration: Duration) {
-        Counter(label: "pushgate_deliveries_total", dimensions: [("app", appID), ("outcome", outcome.label)], factory: self.factory)
-            .increment()
-        Timer(label: "pushgate_delivery_duration_seconds", dimensions: [("app", appID)], factory: self.factory)
-            .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        let label = outcome.label
+        self.handles.counter(HandleKey(metric: .deliveries, appID: appID, outcome: label)) {
+            Counter(label: "pushgate_deliveries_total", dimensions: [("app", appID), ("outcome", label)], factory: self.factory)
+        }.increment()
+        self.handles.timer(appID) {
+            Timer(label: "pushgate_delivery_duration_seconds", dimensions: [("app", appID)], factory: self.factory)
+        }.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     func recordGivenUp(appID: String) {
-        Counter(label: "pushgate_outbox_given_up_total", dimensions: [("app", appID)], factory: self.factory).increment()
+        self.handles.counter(HandleKey(metric: .givenUp, appID: appID, outcome: "")) {
+            Counter(label: "pushgate_outbox_given_up_total", dimensions: [("app", appID)], factory: self.factory)
+        }.increment()
     }
 
     func recordInflightDrop(appID: String) {
-        Counter(label: "pushgate_inflight_limit_drops_total", dimensions: [("app", appID)], factory: self.factory).increment()
+        self.handles.counter(HandleKey(metric: .inflightDrops, appID: appID, outcome: "")) {
+            Counter(label: "pushgate_inflight_limit_drops_total", dimensions: [("app", appID)], factory: self.factory)
+        }.increment()
+    }
+}
+
+/// Which counter, for which app and outcome.
+private struct HandleKey: Hashable, Sendable {
+    enum Metric: Hashable, Sendable {
+        case deliveries, givenUp, inflightDrops
+    }
+
+    var metric: Metric
+    var appID: String
+    var outcome: String
+}
+
+/// The handles made so far.
+private final class Handles: Sendable {
+    private let counters = Mutex<[HandleKey: Counter]>([:])
+    private let timers = Mutex<[String: Timer]>([:])
+
+    func counter(_ key: HandleKey, make: () -> Counter) -> Counter {
+        if let counter = self.counters.withLock({ $0[key] }) { return counter }
+        let counter = make()
+        return self.counters.withLock { counters in
+            if let existing = counters[key] { return existing }
+            counters[key] = counter
+            return counter
+        }
+    }
+
+    func timer(_ appID: String, make: () -> Timer) -> Timer {
+        if let timer = self.timers.withLock({ $0[appID] }) { return timer }
+        let timer = make()
+        return self.timers.withLock { timers in
+            if let existing = timers[appID] { return existing }
+            timers[appID] = timer
+            return timer
+        }
     }
 }

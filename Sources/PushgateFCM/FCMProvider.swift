@@ -10,8 +10,10 @@ public import ServiceLifecycle
 
 /// Delivers notifications through the FCM HTTP v1 API for one `type: gcm` app.
 ///
-/// It owns an `HTTPClient` (shut down when ``run()`` ends), an access-token cache, and a gate that bounds
-/// concurrent requests to `max_connections` and waiting deliveries to `inflight_request_limit`. Tokens,
+/// It owns an `HTTPClient` (shut down when ``run()`` ends), an access-token cache, and a
+/// `ConcurrencyGate` that bounds concurrent requests to `max_connections` (one per connection; more wait
+/// until their deadline) and deliveries running or waiting to `inflight_request_limit` (beyond it a
+/// delivery is refused at once). Tokens,
 /// keys and payloads never reach the log; tokens appear only as ``Redaction/fingerprint(_:)``.
 public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
     /// The configured app id (or glob).
@@ -24,7 +26,9 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
     public let accessTokens: GoogleAccessTokenProvider
 
     private let httpClient: HTTPClient
-    private let gate: DeliveryGate
+    private let gate: ConcurrencyGate
+    /// The configuration's `sendURL`, made once.
+    private let sendURL: String
     private let logger: Logger
 
     /// Creates the provider and its HTTP client.
@@ -48,7 +52,8 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
         self.configuration = configuration
         self.logger = logger
         self.httpClient = httpClient
-        self.gate = DeliveryGate(permits: configuration.maxConnections, limit: configuration.inflightRequestLimit)
+        self.gate = ConcurrencyGate(permits: configuration.maxConnections, limit: configuration.inflightRequestLimit)
+        self.sendURL = configuration.sendURL
         self.accessTokens = GoogleAccessTokenProvider(account: configuration.serviceAccount, key: key, httpClient: httpClient, now: now)
     }
 
@@ -87,20 +92,22 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
     private func attemptDelivery(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
         guard ContinuousClock.now < deadline else { return .retryLater(after: nil, reason: "deadline passed before sending") }
         guard let message = FCMMessage.body(options: self.configuration.fcmOptions, notification: notification, token: token),
-            let body = try? message.encoded()
+            let body = try? JSONText.encode(message)
         else {
             return .rejected(reason: "the payload is not an FCM message object")
         }
-        switch await self.gate.enter(deadline: deadline) {
+        switch await self.gate.enter(until: deadline) {
         case .admitted:
             break
         case .full:
             return .retryLater(after: nil, reason: "inflight_request_limit (\(self.configuration.inflightRequestLimit)) reached")
         case .timedOut:
             return .retryLater(after: nil, reason: "deadline passed while waiting for a connection (max_connections \(self.configuration.maxConnections))")
+        case .cancelled:
+            return .retryLater(after: nil, reason: "cancelled while waiting for a connection (max_connections \(self.configuration.maxConnections))")
         }
         let outcome = await self.send(body, deadline: deadline)
-        await self.gate.leave()
+        self.gate.leave()
         return outcome
     }
 
@@ -119,7 +126,7 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
                 return .retryLater(after: nil, reason: "no access token: \(Self.describe(error))")
             }
 
-            var request = HTTPClientRequest(url: self.configuration.sendURL)
+            var request = HTTPClientRequest(url: self.sendURL)
             request.method = .POST
             request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
             request.headers.add(name: "Content-Type", value: "application/json; charset=UTF-8")

@@ -85,6 +85,9 @@ public struct NextcloudNotificationRoutes: Sendable {
         return result.response
     }
 
+    /// How many of one batch's entries are with providers at once.
+    static let deliveriesInFlightPerBatch = 128
+
     /// Handles every entry of a batch: checks, delivery, queueing.
     /// - Throws: a store error when the devices could not be read (nothing was sent then).
     func process(_ entries: [Result<NextcloudNotificationEntry, NextcloudNotificationEntry.Malformed>]) async throws -> NextcloudBatchResult {
@@ -108,12 +111,14 @@ public struct NextcloudNotificationRoutes: Sendable {
             }
         }
         let deadline = ContinuousClock.now + self.settings.deliveryTimeout
+        // A sliding window of deliveries, so one large batch does not take every in-flight slot of an app.
         let verdicts = await withTaskGroup(of: (NextcloudDeliveryPlan, DeliveryOutcome).self) { group in
-            for plan in plans {
-                group.addTask { (plan, await self.dispatcher.deliver(plan.notification, via: plan.provider, token: plan.token, deadline: deadline)) }
-            }
             var verdicts: [(NextcloudDeliveryPlan, DeliveryOutcome)] = []
             verdicts.reserveCapacity(plans.count)
+            for (index, plan) in plans.enumerated() {
+                if index >= Self.deliveriesInFlightPerBatch, let verdict = await group.next() { verdicts.append(verdict) }
+                group.addTask { (plan, await self.dispatcher.deliver(plan.notification, via: plan.provider, token: plan.token, deadline: deadline)) }
+            }
             for await verdict in group { verdicts.append(verdict) }
             return verdicts
         }

@@ -31,8 +31,30 @@ public struct SandboxDelivery: Sendable, Codable, Equatable {
 }
 
 /// The deliveries every emulator records, in arrival order, bounded so a long run does not grow forever.
+///
+/// It is a ring: recording is constant time however full the log is. A body that takes work to show (the
+/// FCM emulator's sorted message JSON) may be recorded as a closure, run only when ``all`` is read.
 public final class SandboxDeliveryLog: Sendable {
-    private let entries = Mutex<[SandboxDelivery]>([])
+    private struct Entry: Sendable {
+        var delivery: SandboxDelivery
+        /// Makes `delivery.body` when the log is read; nil when the body is already there.
+        var body: (@Sendable () -> String)?
+
+        var materialized: SandboxDelivery {
+            guard let body else { return self.delivery }
+            var delivery = self.delivery
+            delivery.body = body()
+            return delivery
+        }
+    }
+
+    private struct Ring {
+        var entries: [Entry] = []
+        /// Where the oldest entry is once the ring is full.
+        var start = 0
+    }
+
+    private let ring = Mutex(Ring())
     /// How many deliveries are kept; older ones are dropped first.
     public let capacity: Int
 
@@ -43,15 +65,32 @@ public final class SandboxDeliveryLog: Sendable {
 
     /// Records a delivery.
     public func record(_ delivery: SandboxDelivery) {
-        self.entries.withLock { entries in
-            entries.append(delivery)
-            if entries.count > self.capacity { entries.removeFirst(entries.count - self.capacity) }
+        self.append(Entry(delivery: delivery, body: nil))
+    }
+
+    /// Records a delivery whose body `body` makes when the log is read (`delivery.body` is replaced).
+    func record(_ delivery: SandboxDelivery, body: @escaping @Sendable () -> String) {
+        self.append(Entry(delivery: delivery, body: body))
+    }
+
+    private func append(_ entry: Entry) {
+        guard self.capacity > 0 else { return }
+        self.ring.withLock { ring in
+            if ring.entries.count < self.capacity {
+                ring.entries.append(entry)
+            } else {
+                ring.entries[ring.start] = entry
+                ring.start = (ring.start + 1) % self.capacity
+            }
         }
     }
 
     /// Every kept delivery, oldest first.
-    public var all: [SandboxDelivery] { self.entries.withLock { $0 } }
+    public var all: [SandboxDelivery] {
+        let entries = self.ring.withLock { ring in Array(ring.entries[ring.start...] + ring.entries[..<ring.start]) }
+        return entries.map(\.materialized)
+    }
 
     /// Forgets every delivery.
-    public func clear() { self.entries.withLock { $0.removeAll() } }
+    public func clear() { self.ring.withLock { $0 = Ring() } }
 }

@@ -31,6 +31,7 @@ public enum WebPushEncryption {
         return try Self.encrypt(
             plaintext,
             userAgentPublicKey: subscription.userAgentPublicKey,
+            userAgentPublicKeyBytes: subscription.userAgentPublicKeyBytes,
             authSecret: subscription.authSecret,
             salt: salt,
             senderKey: P256.KeyAgreement.PrivateKey()
@@ -38,9 +39,11 @@ public enum WebPushEncryption {
     }
 
     /// Encrypts with a given salt and sender key (tests pass fixed ones).
+    /// - Parameter userAgentPublicKeyBytes: `userAgentPublicKey`'s x9.63 form, when the caller has it.
     static func encrypt(
         _ plaintext: [UInt8],
         userAgentPublicKey: P256.KeyAgreement.PublicKey,
+        userAgentPublicKeyBytes: [UInt8]? = nil,
         authSecret: [UInt8],
         salt: [UInt8],
         senderKey: P256.KeyAgreement.PrivateKey
@@ -54,7 +57,7 @@ public enum WebPushEncryption {
         let (key, nonce) = Self.contentKeys(
             secret: secret,
             authSecret: authSecret,
-            userAgentPublic: Array(userAgentPublicKey.x963Representation),
+            userAgentPublic: userAgentPublicKeyBytes ?? Array(userAgentPublicKey.x963Representation),
             senderPublic: senderPublic,
             salt: salt
         )

@@ -12,8 +12,9 @@ import Synchronization
 /// VAPID authentication (RFC 8292).
 ///
 /// The provider owns one HTTP client; run it as a `Service` so the client is shut down on graceful
-/// shutdown. At most `max_connections` requests are in flight and at most `inflight_request_limit`
-/// deliveries wait or run at once.
+/// shutdown. At most `max_connections` requests are in flight (a `ConcurrencyGate` with that many
+/// permits; more wait for one until their deadline), and at most `inflight_request_limit` deliveries
+/// (encryption and waiting included) run at once: beyond that a delivery is refused at once.
 public final class WebPushProvider: PushProvider, Service, CustomStringConvertible {
     /// The configured app id.
     public let appID: String
@@ -24,7 +25,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     private let client: HTTPClient
     private let signer: VAPIDSigner
     private let policy: WebPushEndpointPolicy
-    private let requestSlots: AsyncSemaphore
+    private let requestSlots: ConcurrencyGate
     private let deliveries = Mutex(0)
     private let logger: Logger
     /// The logger handed to the HTTP client: its trace output carries request heads (endpoint paths), so it
@@ -48,7 +49,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         self.clientLogger = clientLogger
         self.policy = policy
         self.signer = VAPIDSigner(key: configuration.vapidKey, contact: configuration.contact, now: now)
-        self.requestSlots = AsyncSemaphore(permits: configuration.maxConnections)
+        self.requestSlots = ConcurrencyGate(permits: configuration.maxConnections)
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.redirectConfiguration = .disallow
         clientConfiguration.timeout = .init(connect: .seconds(10))
@@ -114,7 +115,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         }
         let body: [UInt8]
         do {
-            body = try WebPushEncryption.encrypt(try notification.payload.encoded(), for: subscription)
+            body = try WebPushEncryption.encrypt(try JSONText.encode(notification.payload), for: subscription)
         } catch WebPushEncryption.Failure.payloadTooLarge {
             return (.rejected(reason: "payload too large"), nil)
         } catch {
@@ -137,39 +138,25 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         request.headers.add(name: "Authorization", value: authorization)
         request.body = .bytes(ByteBuffer(bytes: body))
-        let prepared = request
-        let outcome = await withTaskGroup(of: (outcome: DeliveryOutcome, status: Int?)?.self) { group in
-            group.addTask { await self.execute(prepared, deadline: deadline) }
-            group.addTask {
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        let outcome = await self.execute(request, deadline: deadline)
         return outcome ?? (.retryLater(after: nil, reason: "deadline passed"), nil)
     }
 
-    /// Waits for a request slot, posts, and reads the answer; nil when cancelled while waiting for a slot.
+    /// Waits for a request slot, posts, and reads the answer, all before `deadline`; nil when the deadline
+    /// passed (or the task was cancelled) while waiting for a slot or reading an error answer.
+    ///
+    /// The wait for a slot ends at the deadline, and the client's own deadline covers the request until the
+    /// answer's head; only reading an error body needs a timer of its own.
     private func execute(_ request: HTTPClientRequest, deadline: ContinuousClock.Instant) async -> (outcome: DeliveryOutcome, status: Int?)? {
-        do {
-            try await self.requestSlots.acquire()
-        } catch {
-            return nil
-        }
-        defer { self.requestSlots.release() }
+        guard await self.requestSlots.enter(until: deadline) == .admitted else { return nil }
+        defer { self.requestSlots.leave() }
         do {
             let response = try await self.client.execute(request, deadline: Self.nioDeadline(deadline), logger: self.clientLogger)
             let status = Int(response.status.code)
             var text = ""
             if !(200...299).contains(status) {
-                var bytes: [UInt8] = []
-                for try await chunk in response.body {
-                    bytes += chunk.readableBytesView.prefix(Self.errorBodyLimit - bytes.count)
-                    if bytes.count >= Self.errorBodyLimit { break }
-                }
-                text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                guard let errorText = try await Self.errorText(of: response, until: deadline) else { return nil }
+                text = errorText
             }
             let outcome = WebPushResponse.outcome(status: status, retryAfter: response.headers.first(name: "Retry-After"), body: text)
             return (outcome, status)
@@ -177,6 +164,28 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
             return (.retryLater(after: nil, reason: "deadline passed"), nil)
         } catch {
             return (.retryLater(after: nil, reason: "transport error: \(Self.describe(error))"), nil)
+        }
+    }
+
+    /// The start of an error answer's body (at most ``errorBodyLimit`` bytes), trimmed; nil when `deadline`
+    /// passed first.
+    private static func errorText(of response: HTTPClientResponse, until deadline: ContinuousClock.Instant) async throws -> String? {
+        try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                var bytes: [UInt8] = []
+                for try await chunk in response.body {
+                    bytes += chunk.readableBytesView.prefix(Self.errorBodyLimit - bytes.count)
+                    if bytes.count >= Self.errorBodyLimit { break }
+                }
+                return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
     }
 

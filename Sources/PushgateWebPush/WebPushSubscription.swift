@@ -21,6 +21,8 @@ public struct WebPushSubscription: Sendable {
     public let userAgentPublicKey: P256.KeyAgreement.PublicKey
     /// The 16-byte authentication secret (`auth`).
     public let authSecret: [UInt8]
+    /// ``userAgentPublicKey`` as an uncompressed point (its x9.63 form), which the key derivation mixes in.
+    let userAgentPublicKeyBytes: [UInt8]
 
     /// Parses a subscription token.
     /// - Throws: ``ParseError`` when the token is not JSON, lacks a field, or has an unusable key.
@@ -54,6 +56,8 @@ public struct WebPushSubscription: Sendable {
         self.endpoint = endpoint
         self.userAgentPublicKey = publicKey
         self.authSecret = auth
+        // The key parsed from exactly these 65 bytes (an uncompressed point), which are its x9.63 form.
+        self.userAgentPublicKeyBytes = p256dh
     }
 
     /// Creates a subscription from its parts.
@@ -61,5 +65,6 @@ public struct WebPushSubscription: Sendable {
         self.endpoint = endpoint
         self.userAgentPublicKey = userAgentPublicKey
         self.authSecret = authSecret
+        self.userAgentPublicKeyBytes = Array(userAgentPublicKey.x963Representation)
     }
 }

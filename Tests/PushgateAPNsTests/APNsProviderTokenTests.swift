@@ -58,4 +58,37 @@ struct APNsProviderTokenTests {
         let otherTeam = try JSONWebToken.es256(header: ["kid": "K"], claims: ["iss": "X", "iat": .integer(Int64(now.timeIntervalSince1970))], key: key)
         #expect(verifier.problem(with: "bearer \(otherTeam)", now: now) == "InvalidProviderToken")
     }
+
+    @Test func verifierRemembersTokensButChecksTheirAgeEveryTime() async throws {
+        let key = P256.Signing.PrivateKey()
+        var verifier = APNsProviderTokenVerifier(publicKey: key.publicKey, keyID: "K", teamID: "T")
+        let now = Date()
+        let good = try JSONWebToken.es256(header: ["kid": "K"], claims: ["iss": "T", "iat": .integer(Int64(now.timeIntervalSince1970))], key: key)
+        let forged = try JSONWebToken.es256(header: ["kid": "K"], claims: ["iss": "T", "iat": .integer(Int64(now.timeIntervalSince1970))], key: P256.Signing.PrivateKey())
+        for _ in 0..<3 {
+            #expect(verifier.problem(with: "bearer \(good)", now: now) == nil)
+            #expect(verifier.problem(with: "bearer \(forged)", now: now) == "InvalidProviderToken")
+        }
+        // A remembered token still grows old, and one from the future is still refused.
+        #expect(verifier.problem(with: "bearer \(good)", now: now.addingTimeInterval(3601)) == "ExpiredProviderToken")
+        #expect(verifier.problem(with: "bearer \(good)", now: now.addingTimeInterval(-120)) == "InvalidProviderToken")
+        #expect(verifier.problem(with: "bearer \(good)", now: now) == nil)
+        // The same token with another scheme, or altered by one character, is checked afresh.
+        #expect(verifier.problem(with: "basic \(good)", now: now) == "InvalidProviderToken")
+        #expect(verifier.problem(with: "bearer \(good.dropLast())", now: now) == "InvalidProviderToken")
+        // What was remembered is for the issued key id, team id and key only.
+        verifier.keyID = "OTHER"
+        #expect(verifier.problem(with: "bearer \(good)", now: now) == "InvalidProviderToken")
+        verifier.keyID = "K"
+        #expect(verifier.problem(with: "bearer \(good)", now: now) == nil)
+        verifier.publicKey = P256.Signing.PrivateKey().publicKey
+        #expect(verifier.problem(with: "bearer \(good)", now: now) == "InvalidProviderToken")
+        // Many tokens: the oldest are forgotten, and each is still judged correctly.
+        let many = APNsProviderTokenVerifier(publicKey: key.publicKey, keyID: "K", teamID: "T")
+        for offset in 0..<300 {
+            let token = try JSONWebToken.es256(header: ["kid": "K"], claims: ["iss": "T", "iat": .integer(Int64(now.timeIntervalSince1970) - Int64(offset))], key: key)
+            #expect(many.problem(with: "bearer \(token)", now: now) == nil)
+        }
+        #expect(many.problem(with: "bearer \(good)", now: now) == nil)
+    }
 }

@@ -115,5 +115,17 @@ struct FCMEmulatorTokenEndpointTests {
         let ok = emulator.sendReply(project: "pushgate-sandbox", authorization: bearer, body: Data(#"{"message": {"token": "fine", "data": {"a": "b"}}}"#.utf8))
         #expect(ok.status == 200)
         #expect(try Self.jsonObjectFromText(ok.body)["name"] as? String == "projects/pushgate-sandbox/messages/3")
+        #expect(ok.body == #"{"name":"projects/pushgate-sandbox/messages/3"}"#)
+    }
+
+    @Test func theLogShowsEachMessageWithSortedKeys() throws {
+        let emulator = try FCMEmulator(projectID: "a/\"b")
+        let granted = try Self.jsonObjectFromText(emulator.tokenReply(form: Self.form(try Self.assertion(emulator)), host: "127.0.0.1:9").body)
+        let bearer = "Bearer " + (try #require(granted["access_token"] as? String))
+        let ok = emulator.sendReply(project: "a/\"b", authorization: bearer, body: Data(#"{"message": {"token": "fine", "data": {"z": "1", "a": "x/y"}}}"#.utf8))
+        #expect(ok.status == 200)
+        #expect(ok.body == #"{"name":"projects/a/\"b/messages/1"}"#)
+        _ = emulator.sendReply(project: "a/\"b", authorization: bearer, body: Data("not json".utf8))
+        #expect(emulator.log.all.map(\.body) == [#"{"data":{"a":"x/y","z":"1"},"token":"fine"}"#, "not json"])
     }
 }

@@ -59,6 +59,39 @@ struct WebPushEmulatorTests {
         #expect(throws: VAPIDVerifier.Failure.self) {
             try VAPIDVerifier.verify(authorization: nil, origin: "http://127.0.0.1:8080", now: Date())
         }
+        // A header seen before is still checked for its audience and expiry on every request.
+        #expect(try VAPIDVerifier.verify(authorization: header, origin: "http://127.0.0.1:8080", now: Date()) == "mailto:ops@example.org")
+        #expect(throws: VAPIDVerifier.Failure(reason: "aud is not the push service origin")) {
+            try VAPIDVerifier.verify(authorization: header, origin: "http://127.0.0.1:9999", now: Date())
+        }
+        #expect(throws: VAPIDVerifier.Failure(reason: "exp is past or more than 24 hours ahead")) {
+            try VAPIDVerifier.verify(authorization: header, origin: "http://127.0.0.1:8080", now: Date().addingTimeInterval(2 * 86_400))
+        }
+        for _ in 0..<2 {
+            #expect(throws: VAPIDVerifier.Failure(reason: "the vapid JWT signature does not verify with k")) {
+                try VAPIDVerifier.verify(authorization: tampered, origin: "http://127.0.0.1:8080", now: Date())
+            }
+        }
+    }
+
+    @Test func theLogKeepsTheNewestDeliveriesInOrder() {
+        let log = SandboxDeliveryLog(capacity: 3)
+        func delivery(_ index: Int) -> SandboxDelivery {
+            SandboxDelivery(provider: "apns", token: "t\(index)", status: 200, reason: nil, headers: [:], body: "b\(index)")
+        }
+        #expect(log.all.isEmpty)
+        for index in 0..<2 { log.record(delivery(index)) }
+        #expect(log.all.map(\.token) == ["t0", "t1"])
+        for index in 2..<7 { log.record(delivery(index)) }
+        #expect(log.all.map(\.token) == ["t4", "t5", "t6"])
+        #expect(log.all.map(\.body) == ["b4", "b5", "b6"])
+        log.clear()
+        #expect(log.all.isEmpty)
+        log.record(delivery(7))
+        #expect(log.all.map(\.token) == ["t7"])
+        let none = SandboxDeliveryLog(capacity: 0)
+        none.record(delivery(0))
+        #expect(none.all.isEmpty)
     }
 
     @Test func answersEachSpecialEndpointAndRecordsDeliveries() async throws {

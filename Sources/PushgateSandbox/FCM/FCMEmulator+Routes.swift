@@ -16,15 +16,15 @@ extension FCMEmulator {
             let project = context.parameters.get("project") ?? ""
             let body = try await request.body.collect(upTo: Self.maxBodySize)
             let data = Data(body.readableBytesView)
-            let token = ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])
-                .flatMap { $0["message"] as? [String: Any] }?["token"] as? String ?? ""
+            let object = Self.jsonObject(data)
+            let token = (object?["message"] as? [String: Any])?["token"] as? String ?? ""
             if self.isSlow(token) { try await Task.sleep(for: self.slowDelay) }
             var headers: [String: String] = [:]
             for field in request.headers where ["content-type", "user-agent"].contains(field.name.canonicalName) {
                 headers[field.name.canonicalName] = field.value
             }
             let authorization = request.headers[.authorization]
-            return Self.response(self.sendReply(project: project, authorization: authorization, headers: headers, body: data))
+            return Self.response(self.sendReply(project: project, authorization: authorization, headers: headers, body: data, object: object, now: nil))
         }
     }
 

@@ -32,6 +32,8 @@ public final class FCMEmulator: Sendable {
 
     private let key: _RSA.Signing.PrivateKey
     private let state = Mutex(FCMEmulatorState())
+    /// The JSON of a send's answer up to the message serial: `{"name":"projects/<project>/messages/`.
+    private let sentNamePrefix: String
 
     /// Creates an emulator with a new service-account key.
     /// - Parameters:
@@ -52,6 +54,7 @@ public final class FCMEmulator: Sendable {
         self.slowDelay = slowDelay
         self.accessTokenLifetime = 3599
         self.key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        self.sentNamePrefix = String(Self.json(["name": "projects/\(projectID)/messages/"]).dropLast(2))
     }
 
     // MARK: Service account
@@ -152,25 +155,42 @@ public final class FCMEmulator: Sendable {
     ///   - headers: other request headers to record (lower-case names).
     ///   - body: the request body.
     public func sendReply(project: String, authorization: String?, headers: [String: String] = [:], body: Data, now: Date? = nil) -> FCMEmulatorReply {
+        self.sendReply(project: project, authorization: authorization, headers: headers, body: body, object: Self.jsonObject(body), now: now)
+    }
+
+    /// ``sendReply(project:authorization:headers:body:now:)`` for a body the caller already parsed
+    /// (`object`: the body as a JSON object, nil when it is not one).
+    func sendReply(project: String, authorization: String?, headers: [String: String], body: Data, object: [String: Any]?, now: Date?) -> FCMEmulatorReply {
         let now = now ?? self.now()
         let serial = self.state.withLock { state in
             state.sendRequests += 1
             state.messageSerial += 1
             return state.messageSerial
         }
-        let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
         let message = object?["message"] as? [String: Any]
         let token = message?["token"] as? String ?? ""
-        let messageText = message.flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys, .withoutEscapingSlashes]) }
-            .map { String(decoding: $0, as: UTF8.self) } ?? String(decoding: body, as: UTF8.self)
         var recorded = headers
         recorded["authorization"] = authorization.map { _ in "Bearer (redacted)" }
 
         let result = self.classify(project: project, authorization: authorization, message: message, token: token, serial: serial, now: now)
-        self.log.record(SandboxDelivery(
-            provider: "fcm", token: token, status: result.reply.status, reason: result.reason, headers: recorded, body: messageText, receivedAt: now
-        ))
+        // The recorded body (the message with sorted keys) is only made when the log is read.
+        self.log.record(
+            SandboxDelivery(provider: "fcm", token: token, status: result.reply.status, reason: result.reason, headers: recorded, body: "", receivedAt: now),
+            body: { Self.messageText(body) }
+        )
         return result.reply
+    }
+
+    /// The body as a JSON object, or nil.
+    static func jsonObject(_ body: Data) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+    }
+
+    /// What the log shows of a send: its `message` with sorted keys, else the body as it came.
+    static func messageText(_ body: Data) -> String {
+        let message = Self.jsonObject(body)?["message"] as? [String: Any]
+        return message.flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys, .withoutEscapingSlashes]) }
+            .map { String(decoding: $0, as: UTF8.self) } ?? String(decoding: body, as: UTF8.self)
     }
 
     /// Whether `token` asks for a delayed answer.
@@ -213,8 +233,9 @@ public final class FCMEmulator: Sendable {
         } else if token.hasPrefix("internal") {
             return Self.failure(500, "INTERNAL", "INTERNAL", "Internal error encountered.")
         }
-        let name = "projects/\(self.projectID)/messages/\(serial)"
-        return (FCMEmulatorReply(status: 200, body: Self.json(["name": name])), nil)
+        // `{"name":"projects/<project>/messages/<serial>"}`: the serial is digits, so it is spliced into
+        // the JSON made once for the name's prefix.
+        return (FCMEmulatorReply(status: 200, body: self.sentNamePrefix + "\(serial)\"}"), nil)
     }
 
     // MARK: Helpers

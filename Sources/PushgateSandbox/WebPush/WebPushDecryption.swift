@@ -16,6 +16,11 @@ public enum WebPushDecryption {
     ///   - privateKey: the subscription's P-256 key (its public half is the `p256dh` the sender used).
     ///   - authSecret: the subscription's 16-byte auth secret.
     public static func decrypt(_ body: [UInt8], privateKey: P256.KeyAgreement.PrivateKey, authSecret: [UInt8]) throws(Failure) -> [UInt8] {
+        try Self.decrypt(body, privateKey: privateKey, publicKeyBytes: Array(privateKey.publicKey.x963Representation), authSecret: authSecret)
+    }
+
+    /// ``decrypt(_:privateKey:authSecret:)`` with the key's public point (x9.63) already at hand.
+    static func decrypt(_ body: [UInt8], privateKey: P256.KeyAgreement.PrivateKey, publicKeyBytes: [UInt8], authSecret: [UInt8]) throws(Failure) -> [UInt8] {
         guard body.count > 21 else { throw Failure(reason: "body shorter than the aes128gcm header") }
         let salt = Array(body[0..<16])
         let recordSize = body[16..<20].reduce(0) { $0 << 8 | Int($1) }
@@ -32,7 +37,7 @@ public enum WebPushDecryption {
         } catch {
             throw Failure(reason: "invalid sender key")
         }
-        let receiverPublic = Array(privateKey.publicKey.x963Representation)
+        let receiverPublic = publicKeyBytes
         let ecdh = shared.withUnsafeBytes { Array($0) }
         let keyInfo = Array("WebPush: info\0".utf8) + receiverPublic + senderKeyBytes
         let prkKey = HKDF<SHA256>.extract(inputKeyMaterial: SymmetricKey(data: ecdh), salt: authSecret)

@@ -58,7 +58,9 @@ public struct WebPushEmulator: Sendable {
             return answer(.unauthorized, error.reason)
         }
         do {
-            let plaintext = try WebPushDecryption.decrypt(body, privateKey: subscription.privateKey, authSecret: subscription.authSecret)
+            let plaintext = try WebPushDecryption.decrypt(
+                body, privateKey: subscription.privateKey, publicKeyBytes: subscription.publicKeyBytes, authSecret: subscription.authSecret
+            )
             return answer(.created, nil, plaintext: String(decoding: plaintext, as: UTF8.self), extra: [.location: "\(origin)/message/\(UUID().uuidString)"])
         } catch {
             return answer(.badRequest, error.reason)

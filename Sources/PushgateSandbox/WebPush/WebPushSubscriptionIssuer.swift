@@ -14,6 +14,15 @@ public final class WebPushSubscriptionIssuer: Sendable {
         public let privateKey: P256.KeyAgreement.PrivateKey
         /// The auth secret.
         public let authSecret: [UInt8]
+        /// The public key's uncompressed point (the `p256dh`), which decryption mixes in.
+        let publicKeyBytes: [UInt8]
+
+        init(id: String, privateKey: P256.KeyAgreement.PrivateKey, authSecret: [UInt8]) {
+            self.id = id
+            self.privateKey = privateKey
+            self.authSecret = authSecret
+            self.publicKeyBytes = Array(privateKey.publicKey.x963Representation)
+        }
 
         /// The subscription JSON a site would store (the token Pushgate takes).
         public func json(baseURL: String) -> String {

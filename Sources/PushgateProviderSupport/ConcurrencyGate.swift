@@ -1,0 +1,160 @@
+import Synchronization
+
+/// Bounds how much of something runs at once in async code: at most ``permits`` holders, and optionally
+/// at most ``limit`` holders and waiters together. Waiters are served first come, first served; a wait
+/// ends at its deadline or when its task is cancelled.
+///
+/// Each delivery back end gates its provider requests with one:
+///
+/// - APNs: `ConcurrencyGate(permits: inflight_request_limit)`: at most that many requests in flight on
+///   the HTTP/2 connections; more wait (without bound) until a request finishes or their deadline passes.
+/// - FCM: `ConcurrencyGate(permits: max_connections, limit: inflight_request_limit)`: at most
+///   `max_connections` requests at once (one per HTTP/1.1 connection); more wait for one until their
+///   deadline, but once `inflight_request_limit` deliveries run or wait, the next is refused at once.
+/// - Web Push: `ConcurrencyGate(permits: max_connections)`: at most `max_connections` requests at once;
+///   more wait until their deadline (or until their delivery is cancelled). Its
+///   `inflight_request_limit` bounds whole deliveries (encryption included), so the back end counts
+///   those itself.
+///
+/// ```swift
+/// let gate = ConcurrencyGate(permits: 20, limit: 512)
+/// switch await gate.enter(until: deadline) {
+/// case .admitted:
+///     defer { gate.leave() }
+///     // send
+/// case .full, .timedOut, .cancelled:
+///     // give up
+/// }
+/// ```
+public final class ConcurrencyGate: Sendable {
+    /// The answer to ``enter(until:)``.
+    public enum Admission: Sendable, Hashable {
+        /// A permit was taken; call ``ConcurrencyGate/leave()`` when done.
+        case admitted
+        /// ``ConcurrencyGate/limit`` holders and waiters were already there; nothing was taken.
+        case full
+        /// The deadline passed before a permit was free.
+        case timedOut
+        /// The task was cancelled before a permit was free.
+        case cancelled
+    }
+
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Admission, Never>
+        var timer: Task<Void, Never>?
+    }
+
+    private struct State {
+        var holders = 0
+        var nextID: UInt64 = 0
+        var waiters: [Waiter] = []
+    }
+
+    /// The most holders at once.
+    public let permits: Int
+    /// The most holders and waiters together; nil when waiting is not bounded.
+    public let limit: Int?
+    private let state = Mutex(State())
+
+    /// Creates a gate.
+    /// - Parameters:
+    ///   - permits: the most holders at once (at least 1).
+    ///   - limit: the most holders and waiters together (raised to `permits` when lower); nil for no bound.
+    public init(permits: Int, limit: Int? = nil) {
+        precondition(permits > 0, "a gate needs at least one permit")
+        self.permits = permits
+        self.limit = limit.map { max(permits, $0) }
+    }
+
+    /// How many permits are held now.
+    public var holders: Int { self.state.withLock { $0.holders } }
+    /// How many tasks wait for a permit now.
+    public var waiting: Int { self.state.withLock { $0.waiters.count } }
+
+    /// Takes a permit, waiting for one until `deadline` (or until the task is cancelled).
+    /// - Returns: ``Admission/admitted`` with a permit (give it back with ``leave()``); otherwise why not.
+    public func enter(until deadline: ContinuousClock.Instant) async -> Admission {
+        let first: (admission: Admission?, id: UInt64) = self.state.withLock { state in
+            if let admission = self.admitNow(&state) { return (admission, 0) }
+            state.nextID += 1
+            return (nil, state.nextID)
+        }
+        if let admission = first.admission { return admission }
+        let id = first.id
+        if Task.isCancelled { return .cancelled }
+        if ContinuousClock.now >= deadline { return .timedOut }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Admission, Never>) in
+                let immediate: Admission? = self.state.withLock { state in
+                    // A permit may have been freed since the first look.
+                    if let admission = self.admitNow(&state) { return admission }
+                    // Checked under the lock: a cancellation handler that ran earlier found no waiter.
+                    if Task.isCancelled { return .cancelled }
+                    state.waiters.append(Waiter(id: id, continuation: continuation, timer: nil))
+                    return nil
+                }
+                if let immediate {
+                    continuation.resume(returning: immediate)
+                    return
+                }
+                let timer = Task {
+                    try? await Task.sleep(until: deadline, clock: .continuous)
+                    if !Task.isCancelled { self.remove(id, answering: .timedOut) }
+                }
+                let stillWaiting = self.state.withLock { state in
+                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return false }
+                    state.waiters[index].timer = timer
+                    return true
+                }
+                if !stillWaiting { timer.cancel() }
+            }
+        } onCancel: {
+            self.remove(id, answering: .cancelled)
+        }
+    }
+
+    /// Gives a permit back, handing it to the oldest waiter if there is one.
+    public func leave() {
+        let waiter = self.state.withLock { state -> Waiter? in
+            if state.waiters.isEmpty {
+                precondition(state.holders > 0, "leave() without a permit")
+                state.holders -= 1
+                return nil
+            }
+            // The permit passes to the waiter: the number of holders does not change.
+            return state.waiters.removeFirst()
+        }
+        guard let waiter else { return }
+        waiter.timer?.cancel()
+        waiter.continuation.resume(returning: .admitted)
+    }
+
+    /// Runs `body` holding a permit, or returns nil when none was free before `deadline` (or the gate was
+    /// full, or the task was cancelled).
+    public func withPermit<T: Sendable>(until deadline: ContinuousClock.Instant, _ body: () async throws -> T) async rethrows -> T? {
+        guard await self.enter(until: deadline) == .admitted else { return nil }
+        defer { self.leave() }
+        return try await body()
+    }
+
+    /// Admits at once when a permit is free, refuses when the gate is full; nil when the caller must wait.
+    private func admitNow(_ state: inout State) -> Admission? {
+        if let limit = self.limit, state.holders + state.waiters.count >= limit { return .full }
+        if state.holders < self.permits {
+            state.holders += 1
+            return .admitted
+        }
+        return nil
+    }
+
+    private func remove(_ id: UInt64, answering admission: Admission) {
+        let waiter = self.state.withLock { state -> Waiter? in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index)
+        }
+        guard let waiter else { return }
+        if admission != .timedOut { waiter.timer?.cancel() }
+        waiter.continuation.resume(returning: admission)
+    }
+}

@@ -1,0 +1,99 @@
+public import PushgateCore
+
+/// Writes a ``JSONValue`` as the same compact JSON text as `JSONValue.encoded()` (sorted keys, unescaped
+/// slashes, whole numbers without a fraction), without going through `JSONEncoder`: every delivery encodes
+/// its payload, and `Codable` encoding was the largest cost of building a request.
+///
+/// Values the direct writer does not handle byte for byte like `JSONEncoder` (object keys outside ASCII,
+/// numbers with a fraction or beyond ±10¹⁵) are handed to `encoded()` whole, so the text is always the same.
+public enum JSONText {
+    /// The value's compact JSON text.
+    /// - Throws: what `JSONValue.encoded()` throws (numbers JSON cannot represent).
+    public static func encode(_ value: JSONValue) throws -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(512)
+        if Self.write(value, into: &output) { return output }
+        return try value.encoded()
+    }
+
+    /// Appends `value`; false when it holds something left to `JSONEncoder`.
+    private static func write(_ value: JSONValue, into output: inout [UInt8]) -> Bool {
+        switch value {
+        case .null:
+            output.append(contentsOf: "null".utf8)
+        case .bool(let flag):
+            output.append(contentsOf: flag ? "true".utf8 : "false".utf8)
+        case .number(let number):
+            // JSONValue writes whole numbers below 10^15 as integers; anything else is JSONEncoder's.
+            guard number.rounded() == number, abs(number) < 1e15 else { return false }
+            Self.writeInteger(Int64(number), into: &output)
+        case .string(let text):
+            Self.writeString(text, into: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                guard Self.write(element, into: &output) else { return false }
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            // JSONEncoder sorts keys as Swift orders strings; for ASCII keys that is byte order.
+            guard members.keys.allSatisfy({ key in key.utf8.allSatisfy { $0 < 0x80 } }) else { return false }
+            output.append(UInt8(ascii: "{"))
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.writeString(member.key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                guard Self.write(member.value, into: &output) else { return false }
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+        return true
+    }
+
+    private static func writeInteger(_ value: Int64, into output: inout [UInt8]) {
+        if value == 0 {
+            output.append(UInt8(ascii: "0"))
+            return
+        }
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        // |value| < 10^15, so the magnitude fits and has at most 15 digits.
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while magnitude > 0 {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) { output.append(buffer[index]) }
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// A JSON string as JSONEncoder writes it: `"` and `\` escaped, control characters as `\b \t \n \f \r`
+    /// or `\u00XX`, everything else (slashes and non-ASCII included) as is.
+    private static func writeString(_ text: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x08: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0C: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x00..<0x20:
+                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                output.append(Self.hexDigits[Int(byte >> 4)])
+                output.append(Self.hexDigits[Int(byte & 0x0F)])
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}
