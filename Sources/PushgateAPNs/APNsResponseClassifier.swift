@@ -20,14 +20,16 @@ enum APNsResponseClassifier {
         switch (status, reason) {
         case (200, _):
             return .outcome(.delivered)
-        case (410, "Unregistered"?), (400, "BadDeviceToken"?), (400, "DeviceTokenNotForTopic"?):
+        case (410, "Unregistered"?), (400, "BadDeviceToken"?), (400, "DeviceTokenNotForTopic"?), (400, "TopicDisallowed"?):
+            // TopicDisallowed counts as the token's: Sygnal rejects the pushkey for it, and homeservers
+            // rely on that to drop pushers that can never be delivered to.
             return .outcome(.invalidToken(reason: reasonText))
         case (403, "ExpiredProviderToken"?):
             return .renewProviderTokenAndRetry
         case (429, _), (500...599, _):
             return .outcome(.retryLater(after: retryAfter, reason: reasonText))
         default:
-            // TopicDisallowed, BadTopic, PayloadTooLarge, InvalidProviderToken, 410 ExpiredToken and
+            // BadTopic, PayloadTooLarge, InvalidProviderToken, 410 ExpiredToken and
             // anything new: permanent for this notification.
             return .outcome(.rejected(reason: reasonText))
         }

@@ -4,7 +4,8 @@ import Synchronization
 
 /// Delivery counters and timings, per app and outcome:
 /// `pushgate_deliveries_total{app,outcome}`, `pushgate_delivery_duration_seconds{app}`,
-/// `pushgate_outbox_given_up_total{app}`, `pushgate_inflight_limit_drops_total{app}`.
+/// `pushgate_outbox_given_up_total{app}`, `pushgate_inflight_limit_drops_total{app}`, and Sygnal's name for
+/// the last, `sygnal_inflight_request_limit_drop_total{pushkin}`, so existing dashboards keep working.
 ///
 /// Each metric's handle is made once per app (and outcome) and kept: looking one up in the factory on
 /// every delivery costs more than the delivery's own bookkeeping.
@@ -34,16 +35,31 @@ public struct DeliveryMetrics: Sendable {
     }
 
     func recordInflightDrop(appID: String) {
-        self.handles.counter(HandleKey(metric: .inflightDrops, appID: appID, outcome: "")) {
-            Counter(label: "pushgate_inflight_limit_drops_total", dimensions: [("app", appID)], factory: self.factory)
-        }.increment()
+        self.inflightDropCounters(appID).forEach { $0.increment() }
+    }
+
+    /// Creates each app's in-flight drop counters at zero, as Sygnal does, so they are listed before
+    /// the first drop.
+    public func prepare(appIDs: [String]) {
+        for appID in appIDs { _ = self.inflightDropCounters(appID) }
+    }
+
+    private func inflightDropCounters(_ appID: String) -> [Counter] {
+        [
+            self.handles.counter(HandleKey(metric: .inflightDrops, appID: appID, outcome: "")) {
+                Counter(label: "pushgate_inflight_limit_drops_total", dimensions: [("app", appID)], factory: self.factory)
+            },
+            self.handles.counter(HandleKey(metric: .sygnalInflightDrops, appID: appID, outcome: "")) {
+                Counter(label: "sygnal_inflight_request_limit_drop_total", dimensions: [("pushkin", appID)], factory: self.factory)
+            },
+        ]
     }
 }
 
 /// Which counter, for which app and outcome.
 private struct HandleKey: Hashable, Sendable {
     enum Metric: Hashable, Sendable {
-        case deliveries, givenUp, inflightDrops
+        case deliveries, givenUp, inflightDrops, sygnalInflightDrops
     }
 
     var metric: Metric

@@ -70,6 +70,7 @@ public struct Gateway: Sendable {
         let backEnds = try configuredApps.map { try ProviderFactory.build($0, logger: logger) }
         let metrics = GatewayMetrics()
         let deliveryMetrics = DeliveryMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry))
+        deliveryMetrics.prepare(appIDs: configuration.apps.map(\.id))
         let wakeUp = OutboxWakeUp()
         let inflightLimits = Dictionary(
             configuration.apps.map { ($0.id, (try? $0.options.int("inflight_request_limit")) ?? 512) }, uniquingKeysWith: { first, _ in first }

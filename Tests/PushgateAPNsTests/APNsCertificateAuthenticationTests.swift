@@ -52,7 +52,7 @@ struct APNsCertificateAuthenticationTests {
             let alert = PushNotification(payload: .object(["aps": .object(["alert": .string("hi")])]))
             let outcome = await provider.deliver(alert, to: deviceToken(), deadline: .soon)
             try await provider.shutdown()
-            #expect(outcome == .rejected(reason: "TopicDisallowed"))
+            #expect(outcome == .invalidToken(reason: "TopicDisallowed"))
             #expect(harness.emulator.log.all.map(\.reason) == ["TopicDisallowed"])
         }
     }

@@ -33,7 +33,7 @@ struct APNsRequestAndOutcomeTests {
         (410, "Unregistered", .outcome(.invalidToken(reason: "Unregistered"))),
         (400, "BadDeviceToken", .outcome(.invalidToken(reason: "BadDeviceToken"))),
         (400, "DeviceTokenNotForTopic", .outcome(.invalidToken(reason: "DeviceTokenNotForTopic"))),
-        (400, "TopicDisallowed", .outcome(.rejected(reason: "TopicDisallowed"))),
+        (400, "TopicDisallowed", .outcome(.invalidToken(reason: "TopicDisallowed"))),
         (413, "PayloadTooLarge", .outcome(.rejected(reason: "PayloadTooLarge"))),
         (403, "InvalidProviderToken", .outcome(.rejected(reason: "InvalidProviderToken"))),
         (403, "ExpiredProviderToken", .renewProviderTokenAndRetry),

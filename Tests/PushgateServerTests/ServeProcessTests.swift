@@ -106,6 +106,8 @@ struct ServeProcessTests {
         let scraped = try await Self.get("http://127.0.0.1:\(metrics.port)/metrics")
         #expect(scraped.status == 200)
         #expect(scraped.body.contains(#"pushgate_http_requests_total{route="/health",method="GET",code="200"} 2"#))
+        // Sygnal's in-flight drop counter exists for every app from the start (here the sandbox's demo apps).
+        #expect(scraped.body.contains(#"sygnal_inflight_request_limit_drop_total{pushkin="demo.apns"} 0"#))
         gateway.signal(SIGTERM)
         #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
     }
