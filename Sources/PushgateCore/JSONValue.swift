@@ -44,8 +44,14 @@ public indirect enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
-    /// The value's compact JSON text, with sorted keys and unescaped slashes.
+    /// The value's compact JSON text, with sorted keys and unescaped slashes (written by ``JSONText``).
     public func encoded() throws -> [UInt8] {
+        try JSONText.encode(self)
+    }
+
+    /// The same text as ``encoded()``, written by `JSONEncoder`: the reference the direct writer matches,
+    /// and what it hands the values it does not write itself.
+    public func encodedByFoundation() throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(self))

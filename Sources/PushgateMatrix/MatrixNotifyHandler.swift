@@ -79,7 +79,7 @@ public struct MatrixNotifyHandler: Sendable {
                 .response(from: request, context: context)
         }
         let rejected = zip(notification.devices, results).filter { $0.1 == .rejected }.map(\.0.pushkey)
-        let json = try JSONSerialization.data(withJSONObject: ["rejected": rejected], options: [.withoutEscapingSlashes])
+        let json = try JSONValue.object(["rejected": .array(rejected.map(JSONValue.string))]).encoded()
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: json)))
     }
 
@@ -136,7 +136,7 @@ public struct MatrixNotifyHandler: Sendable {
                 guard let bytes = Data(base64Encoded: device.pushkey), !bytes.isEmpty else {
                     return (.reject(reason: "the pushkey is not base64"), token)
                 }
-                token = bytes.map { String(format: "%02x", $0) }.joined()
+                token = Hex.lowercase(bytes)
             }
             let payload = APNsMatrixPayloadBuilder.payload(for: notification, device: device, sendBadgeCounts: options.sendBadgeCounts)
             return (MatrixPayloadMessage(payload, priority: priority), token)
@@ -155,7 +155,7 @@ public struct MatrixNotifyHandler: Sendable {
     }
 
     private static func digest(_ pushkey: String) -> String {
-        SHA256.hash(data: Data(pushkey.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        Hex.lowercase(SHA256.hash(data: Data(pushkey.utf8)).prefix(12))
     }
 }
 

@@ -1,4 +1,5 @@
 import Crypto
+import PushgateCore
 public import Foundation
 public import PushgateConfig
 public import PushgateStore
@@ -28,7 +29,7 @@ public struct NextcloudRateLimiter: Sendable {
         let window = max(1, self.limit.window.wholeSeconds)
         let seconds = Int64(now.timeIntervalSince1970)
         let windowStart = seconds - seconds % window
-        let identity = SHA256.hash(data: Array(sender.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        let identity = Hex.lowercase(SHA256.hash(data: Array(sender.utf8)).prefix(12))
         let total = try await self.store.incrementCounter(
             "nextcloud-rate:\(identity):\(windowStart)", by: Int64(entries),
             expiresAt: Date(timeIntervalSince1970: TimeInterval(windowStart + window)), now: now

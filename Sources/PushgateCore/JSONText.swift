@@ -1,19 +1,18 @@
-public import PushgateCore
-
-/// Writes a ``JSONValue`` as the same compact JSON text as `JSONValue.encoded()` (sorted keys, unescaped
+/// Writes a ``JSONValue`` as the same compact JSON text as `JSONEncoder` would (sorted keys, unescaped
 /// slashes, whole numbers without a fraction), without going through `JSONEncoder`: every delivery encodes
 /// its payload, and `Codable` encoding was the largest cost of building a request.
 ///
 /// Values the direct writer does not handle byte for byte like `JSONEncoder` (object keys outside ASCII,
-/// numbers with a fraction or beyond ±10¹⁵) are handed to `encoded()` whole, so the text is always the same.
+/// numbers with a fraction or beyond ±10¹⁵) are handed to `encodedByFoundation()` whole, so the text is
+/// always the same.
 public enum JSONText {
     /// The value's compact JSON text.
-    /// - Throws: what `JSONValue.encoded()` throws (numbers JSON cannot represent).
+    /// - Throws: what `JSONEncoder` throws (numbers JSON cannot represent).
     public static func encode(_ value: JSONValue) throws -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(512)
         if Self.write(value, into: &output) { return output }
-        return try value.encoded()
+        return try value.encodedByFoundation()
     }
 
     /// Appends `value`; false when it holds something left to `JSONEncoder`.
