@@ -14,11 +14,15 @@ public struct GatewayRoute: Sendable {
     public let method: HTTPRequest.Method
     /// The handler.
     public let handler: Handler
+    /// A larger body limit for this route than `http.max_request_body_size`, for protocols whose
+    /// requests are large by nature (a Nextcloud server's batch); nil keeps the gateway's limit.
+    public let maximumBodySize: Int?
 
     /// Creates a route.
-    public init(_ method: HTTPRequest.Method, _ path: String, handler: @escaping Handler) {
+    public init(_ method: HTTPRequest.Method, _ path: String, maximumBodySize: Int? = nil, handler: @escaping Handler) {
         self.method = method
         self.path = path
+        self.maximumBodySize = maximumBodySize
         self.handler = handler
     }
 }

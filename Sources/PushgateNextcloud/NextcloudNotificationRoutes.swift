@@ -41,7 +41,11 @@ public struct NextcloudNotificationRoutes: Sendable {
 
     /// The route, under the configured prefix.
     public var routes: [GatewayRoute] {
-        [GatewayRoute(.post, self.settings.pathPrefix + "/notifications") { request, context in try await self.notify(request, context: context) }]
+        [
+            GatewayRoute(.post, self.settings.pathPrefix + "/notifications", maximumBodySize: self.settings.maxBatchSize * Self.bytesPerEntry) {
+                request, context in try await self.notify(request, context: context)
+            }
+        ]
     }
 
     func notify(_ request: Request, context: GatewayRequestContext) async throws -> Response {
@@ -84,6 +88,9 @@ public struct NextcloudNotificationRoutes: Sendable {
         )
         return result.response
     }
+
+    /// The body room each entry of a batch is allowed: a real entry is about 1.2 KB once form-encoded.
+    static let bytesPerEntry = 4096
 
     /// How many of one batch's entries are with providers at once.
     static let deliveriesInFlightPerBatch = 128

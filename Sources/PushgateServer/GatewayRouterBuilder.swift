@@ -7,7 +7,7 @@ public enum GatewayRouterBuilder {
     /// - Parameters:
     ///   - routes: every route the gateway answers.
     ///   - metrics: where request counts and latencies go.
-    ///   - maxRequestBodySize: bodies over this many bytes get 413.
+    ///   - maxRequestBodySize: bodies over this many bytes get 413 (routes may allow more).
     ///   - accessLogUsesForwardedFor: take client addresses from `X-Forwarded-For`.
     public static func build(
         routes: [GatewayRoute],
@@ -23,7 +23,8 @@ public enum GatewayRouterBuilder {
         }
         router.add(middleware: AccessLogMiddleware(metrics: metrics, usesForwardedFor: accessLogUsesForwardedFor))
         router.add(middleware: ErrorResponseMiddleware(methodsByPath: methodsByPath))
-        router.add(middleware: RequestBodyLimitMiddleware(limit: maxRequestBodySize))
+        let limitsByPath = Dictionary(routes.compactMap { route in route.maximumBodySize.map { (route.path, $0) } }, uniquingKeysWith: max)
+        router.add(middleware: RequestBodyLimitMiddleware(limit: maxRequestBodySize, limitsByPath: limitsByPath))
         for route in routes {
             router.on(RouterPath(route.path), method: route.method, use: route.handler)
         }

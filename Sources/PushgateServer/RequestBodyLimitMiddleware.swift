@@ -8,13 +8,16 @@ struct RequestBodyLimitMiddleware: RouterMiddleware {
 
     /// The largest body accepted, in bytes.
     let limit: Int
+    /// Larger limits of single paths (routes that declare one).
+    let limitsByPath: [String: Int]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > self.limit {
+        let limit = self.limitsByPath[request.uri.path].map { max($0, self.limit) } ?? self.limit
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw HTTPError(.contentTooLarge)
         }
         var context = context
-        context.maxUploadSize = self.limit
+        context.maxUploadSize = limit
         return try await next(request, context)
     }
 }

@@ -42,7 +42,7 @@ struct NextcloudNotificationRoutesTests {
         var totalReceived: Int { self.providers.values.map(\.received.count).reduce(0, +) }
     }
 
-    static func withProxy(extraSettings: String = "", _ body: @Sendable (Proxy) async throws -> Void) async throws {
+    static func withProxy(extraSettings: String = "", bodyLimit: Int = 1 << 20, _ body: @Sendable (Proxy) async throws -> Void) async throws {
         let settings = try GatewayConfiguration(yaml: """
             nextcloud:
               fcm_app: files.android
@@ -67,7 +67,7 @@ struct NextcloudNotificationRoutesTests {
             logger: NextcloudDeviceRoutesTests.quiet
         )
         let notifications = NextcloudNotificationRoutes(store: store, dispatcher: dispatcher, settings: settings, logger: NextcloudDeviceRoutesTests.quiet)
-        let router = GatewayRouterBuilder.build(routes: devices.routes + notifications.routes, metrics: GatewayMetrics(), maxRequestBodySize: 1 << 20)
+        let router = GatewayRouterBuilder.build(routes: devices.routes + notifications.routes, metrics: GatewayMetrics(), maxRequestBodySize: bodyLimit)
         var app = Application(router: router, logger: NextcloudDeviceRoutesTests.quiet)
         app.addServices(store)
         try await app.test(.router) { client in
@@ -247,6 +247,26 @@ struct NextcloudNotificationRoutesTests {
             #expect(status == .ok)
             #expect(try Self.json(text)["failed"] as? Int == 0)
             #expect(proxy.totalReceived == 1)
+        }
+    }
+
+    @Test func aBatchMayBeLargerThanTheGatewaysGeneralBodyLimit() async throws {
+        let user = try NextcloudUser(cloudID: "lea@cloud.example.com", tokenID: 13)
+        try await Self.withProxy(bodyLimit: 16 * 1024) { proxy in
+            try await proxy.register(user, token: "fcm:lea", userAgent: Self.androidUA)
+            let entry = NextcloudServerSide.entry(user: user, pushToken: "fcm:lea", ciphertext: NextcloudServerSide.randomCiphertext())
+            let batch = NextcloudServerSide.form(Array(repeating: entry, count: 40))
+            #expect(batch.utf8.count > 16 * 1024)
+            let (status, body) = try await proxy.post(batch)
+            #expect(status == .ok)
+            #expect(try Self.json(body)["failed"] as? Int == 0)
+            #expect(proxy.totalReceived == 40)
+            // Other routes keep the general limit.
+            let devices = try await proxy.client.execute(
+                uri: "/devices", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(repeating: UInt8(ascii: "a"), count: 20 * 1024)
+            )
+            #expect(devices.status == .contentTooLarge)
         }
     }
 
