@@ -93,7 +93,7 @@ public struct NextcloudNotificationRoutes: Sendable {
     static let bytesPerEntry = 4096
 
     /// How many of one batch's entries are with providers at once.
-    static let deliveriesInFlightPerBatch = 128
+    static let deliveriesInFlightPerBatch = 32
 
     /// Handles every entry of a batch: checks, delivery, queueing.
     /// - Throws: a store error when the devices could not be read (nothing was sent then).
