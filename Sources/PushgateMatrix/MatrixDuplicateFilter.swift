@@ -5,16 +5,18 @@ import Synchronization
 /// Remembers which `(event_id, pushkey)` pairs were delivered in the last ``window`` so a repeated notify
 /// (a homeserver retrying after a timeout or a 502) is sent once.
 ///
-/// The memory is the store's counters, shared by every instance on it. Writes are group-committed: a
-/// delivered pair joins a pending list, and whichever request finds no write under way writes the whole
-/// list in one transaction, so a burst of deliveries costs a few store commits instead of one each. Pairs
-/// this instance delivered are also kept in memory until their window ends, so its own repeats never wait
-/// for the store.
+/// The memory is the store's counters, shared by every instance on it. Reads and writes are grouped: a
+/// question or a delivered pair joins a pending list, and whichever request finds no read (or write)
+/// under way asks (or writes) the whole list at once, so a burst of notifications costs a few store
+/// round trips instead of two each. Pairs this instance delivered are also kept in memory until their
+/// window ends, so its own repeats never wait for the store.
 final class MatrixDuplicateFilter: Sendable {
     private struct State {
         var recent: [String: Date] = [:]
         var pending: [String] = []
         var writing = false
+        var questions: [(key: String, ticket: AnswerTicket)] = []
+        var reading = false
     }
 
     /// How long a delivered pair is remembered.
@@ -32,9 +34,29 @@ final class MatrixDuplicateFilter: Sendable {
     /// Whether `key` was delivered within the window, by this instance or another; a store that cannot
     /// answer counts as "not delivered", so a notification is never lost to a store outage.
     func wasDelivered(_ key: String, now: Date = Date()) async -> Bool {
-        let remembered = self.state.withLock { state in state.recent[key].map { $0 > now } ?? false }
+        let ticket = AnswerTicket()
+        let (remembered, mustRead) = self.state.withLock { state -> (Bool, Bool) in
+            if state.recent[key].map({ $0 > now }) ?? false { return (true, false) }
+            state.questions.append((key, ticket))
+            if state.reading { return (false, false) }
+            state.reading = true
+            return (false, true)
+        }
         if remembered { return true }
-        return ((try? await self.store.counterValue(key, now: now)) ?? 0) > 0
+        if mustRead {
+            while true {
+                let group = self.state.withLock { state -> [(key: String, ticket: AnswerTicket)] in
+                    let group = state.questions
+                    state.questions.removeAll(keepingCapacity: true)
+                    if group.isEmpty { state.reading = false }
+                    return group
+                }
+                if group.isEmpty { break }
+                let live = (try? await self.store.counterValues(group.map(\.key), now: now)) ?? [:]
+                for question in group { question.ticket.answer((live[question.key] ?? 0) > 0) }
+            }
+        }
+        return await ticket.value
     }
 
     /// Records that `key` was delivered; returns once it is in memory, and (for the request that writes
@@ -59,6 +81,40 @@ final class MatrixDuplicateFilter: Sendable {
             }
             if group.isEmpty { return }
             try? await self.store.incrementCounters(group, by: 1, expiresAt: expiry, now: now)
+        }
+    }
+}
+
+/// One question waiting for a grouped read; answered exactly once.
+private final class AnswerTicket: Sendable {
+    private struct State {
+        var answer: Bool?
+        var waiter: CheckedContinuation<Bool, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Gives the answer, waking the waiter if there is one.
+    func answer(_ answer: Bool) {
+        let waiter = self.state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            state.answer = answer
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: answer)
+    }
+
+    /// The answer, once given.
+    var value: Bool {
+        get async {
+            await withCheckedContinuation { continuation in
+                let ready = self.state.withLock { state -> Bool? in
+                    if let answer = state.answer { return answer }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
         }
     }
 }

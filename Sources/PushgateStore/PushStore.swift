@@ -56,6 +56,9 @@ public protocol CounterStore: Sendable {
     func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws
     /// The counter's value, 0 when it does not exist or has expired.
     func counterValue(_ name: String, now: Date) async throws -> Int64
+    /// The live counters among `names` and their values (one query for many; absent or expired ones are
+    /// left out).
+    func counterValues(_ names: [String], now: Date) async throws -> [String: Int64]
     /// Deletes expired counters.
     /// - Returns: how many were deleted.
     func purgeExpiredCounters(now: Date) async throws -> Int

@@ -93,6 +93,12 @@ public enum StoreStatements {
     public static let selectCounter =
         "SELECT value FROM counters WHERE name = $1 AND (expires_at IS NULL OR expires_at > $2)"
 
+    /// Reads the live counters among `count` names; binds now (ms), then the names.
+    public static func selectCounters(count: Int) -> String {
+        let placeholders = (0..<count).map { "$\($0 + 2)" }.joined(separator: ", ")
+        return "SELECT name, value FROM counters WHERE (expires_at IS NULL OR expires_at > $1) AND name IN (\(placeholders))"
+    }
+
     /// Deletes expired counters; binds now (ms); returns their names.
     public static let purgeCounters =
         "DELETE FROM counters WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING name"

@@ -280,6 +280,19 @@ public final class PostgresStore: PushStore {
         return try await self.rows(StoreStatements.selectCounter, binds).decode(Int64.self).all().first ?? 0
     }
 
+    public func counterValues(_ names: [String], now: Date) async throws -> [String: Int64] {
+        var values: [String: Int64] = [:]
+        for chunk in Array(Set(names)).chunked(by: StoreStatements.selectDevicesChunkSize) {
+            var binds = PostgresBindings(capacity: chunk.count + 1)
+            binds.append(now.millisecondsSince1970)
+            for name in chunk { binds.append(name) }
+            for (name, value) in try await self.rows(StoreStatements.selectCounters(count: chunk.count), binds).decode((String, Int64).self).all() {
+                values[name] = value
+            }
+        }
+        return values
+    }
+
     public func purgeExpiredCounters(now: Date) async throws -> Int {
         var binds = PostgresBindings()
         binds.append(now.millisecondsSince1970)

@@ -249,6 +249,18 @@ public final class SQLiteStore: PushStore {
         return Int64(rows.first?.columns.first?.data.integer ?? 0)
     }
 
+    public func counterValues(_ names: [String], now: Date) async throws -> [String: Int64] {
+        var values: [String: Int64] = [:]
+        for chunk in Array(Set(names)).chunked(by: StoreStatements.selectDevicesChunkSize) {
+            let binds = [SQLiteData.integer(Int(now.millisecondsSince1970))] + chunk.map { SQLiteData.text($0) }
+            for row in try await self.run(on: self.reader, StoreStatements.selectCounters(count: chunk.count), binds) {
+                let columns = row.columns.map(\.data)
+                if columns.count == 2, let name = columns[0].string, let value = columns[1].integer { values[name] = Int64(value) }
+            }
+        }
+        return values
+    }
+
     public func purgeExpiredCounters(now: Date) async throws -> Int {
         try await self.run(on: self.writer, StoreStatements.purgeCounters, [.integer(Int(now.millisecondsSince1970))]).count
     }

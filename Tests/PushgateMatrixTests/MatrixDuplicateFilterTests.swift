@@ -29,6 +29,16 @@ struct MatrixDuplicateFilterTests {
             #expect(try await store.counterValue(key, now: Date()) == 1)
         }
         #expect(await second.wasDelivered("matrix:dup:app:$other:key") == false)
+        // Concurrent questions are grouped and each gets its own answer.
+        let third = MatrixDuplicateFilter(store: store, window: 600)
+        let answers = await withTaskGroup(of: (Int, Bool).self) { group in
+            for index in 0..<400 {
+                group.addTask { (index, await third.wasDelivered(index < 300 ? keys[index] : "matrix:dup:app:$new\(index):key")) }
+            }
+            return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(answers.count == 400)
+        #expect(answers.filter(\.value).keys.sorted() == Array(0..<300))
         // The window ends.
         #expect(await second.wasDelivered(keys[1], now: Date().addingTimeInterval(601)) == false)
         #expect(await first.wasDelivered(keys[1], now: Date().addingTimeInterval(601)) == false)

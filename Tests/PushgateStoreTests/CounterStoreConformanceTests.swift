@@ -38,6 +38,19 @@ struct CounterStoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func manyCountersAreReadInOneGo(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            _ = try await store.incrementCounter("live", by: 3, expiresAt: Self.now.addingTimeInterval(60), now: Self.now)
+            _ = try await store.incrementCounter("forever", by: 1, expiresAt: nil, now: Self.now)
+            _ = try await store.incrementCounter("stale", by: 1, expiresAt: Self.now.addingTimeInterval(1), now: Self.now)
+            let names = ["live", "forever", "stale", "absent", "live"] + (0..<600).map { "filler-\($0)" }
+            let values = try await store.counterValues(names, now: Self.now.addingTimeInterval(2))
+            #expect(values == ["live": 3, "forever": 1])
+            #expect(try await store.counterValues([], now: Self.now).isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func countersWithoutExpiryLast(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             #expect(try await store.incrementCounter("total", by: 3, expiresAt: nil, now: Self.now) == 3)
