@@ -86,7 +86,11 @@ enum NextcloudBenchmark {
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             print(recorder.summary(label: "nextcloud batches of \(batchSize) → \(target) (\(senders) senders), latency per batch", elapsed: elapsed))
-            print(String(format: "notifications/s: %.0f; batches not answered {failed: 0, unknown: []}: %d", Double(batches * batchSize) / seconds, problems.withLock { $0 }))
+            let queued = try await sandbox.gateway.store.pendingCount()
+            print(String(
+                format: "notifications/s: %.0f; batches not answered {failed: 0, unknown: []}: %d; left in the outbox: %d",
+                Double(batches * batchSize) / seconds, problems.withLock { $0 }, queued
+            ))
             try await client.shutdown()
         }
     }
