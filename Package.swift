@@ -41,6 +41,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
@@ -170,9 +171,11 @@ let package = Package(
                 "PushgateCore",
                 "PushgateProviderSupport",
                 .hummingbird,
-                .hummingbirdHTTP2,
+                .hummingbirdCore,
                 .hummingbirdTLS,
                 .httpTypes,
+                .nioHTTP2,
+                .nioHPACK,
                 .swiftASN1,
                 .x509,
                 .crypto,
@@ -379,12 +382,14 @@ extension Target.Dependency {
     static let crypto: Self = .product(name: "Crypto", package: "swift-crypto")
     static let httpTypes: Self = .product(name: "HTTPTypes", package: "swift-http-types")
     static let hummingbird: Self = .product(name: "Hummingbird", package: "hummingbird")
-    static let hummingbirdHTTP2: Self = .product(name: "HummingbirdHTTP2", package: "hummingbird")
+    static let hummingbirdCore: Self = .product(name: "HummingbirdCore", package: "hummingbird")
     static let hummingbirdTLS: Self = .product(name: "HummingbirdTLS", package: "hummingbird")
     static let hummingbirdTesting: Self = .product(name: "HummingbirdTesting", package: "hummingbird")
     static let logging: Self = .product(name: "Logging", package: "swift-log")
     static let nioCore: Self = .product(name: "NIOCore", package: "swift-nio")
     static let nioHTTP1: Self = .product(name: "NIOHTTP1", package: "swift-nio")
+    static let nioHTTP2: Self = .product(name: "NIOHTTP2", package: "swift-nio-http2")
+    static let nioHPACK: Self = .product(name: "NIOHPACK", package: "swift-nio-http2")
     static let nioPosix: Self = .product(name: "NIOPosix", package: "swift-nio")
     static let nioSSL: Self = .product(name: "NIOSSL", package: "swift-nio-ssl")
     static let postgresNIO: Self = .product(name: "PostgresNIO", package: "postgres-nio")

@@ -1,16 +1,14 @@
 import Crypto
 import Foundation
-import HTTPTypes
 public import Hummingbird
-import HummingbirdHTTP2
-import HummingbirdTLS
+import HummingbirdCore
 public import Logging
 import NIOCore
 import NIOSSL
 import Synchronization
 
 /// An APNs look-alike for tests, demos and `pushgate sandbox`: HTTP/2 over TLS (ALPN `h2`, or prior
-/// knowledge when the client negotiates nothing, as APNs allows) on a
+/// knowledge when the client negotiates nothing, as APNs allows; HTTP/1.1 fails the HTTP/2 preface) on a
 /// throw-away certificate authority, token authentication with a `.p8` key it issues (or client
 /// certificates from ``SandboxCertificateAuthority/issueClientCertificate(userID:)``), and APNs'
 /// checks and reasons for `POST /3/device/<token>`.
@@ -73,6 +71,10 @@ public final class APNsEmulator: Sendable {
     }
 
     /// The Hummingbird application serving the emulator over TLS with HTTP/2.
+    ///
+    /// Each connection is served by SwiftNIO handlers on its event loop (``APNsEmulatorServerChannel``):
+    /// TLS, NIOHTTP2, and a handler that answers every stream as its request ends, without a channel or a
+    /// task per stream. Hummingbird binds, reports the port and shuts down gracefully; its router is not used.
     /// - Parameters:
     ///   - host: the address to bind, `127.0.0.1` by default.
     ///   - port: the port; 0 picks a free one, reported to `onServerRunning`.
@@ -84,17 +86,14 @@ public final class APNsEmulator: Sendable {
         logger: Logger = Logger(label: "pushgate.sandbox.apns"),
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let router = Router(context: APNsEmulatorRequestContext.self)
-        router.post("/3/device/:token") { request, context in
-            try await self.handle(request, context: context)
-        }
         // Like APNs, speak HTTP/2 on every TLS connection: ALPN offers only `h2`, and clients that
         // negotiate nothing (aioapns) get HTTP/2 by prior knowledge rather than an HTTP/1.1 fallback.
         var tls = try self.certificateAuthority.makeServerTLSConfiguration()
         tls.applicationProtocols = ["h2"]
+        let sslContext = try NIOSSLContext(configuration: tls)
         return Application(
-            router: router,
-            server: try .tls(.plaintextHTTP2(), tlsConfiguration: tls),
+            router: Router(),
+            server: HTTPServerBuilder { _ in APNsEmulatorServerChannel(emulator: self, sslContext: sslContext) },
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
@@ -130,21 +129,21 @@ public final class APNsEmulator: Sendable {
         }
     }
 
-    private func handle(_ request: Request, context: APNsEmulatorRequestContext) async throws -> Response {
-        let token = context.parameters.get("token") ?? ""
-        let body = Array(buffer: try await request.body.collect(upTo: 64 * 1024))
-        var headers: [String: String] = [:]
-        for field in request.headers {
-            let name = field.name.canonicalName
-            if name.hasPrefix("apns-") { headers[name] = field.value }
-        }
-        let authorization = request.headers[HTTPField.Name("authorization")!]
-
+    /// Judges one `POST /3/device/<token>` request (an HTTP/2 stream) and records it in ``log``.
+    /// - Parameters:
+    ///   - token: the device token from the path.
+    ///   - headers: the `apns-*` headers by lower-case name.
+    ///   - authorization: the `authorization` header, if any.
+    ///   - body: the request body.
+    ///   - clientCertificateUserID: the UID of the connection's client certificate, if it presented one;
+    ///     asked only for a request without `authorization`.
+    func judge(
+        token: String, headers: [String: String], authorization: String?, body: [UInt8],
+        clientCertificateUserID: () -> String?
+    ) -> APNsEmulatorRules.Verdict {
         let verdict: APNsEmulatorRules.Verdict
         var authentication = "token"
-        if context.httpVersion != "2" {
-            verdict = .init(status: 505, reason: nil)
-        } else if authorization == nil, let userID = await Self.clientCertificateUserID(context.channel) {
+        if authorization == nil, let userID = clientCertificateUserID() {
             // Certificate authentication: the certificate is for one bundle id.
             authentication = "certificate"
             verdict = userID == self.bundleID
@@ -157,7 +156,7 @@ public final class APNsEmulator: Sendable {
         }
 
         var recorded = headers
-        recorded["http-version"] = context.httpVersion
+        recorded["http-version"] = "2"
         recorded["authentication"] = authentication
         self.log.record(
             SandboxDelivery(
@@ -169,39 +168,7 @@ public final class APNsEmulator: Sendable {
                 body: String(decoding: body, as: UTF8.self)
             )
         )
-
-        var responseHeaders = HTTPFields()
-        responseHeaders[HTTPField.Name("apns-id")!] = headers["apns-id"] ?? UUID().uuidString.lowercased()
-        guard let reason = verdict.reason else {
-            return Response(status: .init(code: verdict.status), headers: responseHeaders, body: Self.body(nil))
-        }
-        var answer: [String: Any] = ["reason": reason]
-        if reason == "Unregistered" { answer["timestamp"] = Int64(Date().timeIntervalSince1970 * 1000) }
-        let json = try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys])
-        responseHeaders[.contentType] = "application/json"
-        return Response(status: .init(code: verdict.status), headers: responseHeaders, body: Self.body(ByteBuffer(bytes: json)))
-    }
-
-    /// A response body that ends the HTTP/2 stream with a HEADERS frame (empty trailers) instead of
-    /// the empty DATA frame Hummingbird otherwise sends last: aioapns parses every DATA frame as JSON
-    /// and drops the connection on an empty one.
-    private static func body(_ buffer: ByteBuffer?) -> ResponseBody {
-        ResponseBody(contentLength: buffer?.readableBytes ?? 0) { writer in
-            if let buffer { try await writer.write(buffer) }
-            try await writer.finish(HTTPFields())
-        }
-    }
-
-    /// The subject UID of the client certificate the connection presented (verified against the CA by
-    /// TLS), or nil without one.
-    private static func clientCertificateUserID(_ channel: any Channel) async -> String? {
-        let connection = channel.parent ?? channel
-        let der = try? await connection.eventLoop.submit { () -> [UInt8]? in
-            let handler = try connection.pipeline.syncOperations.handler(type: NIOSSLHandler.self)
-            return try handler.peerCertificate?.toDERBytes()
-        }.get()
-        guard let der = der ?? nil else { return nil }
-        return SandboxCertificateAuthority.userID(ofDER: der)
+        return verdict
     }
 
     /// Verifies the provider token. The first request for an `e0e0` device token expires the provider

@@ -1,4 +1,5 @@
 import Foundation
+import PushgateCore
 
 /// How the APNs emulator judges one request: the checks APNs makes, in a fixed order, plus device
 /// tokens whose first four hex digits ask for a failure.
@@ -90,9 +91,7 @@ public struct APNsEmulatorRules: Sendable {
         let limit = pushType == "voip" ? 5120 : 4096
         guard request.body.count <= limit else { return .init(status: 413, reason: "PayloadTooLarge") }
         // APNs has no reason for malformed JSON; PayloadEmpty is the closest it documents.
-        guard !request.body.isEmpty,
-            let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
-            object["aps"] is [String: Any]
+        guard !request.body.isEmpty, case .object(let object)? = try? JSONParser.parse(request.body), case .object? = object["aps"]
         else { return .init(status: 400, reason: "PayloadEmpty") }
 
         switch request.token.lowercased().prefix(4) {
