@@ -182,6 +182,7 @@ let package = Package(
                 .cryptoExtras,
                 .logging,
                 .nioCore,
+                .nioHTTP1,
                 .nioSSL,
                 .serviceLifecycle,
             ]

@@ -1,4 +1,7 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOHTTP1
 import PushgateCore
 import PushgateFCM
 import PushgateSandbox
@@ -83,6 +86,39 @@ struct FCMServiceLifecycleTests {
                 trigger.triggerGracefulShutdown()
                 try await group.waitForAll()
             }
+        }
+    }
+
+    /// The server's own routing: only `POST /token` and `POST /v1/projects/{project}/messages:send`.
+    @Test func theServerRoutesOnlyTheTwoEndpoints() async throws {
+        let emulator = try FCMEmulator()
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let server = FCMEmulatorServer(emulator: emulator, logger: TestLogging.quiet) { port in portContinuation.yield(port) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            defer { group.cancelAll() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            func status(_ method: HTTPMethod, _ path: String, body: String = "") async throws -> (Int, String, String?) {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+                request.method = method
+                if method == .POST { request.body = .bytes(ByteBuffer(string: body)) }
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+                let text = String(buffer: try await response.body.collect(upTo: 1 << 16))
+                return (Int(response.status.code), text, response.headers.first(name: "content-type"))
+            }
+            #expect(try await status(.GET, "/token").0 == 405)
+            #expect(try await status(.POST, "/nowhere").0 == 404)
+            #expect(try await status(.POST, "/v1/projects/pushgate-sandbox/other").0 == 404)
+            let grant = try await status(.POST, "/token?x=1", body: "grant_type=password")
+            #expect(grant.0 == 400)
+            #expect(grant.1.contains("unsupported_grant_type"))
+            #expect(grant.2 == "application/json; charset=UTF-8")
+            let unauthenticated = try await status(.POST, "/v1/projects/pushgate-sandbox/messages:send", body: #"{"message":{"token":"t"}}"#)
+            #expect(unauthenticated.0 == 401)
+            #expect(unauthenticated.1.contains("UNAUTHENTICATED"))
+            #expect(emulator.sendRequestCount == 1)
+            #expect(emulator.tokenRequestCount == 1)
         }
     }
 }

@@ -58,13 +58,17 @@ struct EmulatedFCM: Sendable {
     ) async throws {
         let emulator = try FCMEmulator(slowDelay: .seconds(8), now: emulatorNow)
         let directory = try TemporaryDirectory()
-        let app = Application(
-            router: emulator.buildRouter(),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            logger: TestLogging.quiet
-        )
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        // The emulator as the sandbox serves it: FCMEmulatorServer's NIO handlers.
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let server = FCMEmulatorServer(emulator: emulator, logger: TestLogging.quiet) { port in
+            portContinuation.yield(port)
+            portContinuation.finish()
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            defer { group.cancelAll() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
             let baseURL = "http://127.0.0.1:\(port)"
             let path = directory.path("service-account.json")
             try emulator.writeServiceAccount(baseURL: baseURL, to: path)

@@ -126,4 +126,48 @@ struct WebPushEmulatorTests {
         #expect(delivered.first?.headers["ttl"] == "60")
         #expect(log.all.count == 7)
     }
+
+    /// The same checks through the server the sandbox runs: NIO handlers, no Hummingbird router.
+    @Test func theNIOServerAnswersLikeTheRoutes() async throws {
+        let log = SandboxDeliveryLog()
+        let emulator = WebPushEmulator(log: log)
+        let subscription = emulator.issuer.issue(id: "real")
+        let app = emulator.makeApplication(origin: "http://127.0.0.1:1", deliveries: { Array("[\(log.all.count)]".utf8) })
+        let header = try await PythonReference.run(Self.vapidScript, arguments: ["http://127.0.0.1:1"])
+        let encoded = try await PythonReference.run(Self.encryptScript, arguments: [
+            Base64URL.encode(subscription.privateKey.publicKey.x963Representation), Base64URL.encode(subscription.authSecret), #"{"ok":true}"#,
+        ])
+        let body = ByteBuffer(bytes: try #require(Data(base64Encoded: encoded)))
+        try await app.test(.live) { client in
+            let headers: HTTPFields = [.authorization: header, .contentEncoding: "aes128gcm", HTTPField.Name("TTL")!: "60"]
+            let created = try await client.execute(uri: "/push/real", method: .post, headers: headers, body: body)
+            #expect(created.status == .created)
+            #expect(created.headers[.location]?.hasPrefix("http://127.0.0.1:1/message/") == true)
+            #expect(try await client.execute(uri: "/push/gone", method: .post, headers: headers, body: body).status == .gone)
+            let missing = try await client.execute(uri: "/push/missing", method: .post, headers: headers, body: body)
+            #expect(missing.status == .notFound)
+            #expect(String(buffer: missing.body) == "no such subscription")
+            let throttled = try await client.execute(uri: "/push/throttled", method: .post, headers: headers, body: body)
+            #expect(throttled.status == .tooManyRequests)
+            #expect(throttled.headers[.retryAfter] == "7")
+            #expect(try await client.execute(uri: "/push/failing", method: .post, headers: headers, body: body).status == .internalServerError)
+            var unsigned = headers
+            unsigned[.authorization] = nil
+            #expect(try await client.execute(uri: "/push/real", method: .post, headers: unsigned, body: body).status == .unauthorized)
+            var untimed = headers
+            untimed[HTTPField.Name("TTL")!] = nil
+            #expect(try await client.execute(uri: "/push/real", method: .post, headers: untimed, body: body).status == .badRequest)
+            #expect(try await client.execute(uri: "/push/real", method: .post, headers: headers, body: ByteBuffer(repeating: 1, count: 5000)).status == .contentTooLarge)
+            #expect(try await client.execute(uri: "/push/real", method: .get).status == .methodNotAllowed)
+            #expect(try await client.execute(uri: "/elsewhere", method: .post, headers: headers, body: body).status == .notFound)
+            let deliveries = try await client.execute(uri: "/sandbox/deliveries", method: .get)
+            #expect(deliveries.status == .ok)
+            #expect(String(buffer: deliveries.body) == "[8]")
+        }
+        let delivered = log.all.filter { $0.status == 201 }
+        #expect(delivered.count == 1)
+        #expect(delivered.first?.body == #"{"ok":true}"#)
+        #expect(delivered.first?.headers["ttl"] == "60")
+        #expect(log.all.count == 8)
+    }
 }

@@ -100,22 +100,28 @@ public struct SandboxEnvironment: Sendable {
     public func services() throws -> [any Service] {
         let apns = try self.apns.makeApplication(host: self.host, port: self.apnsPort, logger: self.logger)
         let fcm = FCMEmulatorServer(emulator: self.fcm, host: self.host, port: self.fcmPort, logger: self.logger)
-        let router = Router()
         let origin = "http://\(self.host):\(self.webPushPort)"
-        self.webPush.addRoutes(to: router) { origin }
         let log = self.log
-        router.get("/sandbox/deliveries") { _, _ in Self.deliveriesResponse(log) }
-        let webPush = Application(router: router, configuration: .init(address: .hostname(self.host, port: self.webPushPort)), logger: self.logger)
+        let webPush = self.webPush.makeApplication(
+            host: self.host, port: self.webPushPort, origin: origin, deliveries: { Array(Self.deliveriesJSON(log)) }, logger: self.logger
+        )
         return [SandboxApplication(name: "apns-emulator", application: apns), fcm, SandboxApplication(name: "webpush-emulator", application: webPush)]
     }
 
     /// `GET /sandbox/deliveries`: every recorded delivery as a JSON array, oldest first.
     public static func deliveriesResponse(_ log: SandboxDeliveryLog) -> Response {
+        let body = Self.deliveriesJSON(log)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+extension SandboxEnvironment {
+    /// Every recorded delivery as a JSON array, oldest first (sorted keys, ISO 8601 dates).
+    static func deliveriesJSON(_ log: SandboxDeliveryLog) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        let body = (try? encoder.encode(log.all)) ?? Data("[]".utf8)
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        return (try? encoder.encode(log.all)) ?? Data("[]".utf8)
     }
 }
 

@@ -17,7 +17,7 @@ extension FCMEmulator {
             let body = try await request.body.collect(upTo: Self.maxBodySize)
             let data = Data(body.readableBytesView)
             let object = Self.jsonObject(data)
-            let token = (object?["message"] as? [String: Any])?["token"] as? String ?? ""
+            let token = FCMEmulator.token(of: FCMEmulator.messageObject(object))
             if self.isSlow(token) { try await Task.sleep(for: self.slowDelay) }
             var headers: [String: String] = [:]
             for field in request.headers where ["content-type", "user-agent"].contains(field.name.canonicalName) {

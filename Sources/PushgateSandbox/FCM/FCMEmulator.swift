@@ -1,4 +1,5 @@
 public import Foundation
+import PushgateCore
 import PushgateProviderSupport
 import Synchronization
 import _CryptoExtras
@@ -160,15 +161,15 @@ public final class FCMEmulator: Sendable {
 
     /// ``sendReply(project:authorization:headers:body:now:)`` for a body the caller already parsed
     /// (`object`: the body as a JSON object, nil when it is not one).
-    func sendReply(project: String, authorization: String?, headers: [String: String], body: Data, object: [String: Any]?, now: Date?) -> FCMEmulatorReply {
+    func sendReply(project: String, authorization: String?, headers: [String: String], body: Data, object: [String: JSONValue]?, now: Date?) -> FCMEmulatorReply {
         let now = now ?? self.now()
         let serial = self.state.withLock { state in
             state.sendRequests += 1
             state.messageSerial += 1
             return state.messageSerial
         }
-        let message = object?["message"] as? [String: Any]
-        let token = message?["token"] as? String ?? ""
+        let message = Self.messageObject(object)
+        let token = Self.token(of: message)
         var recorded = headers
         recorded["authorization"] = authorization.map { _ in "Bearer (redacted)" }
 
@@ -182,13 +183,26 @@ public final class FCMEmulator: Sendable {
     }
 
     /// The body as a JSON object, or nil.
-    static func jsonObject(_ body: Data) -> [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+    static func jsonObject(_ body: Data) -> [String: JSONValue]? {
+        guard case .object(let object)? = try? JSONParser.parse(Array(body)) else { return nil }
+        return object
+    }
+
+    /// The body's `message` member when it is an object.
+    static func messageObject(_ object: [String: JSONValue]?) -> [String: JSONValue]? {
+        guard case .object(let message)? = object?["message"] else { return nil }
+        return message
+    }
+
+    /// The message's `token` when it is a string, else empty.
+    static func token(of message: [String: JSONValue]?) -> String {
+        guard case .string(let token)? = message?["token"] else { return "" }
+        return token
     }
 
     /// What the log shows of a send: its `message` with sorted keys, else the body as it came.
     static func messageText(_ body: Data) -> String {
-        let message = Self.jsonObject(body)?["message"] as? [String: Any]
+        let message = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["message"] as? [String: Any]
         return message.flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys, .withoutEscapingSlashes]) }
             .map { String(decoding: $0, as: UTF8.self) } ?? String(decoding: body, as: UTF8.self)
     }
@@ -197,7 +211,7 @@ public final class FCMEmulator: Sendable {
     public func isSlow(_ token: String) -> Bool { token.hasPrefix("slow") }
 
     private func classify(
-        project: String, authorization: String?, message: [String: Any]?, token: String, serial: Int, now: Date
+        project: String, authorization: String?, message: [String: JSONValue]?, token: String, serial: Int, now: Date
     ) -> (reply: FCMEmulatorReply, reason: String?) {
         let bearer = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
         guard let bearer, self.isValidAccessToken(bearer, now: now) else {
@@ -213,10 +227,11 @@ public final class FCMEmulator: Sendable {
             return Self.failure(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "Recipient of the message is not set.", field: "message.token")
         }
         if let data = message["data"] {
-            guard let members = data as? [String: Any] else {
+            guard case .object(let members) = data else {
                 return Self.failure(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "Invalid value at 'message.data' (type.googleapis.com/google.firebase.fcm.v1.Message.DataEntry), not an object.", field: "message.data")
             }
-            for (index, key) in members.keys.sorted().enumerated() where !(members[key] is String) {
+            for (index, key) in members.keys.sorted().enumerated() {
+                if case .string = members[key] { continue }
                 return Self.failure(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "Invalid value at 'message.data[\(index)].value' (TYPE_STRING), data values must be strings.", field: "message.data[\(index)].value")
             }
         }

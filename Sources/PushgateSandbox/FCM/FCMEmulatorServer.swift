@@ -1,11 +1,12 @@
 import Hummingbird
-import HummingbirdTLS
+import HummingbirdCore
 public import Logging
 import NIOCore
+import NIOSSL
 public import ServiceLifecycle
 
-/// Runs an ``FCMEmulator`` as a Hummingbird server (HTTP/1.1, over TLS when given a certificate), as a
-/// service.
+/// Runs an ``FCMEmulator`` as an HTTP/1.1 server (over TLS when given a certificate) on SwiftNIO handlers,
+/// as a service.
 ///
 /// ```swift
 /// let server = FCMEmulatorServer(emulator: emulator, host: "127.0.0.1", port: 0) { port in
@@ -45,28 +46,24 @@ public struct FCMEmulatorServer: Service {
     }
 
     /// Serves until graceful shutdown.
+    ///
+    /// Each connection is served by SwiftNIO handlers on its event loop (``FCMEmulatorServerChannel``):
+    /// TLS when a certificate is given, NIO's HTTP/1 server pipeline, and a handler that answers each
+    /// request as it ends, without a task per request. Hummingbird binds, reports the port and shuts down
+    /// gracefully; its router is not used.
     public func run() async throws {
         let onRunning = self.onRunning
         let configuration = ApplicationConfiguration(address: .hostname(self.host, port: self.port), serverName: "pushgate-sandbox-fcm")
         let running: @Sendable (any Channel) async -> Void = { channel in await onRunning(channel.localAddress?.port ?? 0) }
-        if let certificate = self.certificate {
-            let application = Application(
-                router: self.emulator.buildRouter(),
-                server: try .tls(.http1(), tlsConfiguration: try certificate.serverTLSConfiguration()),
-                configuration: configuration,
-                onServerRunning: running,
-                logger: self.logger
-            )
-            try await application.run()
-        } else {
-            let application = Application(
-                router: self.emulator.buildRouter(),
-                server: .http1(),
-                configuration: configuration,
-                onServerRunning: running,
-                logger: self.logger
-            )
-            try await application.run()
-        }
+        let sslContext = try self.certificate.map { try NIOSSLContext(configuration: try $0.serverTLSConfiguration()) }
+        let emulator = self.emulator
+        let application = Application(
+            router: Router(),
+            server: HTTPServerBuilder { _ in FCMEmulatorServerChannel(emulator: emulator, sslContext: sslContext) },
+            configuration: configuration,
+            onServerRunning: running,
+            logger: self.logger
+        )
+        try await application.run()
     }
 }

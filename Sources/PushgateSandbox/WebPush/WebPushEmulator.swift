@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 public import Hummingbird
+import HummingbirdCore
+public import Logging
 import NIOCore
 import PushgateProviderSupport
 
@@ -32,38 +34,79 @@ public struct WebPushEmulator: Sendable {
         }
     }
 
+    /// A Hummingbird application serving the emulator on SwiftNIO handlers (``WebPushEmulatorServerChannel``):
+    /// NIO's HTTP/1 server pipeline and a handler that answers each request as it ends, without a task per
+    /// request. Hummingbird binds, reports the port and shuts down gracefully; its router is not used.
+    /// - Parameters:
+    ///   - host: the address to bind.
+    ///   - port: the port; 0 picks a free one, reported to `onServerRunning`.
+    ///   - origin: the scheme, host and port requests arrive at (the VAPID audience).
+    ///   - deliveries: when given, `GET /sandbox/deliveries` answers its JSON.
+    public func makeApplication(
+        host: String = "127.0.0.1", port: Int = 0, origin: String, deliveries: (@Sendable () -> [UInt8])? = nil,
+        logger: Logger = Logger(label: "pushgate.sandbox.webpush"),
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            router: Router(),
+            server: HTTPServerBuilder { _ in WebPushEmulatorServerChannel(emulator: self, origin: origin, deliveries: deliveries) },
+            configuration: .init(address: .hostname(host, port: port)),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            logger: logger
+        )
+    }
+
     func receive(id: String, body: [UInt8], headers: HTTPFields, origin: String) -> Response {
+        let answer = self.judge(id: id, body: body, header: { name in HTTPField.Name(name).flatMap { headers[$0] } }, origin: origin)
+        var extra: HTTPFields = [:]
+        if let retryAfter = answer.retryAfter { extra[.retryAfter] = retryAfter }
+        if let location = answer.location { extra[.location] = location }
+        return Response(status: HTTPResponse.Status(code: answer.status), headers: extra, body: .init(byteBuffer: ByteBuffer(string: answer.reason ?? "")))
+    }
+
+    /// The emulator's answer to one push, independent of the HTTP server that sends it: the status, the
+    /// reason (also the plain-text body), and the `Retry-After` and `Location` headers.
+    struct Answer {
+        var status: Int
+        var reason: String?
+        var retryAfter: String?
+        var location: String?
+    }
+
+    /// Judges one `POST /push/<id>` and records it.
+    /// - Parameter header: a request header's value by case-insensitive name.
+    func judge(id: String, body: [UInt8], header: (String) -> String?, origin: String) -> Answer {
         var recorded: [String: String] = [:]
         for name in ["ttl", "urgency", "topic", "content-encoding"] {
-            if let field = HTTPField.Name(name), let value = headers[field] { recorded[name] = value }
+            if let value = header(name) { recorded[name] = value }
         }
-        func answer(_ status: HTTPResponse.Status, _ reason: String?, plaintext: String = "", extra: HTTPFields = [:]) -> Response {
-            self.log.record(SandboxDelivery(provider: "webpush", token: id, status: Int(status.code), reason: reason, headers: recorded, body: plaintext))
-            return Response(status: status, headers: extra, body: .init(byteBuffer: ByteBuffer(string: reason ?? "")))
+        func answer(_ status: Int, _ reason: String?, plaintext: String = "", retryAfter: String? = nil, location: String? = nil) -> Answer {
+            self.log.record(SandboxDelivery(provider: "webpush", token: id, status: status, reason: reason, headers: recorded, body: plaintext))
+            return Answer(status: status, reason: reason, retryAfter: retryAfter, location: location)
         }
         switch id {
-        case "gone": return answer(.gone, "subscription expired")
-        case "missing": return answer(.notFound, "no such subscription")
-        case "throttled": return answer(.tooManyRequests, "slow down", extra: [.retryAfter: "7"])
-        case "failing": return answer(.internalServerError, "push service failure")
+        case "gone": return answer(410, "subscription expired")
+        case "missing": return answer(404, "no such subscription")
+        case "throttled": return answer(429, "slow down", retryAfter: "7")
+        case "failing": return answer(500, "push service failure")
         default: break
         }
-        guard let subscription = self.issuer.subscription(id: id) else { return answer(.notFound, "no such subscription") }
-        guard body.count <= 4096 else { return answer(.contentTooLarge, "payload too large") }
-        guard headers[.contentEncoding] == "aes128gcm" else { return answer(.badRequest, "Content-Encoding must be aes128gcm") }
-        guard headers[HTTPField.Name("TTL")!].flatMap(Int.init) != nil else { return answer(.badRequest, "TTL header required") }
+        guard let subscription = self.issuer.subscription(id: id) else { return answer(404, "no such subscription") }
+        guard body.count <= 4096 else { return answer(413, "payload too large") }
+        guard header("content-encoding") == "aes128gcm" else { return answer(400, "Content-Encoding must be aes128gcm") }
+        guard header("ttl").flatMap(Int.init) != nil else { return answer(400, "TTL header required") }
         do {
-            _ = try VAPIDVerifier.verify(authorization: headers[.authorization], origin: origin, now: Date())
+            _ = try VAPIDVerifier.verify(authorization: header("authorization"), origin: origin, now: Date())
         } catch {
-            return answer(.unauthorized, error.reason)
+            return answer(401, error.reason)
         }
         do {
             let plaintext = try WebPushDecryption.decrypt(
                 body, privateKey: subscription.privateKey, publicKeyBytes: subscription.publicKeyBytes, authSecret: subscription.authSecret
             )
-            return answer(.created, nil, plaintext: String(decoding: plaintext, as: UTF8.self), extra: [.location: "\(origin)/message/\(UUID().uuidString)"])
+            return answer(201, nil, plaintext: String(decoding: plaintext, as: UTF8.self), location: "\(origin)/message/\(UUID().uuidString)")
         } catch {
-            return answer(.badRequest, error.reason)
+            return answer(400, error.reason)
         }
     }
 }
