@@ -66,11 +66,7 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         clientConfiguration.timeout = .init(connect: .seconds(10))
         clientConfiguration.proxy = configuration.proxy?.clientProxy
         clientConfiguration.http2ConnectionDebugInitializer = { channel in FlushCoalescingHandler.install(on: channel) }
-        // With no tracer bootstrapped (the gateway bootstraps none), AsyncHTTPClient would still fill every
-        // request's span attributes for the no-op tracer, parsing the URL a second time: skip the span.
-        if let tracer = clientConfiguration.tracing.tracer, String(reflecting: type(of: tracer)) == "Tracing.NoOpTracer" {
-            clientConfiguration.tracing.tracer = nil
-        }
+        clientConfiguration.skipNoOpTracing()
         // An event loop is a group of one: each client opens its connection on its own loop.
         self.clients = HTTPClient.defaultEventLoopGroup.makeIterator().map { loop in
             HTTPClient(eventLoopGroup: loop, configuration: clientConfiguration)

@@ -47,6 +47,7 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
             connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnections)
         )
         clientConfiguration.proxy = configuration.proxy?.clientProxy
+        clientConfiguration.skipNoOpTracing()
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         self.appID = configuration.appID
         self.configuration = configuration

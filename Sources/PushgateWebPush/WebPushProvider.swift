@@ -54,6 +54,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         clientConfiguration.redirectConfiguration = .disallow
         clientConfiguration.timeout = .init(connect: .seconds(10))
         clientConfiguration.proxy = configuration.proxy?.clientProxy
+        clientConfiguration.skipNoOpTracing()
         clientConfiguration.connectionPool = .init(
             idleTimeout: .seconds(60),
             concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnections
