@@ -37,12 +37,7 @@ struct APNsEmulatorServerChannel: ServerChildChannel {
 
     /// Waits for the connection to close (the handlers do all the work); cancellation closes it.
     func handle(value: Value, logger: Logger) async {
-        let channel = value.channel
-        await withTaskCancellationHandler {
-            try? await channel.closeFuture.get()
-        } onCancel: {
-            channel.close(promise: nil)
-        }
+        await value.channel.closedOrClosedOnCancellation()
     }
 }
 

@@ -1,131 +1,44 @@
 import Foundation
-import HummingbirdCore
-import Logging
 import NIOCore
 import NIOHTTP1
-import NIOSSL
 
-/// How the FCM emulator serves one TCP connection: optional TLS, NIO's HTTP/1 server pipeline
-/// (`configureHTTPServerPipeline`: parsing, keep-alive, pipelining order, 400 on malformed requests), then
-/// ``FCMEmulatorConnectionHandler``, which collects each request and answers it on the event loop. There
-/// is no task per request.
-///
-/// A Hummingbird server child channel, so the emulator still runs as a Hummingbird `Application` (binding,
-/// `onServerRunning`, graceful shutdown through `ChannelShouldQuiesceEvent`, which NIO's pipeline handler
-/// honours: idle connections close, busy ones after their answer).
-struct FCMEmulatorServerChannel: ServerChildChannel {
-    struct Value: ServerChildChannelValue {
-        let channel: any Channel
-    }
-
-    let emulator: FCMEmulator
-    let sslContext: NIOSSLContext?
-
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
-            try channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
-            let pipeline = channel.pipeline.syncOperations
-            if let sslContext = self.sslContext {
-                try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
-            }
-            try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
-            try pipeline.addHandler(FCMEmulatorConnectionHandler(emulator: self.emulator))
-            return Value(channel: channel)
-        }
-    }
-
-    /// Waits for the connection to close (the handlers do all the work); cancellation closes it.
-    func handle(value: Value, logger: Logger) async {
-        let channel = value.channel
-        await withTaskCancellationHandler {
-            try? await channel.closeFuture.get()
-        } onCancel: {
-            channel.close(promise: nil)
-        }
-    }
-}
-
-/// Collects an HTTP/1 request (head and body) and answers it with ``FCMEmulator/tokenReply(form:host:now:)``
-/// or ``FCMEmulator``'s send judgement once it has ended, flushing once per read. A `slow…` token's answer
-/// is written by a task scheduled on the event loop after ``FCMEmulator/slowDelay``.
-final class FCMEmulatorConnectionHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
+/// Answers the FCM emulator's HTTP/1 requests once they have ended: ``FCMEmulator/tokenReply(form:host:now:)``
+/// for `POST /token`, ``FCMEmulator``'s send judgement for `POST /v1/projects/{project}/messages:send`.
+/// A `slow…` token's answer is written by a task scheduled on the event loop after
+/// ``FCMEmulator/slowDelay``.
+final class FCMEmulatorConnectionHandler: SandboxHTTP1Handler {
     enum Route: Equatable {
         case token
         case send(project: String)
     }
 
     private let emulator: FCMEmulator
-    private var head: HTTPRequestHead?
-    private var body: ByteBuffer?
-    private var bodyTooLarge = false
-    private var needsFlush = false
 
     init(emulator: FCMEmulator) {
         self.emulator = emulator
+        super.init(maxBodySize: FCMEmulator.maxBodySize)
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch self.unwrapInboundIn(data) {
-        case .head(let head):
-            self.head = head
-            self.body = nil
-            self.bodyTooLarge = false
-        case .body(var bytes):
-            guard !self.bodyTooLarge else { return }
-            if (self.body?.readableBytes ?? 0) + bytes.readableBytes > FCMEmulator.maxBodySize {
-                self.bodyTooLarge = true
-                self.body = nil
-            } else if self.body == nil {
-                self.body = bytes
-            } else {
-                self.body!.writeBuffer(&bytes)
-            }
-        case .end:
-            guard let head = self.head else { return }
-            self.head = nil
-            let body = self.body
-            self.body = nil
-            self.finish(head: head, body: body, context: context)
-        }
-    }
-
-    func channelReadComplete(context: ChannelHandlerContext) {
-        if self.needsFlush {
-            self.needsFlush = false
-            context.flush()
-        }
-        context.fireChannelReadComplete()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // Malformed HTTP was answered 400 by NIO's error handler; anything else ends the connection.
-        context.close(promise: nil)
-    }
-
-    /// The request has ended: route it, judge it and write the answer.
-    private func finish(head: HTTPRequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
+    /// Routes the request, judges it and writes the answer.
+    override func answer(_ head: HTTPRequestHead, body: ByteBuffer?, bodyTooLarge: Bool, context: ChannelHandlerContext) {
         let keepAlive = head.isKeepAlive
         guard let route = Self.route(head.uri) else {
-            self.respond(status: 404, body: "", retryAfter: nil, version: head.version, keepAlive: keepAlive, context: context)
+            self.respond(status: 404, headers: Self.json, request: head, keepAlive: keepAlive, context: context)
             return
         }
         guard head.method == .POST else {
-            self.respond(status: 405, body: "", retryAfter: nil, version: head.version, keepAlive: keepAlive, context: context)
+            self.respond(status: 405, headers: Self.json, request: head, keepAlive: keepAlive, context: context)
             return
         }
-        if self.bodyTooLarge {
-            self.bodyTooLarge = false
-            self.respond(status: 413, body: "", retryAfter: nil, version: head.version, keepAlive: false, context: context)
+        if bodyTooLarge {
+            self.respond(status: 413, headers: Self.json, request: head, keepAlive: false, context: context)
             return
         }
         switch route {
         case .token:
             let form = body.map { String(buffer: $0) } ?? ""
             let reply = self.emulator.tokenReply(form: form, host: head.headers.first(name: "host"))
-            self.respond(reply, version: head.version, keepAlive: keepAlive, context: context)
+            self.respond(reply, request: head, keepAlive: keepAlive, context: context)
         case .send(let project):
             let data = body.map { Data($0.readableBytesView) } ?? Data()
             let object = FCMEmulator.jsonObject(data)
@@ -137,23 +50,22 @@ final class FCMEmulatorConnectionHandler: ChannelInboundHandler {
             let emulator = self.emulator
             guard emulator.isSlow(token) else {
                 let reply = emulator.sendReply(project: project, authorization: authorization, headers: headers, body: data, object: object, now: nil)
-                self.respond(reply, version: head.version, keepAlive: keepAlive, context: context)
+                self.respond(reply, request: head, keepAlive: keepAlive, context: context)
                 return
             }
             // Judged and answered after the delay, on the event loop (NIO's pipeline handler holds any
             // pipelined request until this answer has ended).
-            let version = head.version
             let (seconds, attoseconds) = emulator.slowDelay.components
             let delay = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
             let loop = context.eventLoop.assumeIsolated()
             loop.scheduleTask(in: delay) {
                 let reply = emulator.sendReply(project: project, authorization: authorization, headers: headers, body: data, object: object, now: nil)
-                self.respond(reply, version: version, keepAlive: keepAlive, context: context)
-                self.needsFlush = false
-                context.flush()
+                self.respond(reply, request: head, keepAlive: keepAlive, flushNow: true, context: context)
             }
         }
     }
+
+    private static let json = [("content-type", "application/json; charset=UTF-8")]
 
     /// The route of `uri` (its query ignored): `/token`, `/v1/projects/{project}/messages:send`, else nil.
     static func route(_ uri: String) -> Route? {
@@ -169,29 +81,12 @@ final class FCMEmulatorConnectionHandler: ChannelInboundHandler {
         return .send(project: project.contains(UInt8(ascii: "%")) ? (text.removingPercentEncoding ?? text) : text)
     }
 
-    private func respond(_ reply: FCMEmulatorReply, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
-        self.respond(status: reply.status, body: reply.body, retryAfter: reply.retryAfter, version: version, keepAlive: keepAlive, context: context)
-    }
-
-    /// Writes a JSON answer (head, body, end); closes the connection after it unless kept alive.
-    private func respond(status: Int, body: String, retryAfter: String?, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
-        let bytes = context.channel.allocator.buffer(string: body)
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(4)
-        headers.add(name: "content-type", value: "application/json; charset=UTF-8")
-        headers.add(name: "content-length", value: String(bytes.readableBytes))
-        if let retryAfter { headers.add(name: "retry-after", value: retryAfter) }
-        if !keepAlive { headers.add(name: "connection", value: "close") }
-        let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: status), headers: headers)
-        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
-        if bytes.readableBytes > 0 { context.write(self.wrapOutboundOut(.body(.byteBuffer(bytes))), promise: nil) }
-        if keepAlive {
-            context.write(self.wrapOutboundOut(.end(nil)), promise: nil)
-            self.needsFlush = true
-        } else {
-            let channel = context.channel
-            context.writeAndFlush(self.wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in channel.close(promise: nil) }
-            self.needsFlush = false
-        }
+    private func respond(_ reply: FCMEmulatorReply, request: HTTPRequestHead, keepAlive: Bool, flushNow: Bool = false, context: ChannelHandlerContext) {
+        var headers = Self.json
+        if let retryAfter = reply.retryAfter { headers.append(("retry-after", retryAfter)) }
+        self.respond(
+            status: reply.status, headers: headers, body: Array(reply.body.utf8), request: request, keepAlive: keepAlive, flushNow: flushNow,
+            context: context
+        )
     }
 }

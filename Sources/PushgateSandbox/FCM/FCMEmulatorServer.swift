@@ -47,7 +47,7 @@ public struct FCMEmulatorServer: Service {
 
     /// Serves until graceful shutdown.
     ///
-    /// Each connection is served by SwiftNIO handlers on its event loop (``FCMEmulatorServerChannel``):
+    /// Each connection is served by SwiftNIO handlers on its event loop (``SandboxHTTP1ServerChannel``):
     /// TLS when a certificate is given, NIO's HTTP/1 server pipeline, and a handler that answers each
     /// request as it ends, without a task per request. Hummingbird binds, reports the port and shuts down
     /// gracefully; its router is not used.
@@ -59,7 +59,7 @@ public struct FCMEmulatorServer: Service {
         let emulator = self.emulator
         let application = Application(
             router: Router(),
-            server: HTTPServerBuilder { _ in FCMEmulatorServerChannel(emulator: emulator, sslContext: sslContext) },
+            server: HTTPServerBuilder { _ in SandboxHTTP1ServerChannel(sslContext: sslContext) { FCMEmulatorConnectionHandler(emulator: emulator) } },
             configuration: configuration,
             onServerRunning: running,
             logger: self.logger

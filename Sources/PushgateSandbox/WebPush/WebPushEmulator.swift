@@ -34,7 +34,7 @@ public struct WebPushEmulator: Sendable {
         }
     }
 
-    /// A Hummingbird application serving the emulator on SwiftNIO handlers (``WebPushEmulatorServerChannel``):
+    /// A Hummingbird application serving the emulator on SwiftNIO handlers (``SandboxHTTP1ServerChannel``):
     /// NIO's HTTP/1 server pipeline and a handler that answers each request as it ends, without a task per
     /// request. Hummingbird binds, reports the port and shuts down gracefully; its router is not used.
     /// - Parameters:
@@ -49,7 +49,9 @@ public struct WebPushEmulator: Sendable {
     ) -> some ApplicationProtocol {
         Application(
             router: Router(),
-            server: HTTPServerBuilder { _ in WebPushEmulatorServerChannel(emulator: self, origin: origin, deliveries: deliveries) },
+            server: HTTPServerBuilder { _ in
+                SandboxHTTP1ServerChannel(sslContext: nil) { WebPushEmulatorConnectionHandler(emulator: self, origin: origin, deliveries: deliveries) }
+            },
             configuration: .init(address: .hostname(host, port: port)),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
