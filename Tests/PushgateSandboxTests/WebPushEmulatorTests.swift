@@ -94,6 +94,16 @@ struct WebPushEmulatorTests {
         #expect(none.all.isEmpty)
     }
 
+    /// A VAPID header for the origin `http://127.0.0.1:1` and `{"ok":true}` encrypted for `subscription`,
+    /// both made by the Python reference implementations.
+    static func referencePush(to subscription: WebPushSubscriptionIssuer.Subscription) async throws -> (String, ByteBuffer) {
+        let header = try await PythonReference.run(Self.vapidScript, arguments: ["http://127.0.0.1:1"])
+        let encoded = try await PythonReference.run(Self.encryptScript, arguments: [
+            Base64URL.encode(subscription.privateKey.publicKey.x963Representation), Base64URL.encode(subscription.authSecret), #"{"ok":true}"#,
+        ])
+        return (header, ByteBuffer(bytes: try #require(Data(base64Encoded: encoded))))
+    }
+
     @Test func answersEachSpecialEndpointAndRecordsDeliveries() async throws {
         let log = SandboxDeliveryLog()
         let emulator = WebPushEmulator(log: log)
@@ -101,11 +111,7 @@ struct WebPushEmulatorTests {
         let router = Router()
         emulator.addRoutes(to: router) { "http://127.0.0.1:1" }
         let app = Application(router: router)
-        let header = try await PythonReference.run(Self.vapidScript, arguments: ["http://127.0.0.1:1"])
-        let encoded = try await PythonReference.run(Self.encryptScript, arguments: [
-            Base64URL.encode(subscription.privateKey.publicKey.x963Representation), Base64URL.encode(subscription.authSecret), #"{"ok":true}"#,
-        ])
-        let body = ByteBuffer(bytes: try #require(Data(base64Encoded: encoded)))
+        let (header, body) = try await Self.referencePush(to: subscription)
         try await app.test(.router) { client in
             let headers: HTTPFields = [.authorization: header, .contentEncoding: "aes128gcm", HTTPField.Name("TTL")!: "60"]
             #expect(try await client.execute(uri: "/push/real", method: .post, headers: headers, body: body).status == .created)
@@ -133,11 +139,7 @@ struct WebPushEmulatorTests {
         let emulator = WebPushEmulator(log: log)
         let subscription = emulator.issuer.issue(id: "real")
         let app = emulator.makeApplication(origin: "http://127.0.0.1:1", deliveries: { Array("[\(log.all.count)]".utf8) })
-        let header = try await PythonReference.run(Self.vapidScript, arguments: ["http://127.0.0.1:1"])
-        let encoded = try await PythonReference.run(Self.encryptScript, arguments: [
-            Base64URL.encode(subscription.privateKey.publicKey.x963Representation), Base64URL.encode(subscription.authSecret), #"{"ok":true}"#,
-        ])
-        let body = ByteBuffer(bytes: try #require(Data(base64Encoded: encoded)))
+        let (header, body) = try await Self.referencePush(to: subscription)
         try await app.test(.live) { client in
             let headers: HTTPFields = [.authorization: header, .contentEncoding: "aes128gcm", HTTPField.Name("TTL")!: "60"]
             let created = try await client.execute(uri: "/push/real", method: .post, headers: headers, body: body)
