@@ -13,6 +13,9 @@ import Synchronization
 final class MatrixDuplicateFilter: Sendable {
     private struct State {
         var recent: [String: Date] = [:]
+        /// When a full memory may next be swept of expired pairs (at most once a second, so a memory full
+        /// of live pairs does not cost a sweep per delivery).
+        var nextSweep = Date.distantPast
         var pending: [String] = []
         var writing = false
         var questions: [(key: String, ticket: AnswerTicket)] = []
@@ -64,7 +67,10 @@ final class MatrixDuplicateFilter: Sendable {
     func recordDelivered(_ key: String, now: Date = Date()) async {
         let expiry = now.addingTimeInterval(self.window)
         let mustWrite = self.state.withLock { state -> Bool in
-            if state.recent.count >= self.memoryLimit { state.recent = state.recent.filter { $0.value > now } }
+            if state.recent.count >= self.memoryLimit, now >= state.nextSweep {
+                state.recent = state.recent.filter { $0.value > now }
+                state.nextSweep = now.addingTimeInterval(1)
+            }
             if state.recent.count < self.memoryLimit { state.recent[key] = expiry }
             state.pending.append(key)
             if state.writing { return false }

@@ -32,7 +32,7 @@ public struct NextcloudDeviceKey: Sendable {
     }
 
     /// Imports a private key exported with ``pemRepresentation``, or any RSA 2048 private key in PEM form,
-    /// PKCS#8 (`BEGIN PRIVATE KEY`) or PKCS#1 (`BEGIN RSA PRIVATE KEY`).
+    /// PKCS#8 or PKCS#1 (the PEM header names which).
     /// - Throws: ``NextcloudKeyError/invalidPrivateKey`` if the text is not such a key,
     ///   ``NextcloudKeyError/unsupportedKey(bits:)`` if it is an RSA key whose public PEM the server would
     ///   refuse (another size, or a large public exponent).
@@ -70,7 +70,7 @@ public struct NextcloudDeviceKey: Sendable {
         self.privateKey = key
     }
 
-    /// The private key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), for storage. Treat it as a secret.
+    /// The private key as PKCS#8 PEM, for storage. Treat it as a secret.
     public var pemRepresentation: String { self.privateKey.pkcs8PEMRepresentation }
 
     /// The private key as PKCS#8 DER, for storage. Treat it as a secret.

@@ -45,7 +45,7 @@ public actor VAPIDSigner {
         self.now = now
     }
 
-    /// Reads a PEM private key: SEC1 (`BEGIN EC PRIVATE KEY`) or PKCS#8 (`BEGIN PRIVATE KEY`).
+    /// Reads a PEM private key, SEC1 or PKCS#8.
     public static func loadKey(pem: String) throws -> P256.Signing.PrivateKey {
         try P256.Signing.PrivateKey(pemRepresentation: pem)
     }
