@@ -42,6 +42,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.30.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
@@ -107,7 +108,7 @@ let package = Package(
         // Delivery back ends, one per provider. They know their provider and nothing of front ends or stores.
         .target(
             name: "PushgateAPNs",
-            dependencies: backEndDependencies + [.swiftASN1, .x509]
+            dependencies: backEndDependencies + [.swiftASN1, .x509, .nioExtras, .nioHPACK, .nioHTTP2, .nioPosix]
         ),
         .target(
             name: "PushgateFCM",
@@ -244,6 +245,7 @@ let package = Package(
                 .logging,
                 .nioCore,
                 .nioHTTP1,
+                .nioPosix,
                 .serviceLifecycle,
             ]
         ),
@@ -306,7 +308,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushgateAPNsTests",
-            dependencies: backEndTestDependencies + ["PushgateAPNs"]
+            dependencies: backEndTestDependencies + ["PushgateAPNs", .nioHTTP2, .nioHPACK, .nioPosix, .nioSSL]
         ),
         .testTarget(
             name: "PushgateFCMTests",
@@ -391,6 +393,7 @@ extension Target.Dependency {
     static let nioHTTP1: Self = .product(name: "NIOHTTP1", package: "swift-nio")
     static let nioHTTP2: Self = .product(name: "NIOHTTP2", package: "swift-nio-http2")
     static let nioHPACK: Self = .product(name: "NIOHPACK", package: "swift-nio-http2")
+    static let nioExtras: Self = .product(name: "NIOExtras", package: "swift-nio-extras")
     static let nioPosix: Self = .product(name: "NIOPosix", package: "swift-nio")
     static let nioSSL: Self = .product(name: "NIOSSL", package: "swift-nio-ssl")
     static let postgresNIO: Self = .product(name: "PostgresNIO", package: "postgres-nio")

@@ -1,8 +1,7 @@
-import AsyncHTTPClient
 public import Foundation
 public import Logging
 import NIOCore
-import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import PushgateConfig
 public import PushgateCore
@@ -12,11 +11,11 @@ import Synchronization
 
 /// Delivers notifications for one APNs app over HTTP/2, with token or certificate authentication.
 ///
-/// Run it as a `Service`: it keeps its HTTP clients (HTTP/2 through ALPN, connections reused) until
-/// graceful shutdown. There is one client per event loop of the shared group, each pinned to its loop, so
-/// requests spread over one HTTP/2 connection per loop (as Apple suggests several connections for volume)
-/// instead of all being multiplexed, encrypted and parsed on a single thread; each connection sends what
-/// one event-loop tick wrote in one TLS record (`FlushCoalescingHandler`).
+/// Run it as a `Service`: it keeps its HTTP/2 connections until graceful shutdown. There is one
+/// ``APNsConnection`` per event loop of the shared group, each pinned to its loop, so requests spread over
+/// one HTTP/2 connection per loop (as Apple suggests several connections for volume) instead of all being
+/// multiplexed, encrypted and parsed on a single thread. Requests are streams written on NIOHTTP2's frame
+/// API (``APNsStreamHandler``), and each connection sends what one event-loop tick wrote in one TLS record.
 ///
 /// At most `inflight_request_limit` requests are in flight at once (a `ConcurrencyGate` with that many
 /// permits); more wait for a free one until their deadline.
@@ -30,8 +29,8 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
     /// The provider token source for token authentication; nil with a client certificate.
     public let providerToken: APNsProviderToken?
 
-    private let clients: [HTTPClient]
-    private let nextClient = Atomic<UInt>(0)
+    private let connections: [APNsConnection]
+    private let nextConnection = Atomic<UInt>(0)
     private let requests: APNsRequestFactory
     private let gate: ConcurrencyGate
     private let logger: Logger
@@ -61,22 +60,20 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         case .token(let key, let keyID, let teamID):
             self.providerToken = APNsProviderToken(key: key, keyID: keyID, teamID: teamID, now: now)
         }
-        var clientConfiguration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
-        clientConfiguration.httpVersion = .automatic
-        clientConfiguration.timeout = .init(connect: .seconds(10))
-        clientConfiguration.proxy = configuration.proxy?.clientProxy
-        clientConfiguration.http2ConnectionDebugInitializer = { channel in FlushCoalescingHandler.install(on: channel) }
-        clientConfiguration.skipNoOpTracing()
-        // An event loop is a group of one: each client opens its connection on its own loop.
-        self.clients = HTTPClient.defaultEventLoopGroup.makeIterator().map { loop in
-            HTTPClient(eventLoopGroup: loop, configuration: clientConfiguration)
+        tls.applicationProtocols = ["h2"]
+        let target = APNsConnection.Target(
+            host: configuration.baseURL.host ?? "", port: configuration.baseURL.port ?? 443,
+            tls: try NIOSSLContext(configuration: tls), proxy: configuration.proxy
+        )
+        self.connections = MultiThreadedEventLoopGroup.singleton.makeIterator().map { loop in
+            APNsConnection(eventLoop: loop, target: target)
         }
         self.now = now
-        self.devicePathPrefix = configuration.baseURL.absoluteString + "/3/device/"
+        self.devicePathPrefix = configuration.baseURL.path + "/3/device/"
     }
 
     private let now: @Sendable () -> Date
-    /// `<base URL>/3/device/`, to which each request appends its device token.
+    /// The base URL's path (normally empty) and `/3/device/`, to which each request appends its token.
     private let devicePathPrefix: String
 
     /// `APNsProvider(<app>, topic <topic>, token <key id>, <host>)`; no secrets.
@@ -84,19 +81,15 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         "APNsProvider(\(self.appID), topic \(self.configuration.topic), \(self.configuration.authentication), \(self.configuration.baseURL.host ?? "?"))"
     }
 
-    /// Keeps the HTTP clients until graceful shutdown, then closes them.
+    /// Keeps the connections until graceful shutdown, then closes them.
     public func run() async throws {
         try? await gracefulShutdown()
         try await self.shutdown()
     }
 
-    /// Closes the HTTP clients, for a provider used without ``run()``; call it once.
+    /// Closes the connections, for a provider used without ``run()``; call it once.
     public func shutdown() async throws {
-        var failure: (any Error)?
-        for client in self.clients {
-            do { try await client.shutdown() } catch { failure = failure ?? error }
-        }
-        if let failure { throw failure }
+        for connection in self.connections { await connection.shutdown() }
     }
 
     /// Sends `notification` to the hex device token `token`, giving up at `deadline`.
@@ -129,40 +122,42 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         body: [UInt8],
         to token: String,
         deadline: ContinuousClock.Instant,
-        mayRenewToken: Bool
+        mayRenewToken: Bool,
+        mayResend: Bool = true
     ) async -> DeliveryOutcome {
         let remaining = deadline - ContinuousClock.now
         guard remaining > .zero else {
             return .retryLater(after: nil, reason: "deadline passed before sending")
         }
-        var request = HTTPClientRequest(url: self.devicePathPrefix + token)
-        request.method = .POST
-        for header in self.requests.headers(for: notification, apnsID: UUID(), now: self.now()) {
-            request.headers.add(name: header.name, value: header.value)
-        }
-        request.headers.add(name: "content-type", value: "application/json")
+        var headers = self.requests.headers(for: notification, apnsID: UUID(), now: self.now())
+        headers.append(("content-type", "application/json"))
         var bearer: String?
         if let providerToken = self.providerToken {
             do {
                 let jwt = try await providerToken.token()
                 bearer = jwt
-                request.headers.add(name: "authorization", value: "bearer \(jwt)")
+                headers.append(("authorization", "bearer \(jwt)"))
             } catch {
                 return .rejected(reason: "cannot sign the APNs provider token")
             }
         }
-        request.body = .bytes(ByteBuffer(bytes: body))
+        let request = APNsRequest(path: self.devicePathPrefix + token, headers: headers, body: ByteBuffer(bytes: body))
 
         let status: Int
         let reason: String?
         let retryAfter: Duration?
+        let connection = self.connections[Int(self.nextConnection.wrappingAdd(1, ordering: .relaxed).oldValue % UInt(self.connections.count))]
         do {
-            let client = self.clients[Int(self.nextClient.wrappingAdd(1, ordering: .relaxed).oldValue % UInt(self.clients.count))]
-            let response = try await client.execute(request, timeout: .nanoseconds(remaining.wholeNanoseconds), logger: nil)
-            let answer = try await response.body.collect(upTo: 64 * 1024)
-            status = Int(response.status.code)
-            reason = Self.reason(in: answer)
-            retryAfter = RetryAfter.parse(response.headers.first(name: "retry-after"))
+            let answer = try await connection.execute(request, deadline: .now() + .nanoseconds(remaining.wholeNanoseconds))
+            status = answer.status
+            reason = Self.reason(in: answer.body)
+            retryAfter = RetryAfter.parse(answer.retryAfter)
+        } catch APNsExchangeError.notProcessed(let why) where mayResend {
+            // APNs never saw it (GOAWAY, a refused stream, a closing connection): once more, on a new stream.
+            self.logger.debug("APNs request not processed; sending again", metadata: ["token": "\(Redaction.fingerprint(token))", "why": "\(why)"])
+            return await self.send(notification, body: body, to: token, deadline: deadline, mayRenewToken: mayRenewToken, mayResend: false)
+        } catch APNsExchangeError.deadlineExceeded {
+            return .retryLater(after: nil, reason: "deadline passed")
         } catch {
             let fingerprint = Redaction.fingerprint(token)
             let description = String(describing: error).replacingOccurrences(of: token, with: fingerprint)
@@ -181,7 +176,7 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
                 return .rejected(reason: reason ?? "ExpiredProviderToken")
             }
             await providerToken.invalidate(bearer)
-            return await self.send(notification, body: body, to: token, deadline: deadline, mayRenewToken: false)
+            return await self.send(notification, body: body, to: token, deadline: deadline, mayRenewToken: false, mayResend: mayResend)
         }
     }
 

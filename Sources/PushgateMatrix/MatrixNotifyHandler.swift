@@ -65,13 +65,12 @@ public struct MatrixNotifyHandler: Sendable {
         }
         self.metrics.notificationReceived(devices: notification.devices.count)
         let deadline = ContinuousClock.now + Self.deliveryBudget
-        let results = await withTaskGroup(of: (Int, MatrixDeviceResult).self) { group in
-            for (index, device) in notification.devices.enumerated() {
-                group.addTask { (index, await self.deliver(notification, to: device, deadline: deadline)) }
-            }
-            var results = [MatrixDeviceResult](repeating: .done, count: notification.devices.count)
-            for await (index, result) in group { results[index] = result }
-            return results
+        let results: [MatrixDeviceResult]
+        if notification.devices.count == 1 {
+            // The usual case (Synapse sends one device a request): no child task needed.
+            results = [await self.deliver(notification, to: notification.devices[0], deadline: deadline)]
+        } else {
+            results = await self.deliverConcurrently(notification, deadline: deadline)
         }
         if let failure = results.first(where: { if case .failed = $0 { true } else { false } }), case .failed(let reason) = failure {
             context.logger.warning("notify: a provider failed; the homeserver will retry", metadata: ["reason": "\(reason)"])
@@ -81,6 +80,18 @@ public struct MatrixNotifyHandler: Sendable {
         let rejected = zip(notification.devices, results).filter { $0.1 == .rejected }.map(\.0.pushkey)
         let json = try JSONValue.object(["rejected": .array(rejected.map(JSONValue.string))]).encoded()
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: json)))
+    }
+
+    /// Delivers to every device at once, each in a child task, in the devices' order.
+    private func deliverConcurrently(_ notification: MatrixNotification, deadline: ContinuousClock.Instant) async -> [MatrixDeviceResult] {
+        await withTaskGroup(of: (Int, MatrixDeviceResult).self) { group in
+            for (index, device) in notification.devices.enumerated() {
+                group.addTask { (index, await self.deliver(notification, to: device, deadline: deadline)) }
+            }
+            var results = [MatrixDeviceResult](repeating: .done, count: notification.devices.count)
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
     }
 
     /// Delivers to one device and says what to answer for it.

@@ -32,18 +32,19 @@ public struct SandboxDelivery: Sendable, Codable, Equatable {
 
 /// The deliveries every emulator records, in arrival order, bounded so a long run does not grow forever.
 ///
-/// It is a ring: recording is constant time however full the log is. A body that takes work to show (the
-/// FCM emulator's sorted message JSON) may be recorded as a closure, run only when ``all`` is read.
+/// It is a ring: recording is constant time however full the log is. What takes work to show (the FCM
+/// emulator's sorted message JSON, the Web Push emulator's decryption as the browser would do it) may be
+/// recorded as a closure, run only when ``all`` is read.
 public final class SandboxDeliveryLog: Sendable {
     private struct Entry: Sendable {
         var delivery: SandboxDelivery
-        /// Makes `delivery.body` when the log is read; nil when the body is already there.
-        var body: (@Sendable () -> String)?
+        /// Completes `delivery` when the log is read; nil when it is complete already.
+        var completion: (@Sendable (inout SandboxDelivery) -> Void)?
 
         var materialized: SandboxDelivery {
-            guard let body else { return self.delivery }
+            guard let completion else { return self.delivery }
             var delivery = self.delivery
-            delivery.body = body()
+            completion(&delivery)
             return delivery
         }
     }
@@ -65,12 +66,17 @@ public final class SandboxDeliveryLog: Sendable {
 
     /// Records a delivery.
     public func record(_ delivery: SandboxDelivery) {
-        self.append(Entry(delivery: delivery, body: nil))
+        self.append(Entry(delivery: delivery, completion: nil))
     }
 
     /// Records a delivery whose body `body` makes when the log is read (`delivery.body` is replaced).
     func record(_ delivery: SandboxDelivery, body: @escaping @Sendable () -> String) {
-        self.append(Entry(delivery: delivery, body: body))
+        self.append(Entry(delivery: delivery, completion: { $0.body = body() }))
+    }
+
+    /// Records a delivery that `completion` completes when the log is read.
+    func record(_ delivery: SandboxDelivery, completion: @escaping @Sendable (inout SandboxDelivery) -> Void) {
+        self.append(Entry(delivery: delivery, completion: completion))
     }
 
     private func append(_ entry: Entry) {

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -23,37 +22,19 @@ enum MatrixBenchmark {
                 let auth = subscription["keys"]?["auth"]?.stringValue ?? ""
                 device = #"{"app_id":"demo.webpush","pushkey":"\#(p256dh)","data":{"endpoint":"\#(endpoint)","auth":"\#(auth)"}}"#
             }
-            @Sendable func body(_ index: Int) -> ByteBuffer {
-                ByteBuffer(string: #"""
+            @Sendable func request(_ index: Int) -> (HTTPRequestHead, ByteBuffer) {
+                HTTP1LoadGenerator.jsonPost(path: "/_matrix/push/v1/notify", host: "127.0.0.1:\(sandbox.port)", body: #"""
                     {"notification":{"event_id":"$event\#(index)","room_id":"!room:example.org","type":"m.room.message",
                      "sender":"@alice:example.org","sender_display_name":"Alice","room_name":"Room","prio":"high",
                      "content":{"msgtype":"m.text","body":"hello"},"counts":{"unread":2},"devices":[\#(device)]}}
                     """#)
             }
-            let client = HTTPClient(
-                eventLoopGroupProvider: .singleton,
-                configuration: .init(connectionPool: .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency))
-            )
-            let url = "http://127.0.0.1:\(sandbox.port)/_matrix/push/v1/notify"
-            @Sendable func notify(_ index: Int) async -> String {
-                var request = HTTPClientRequest(url: url)
-                request.method = .POST
-                request.headers.add(name: "Content-Type", value: "application/json")
-                request.body = .bytes(body(index))
-                guard let response = try? await client.execute(request, timeout: .seconds(30)) else { return "transport_error" }
-                _ = try? await response.body.collect(upTo: 1 << 16)
-                return String(response.status.code)
-            }
-            await runConcurrently(count: concurrency * 4, concurrency: concurrency) { _ = await notify(-$0 - 1) }
+            let generator = HTTP1LoadGenerator(host: "127.0.0.1", port: sandbox.port)
+            try await generator.run(count: concurrency * 4, concurrency: concurrency, recorder: nil) { request(-$0 - 1) }
             let recorder = LatencyRecorder()
             let started = ContinuousClock.now
-            await runConcurrently(count: count, concurrency: concurrency) { index in
-                let begin = ContinuousClock.now
-                let status = await notify(index)
-                recorder.record(ContinuousClock.now - begin, outcome: status)
-            }
+            try await generator.run(count: count, concurrency: concurrency, recorder: recorder, request: request)
             print(recorder.summary(label: "matrix notify → \(app) (concurrency \(concurrency))", elapsed: ContinuousClock.now - started))
-            try await client.shutdown()
         }
     }
 }

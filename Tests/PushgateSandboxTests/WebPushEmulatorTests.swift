@@ -133,6 +133,23 @@ struct WebPushEmulatorTests {
         #expect(log.all.count == 7)
     }
 
+    /// Like a real push service the emulator cannot judge the ciphertext: a body encrypted for another
+    /// subscription is accepted, and the log shows the browser failing to decrypt it.
+    @Test func aBodyTheBrowserCannotDecryptIsAcceptedAndListedWithTheReason() async throws {
+        let log = SandboxDeliveryLog()
+        let emulator = WebPushEmulator(log: log)
+        _ = emulator.issuer.issue(id: "real")
+        let stranger = WebPushSubscriptionIssuer().issue(id: "elsewhere")
+        let (header, body) = try await Self.referencePush(to: stranger)
+        let headers = ["authorization": header, "content-encoding": "aes128gcm", "ttl": "60"]
+        let answer = emulator.judge(id: "real", body: Array(buffer: body), header: { headers[$0] }, origin: "http://127.0.0.1:1")
+        #expect(answer.status == 201)
+        let listed = try #require(log.all.first)
+        #expect(listed.status == 201)
+        #expect(listed.body == "")
+        #expect(listed.reason?.hasPrefix("the browser could not decrypt: ") == true)
+    }
+
     /// The same checks through the server the sandbox runs: NIO handlers, no Hummingbird router.
     @Test func theNIOServerAnswersLikeTheRoutes() async throws {
         let log = SandboxDeliveryLog()

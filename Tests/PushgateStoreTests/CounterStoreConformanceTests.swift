@@ -38,6 +38,24 @@ struct CounterStoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func aLargeGroupRestartsExpiredCountersAndKeepsLiveOnes(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let soon = Self.now.addingTimeInterval(1)
+            let later = Self.now.addingTimeInterval(60)
+            _ = try await store.incrementCounter("expired", by: 7, expiresAt: soon, now: Self.now)
+            _ = try await store.incrementCounter("live", by: 7, expiresAt: later, now: Self.now)
+            let names = ["expired", "live"] + (0..<1_200).map { "group-\($0)" } + ["group-1199", "live"]
+            let afterwards = Self.now.addingTimeInterval(2)
+            try await store.incrementCounters(names, by: 1, expiresAt: afterwards.addingTimeInterval(60), now: afterwards)
+            let values = try await store.counterValues(["expired", "live", "group-0", "group-600", "group-1199"], now: afterwards)
+            #expect(values == ["expired": 1, "live": 9, "group-0": 1, "group-600": 1, "group-1199": 2])
+            // The live counter kept its own expiry; the restarted one took the new window.
+            #expect(try await store.counterValue("live", now: later) == 0)
+            #expect(try await store.counterValue("expired", now: later) == 1)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func manyCountersAreReadInOneGo(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             _ = try await store.incrementCounter("live", by: 3, expiresAt: Self.now.addingTimeInterval(60), now: Self.now)

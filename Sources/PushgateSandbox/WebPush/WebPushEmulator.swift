@@ -6,9 +6,13 @@ public import Logging
 import NIOCore
 import PushgateProviderSupport
 
-/// A Web Push service on loopback: it accepts messages for the subscriptions it issued, checks VAPID
-/// (signature, audience, expiry, contact), decrypts the `aes128gcm` body with the subscription's keys,
-/// and records what the browser would receive.
+/// A Web Push service on loopback: it accepts messages for the subscriptions it issued, checks what a
+/// push service checks (endpoint, size, `Content-Encoding`, `TTL`, VAPID signature, audience, expiry and
+/// contact), and records what the browser would receive.
+///
+/// Like a real push service it answers without decrypting: the `aes128gcm` body is decrypted with the
+/// subscription's keys, as the browser would, when the log is read; a body the browser could not decrypt
+/// is listed with the reason (`the browser could not decrypt: …`) and an empty body.
 ///
 /// Special endpoint ids make each failure: `gone` → 410, `missing` → 404, `throttled` → 429 with
 /// `Retry-After: 7`, `failing` → 500; bodies over 4096 bytes → 413; unknown ids → 404.
@@ -82,8 +86,8 @@ public struct WebPushEmulator: Sendable {
         for name in ["ttl", "urgency", "topic", "content-encoding"] {
             if let value = header(name) { recorded[name] = value }
         }
-        func answer(_ status: Int, _ reason: String?, plaintext: String = "", retryAfter: String? = nil, location: String? = nil) -> Answer {
-            self.log.record(SandboxDelivery(provider: "webpush", token: id, status: status, reason: reason, headers: recorded, body: plaintext))
+        func answer(_ status: Int, _ reason: String?, retryAfter: String? = nil, location: String? = nil) -> Answer {
+            self.log.record(SandboxDelivery(provider: "webpush", token: id, status: status, reason: reason, headers: recorded, body: ""))
             return Answer(status: status, reason: reason, retryAfter: retryAfter, location: location)
         }
         switch id {
@@ -102,13 +106,17 @@ public struct WebPushEmulator: Sendable {
         } catch {
             return answer(401, error.reason)
         }
-        do {
-            let plaintext = try WebPushDecryption.decrypt(
-                body, privateKey: subscription.privateKey, publicKeyBytes: subscription.publicKeyBytes, authSecret: subscription.authSecret
-            )
-            return answer(201, nil, plaintext: String(decoding: plaintext, as: UTF8.self), location: "\(origin)/message/\(UUID().uuidString)")
-        } catch {
-            return answer(400, error.reason)
+        let location = "\(origin)/message/\(UUID().uuidString)"
+        self.log.record(SandboxDelivery(provider: "webpush", token: id, status: 201, reason: nil, headers: recorded, body: "")) { delivery in
+            do throws(WebPushDecryption.Failure) {
+                let plaintext = try WebPushDecryption.decrypt(
+                    body, privateKey: subscription.privateKey, publicKeyBytes: subscription.publicKeyBytes, authSecret: subscription.authSecret
+                )
+                delivery.body = String(decoding: plaintext, as: UTF8.self)
+            } catch {
+                delivery.reason = "the browser could not decrypt: \(error.reason)"
+            }
         }
+        return Answer(status: 201, reason: nil, retryAfter: nil, location: location)
     }
 }

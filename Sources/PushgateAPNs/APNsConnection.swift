@@ -1,0 +1,148 @@
+import Foundation
+import NIOCore
+import NIOExtras
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import PushgateProviderSupport
+
+/// One HTTP/2 connection to APNs, pinned to one event loop, opened on first use and opened again after it
+/// closes or the server sends GOAWAY: TCP (through the HTTP proxy's CONNECT tunnel when there is one), TLS
+/// with ALPN `h2`, `NIOHTTP2Handler`, then ``APNsStreamHandler``.
+///
+/// Its state is touched only on its event loop.
+final class APNsConnection: @unchecked Sendable {
+    /// Where the connection goes.
+    struct Target: Sendable {
+        var host: String
+        var port: Int
+        var tls: NIOSSLContext
+        var proxy: OutboundProxy?
+        var connectTimeout: TimeAmount = .seconds(10)
+
+        /// `host`, or `host:port` for a port other than 443.
+        var authority: String { self.port == 443 ? self.host : "\(self.host):\(self.port)" }
+        /// The TLS server name: the host, unless it is an IP address (verified against the address then).
+        var serverName: String? {
+            (try? SocketAddress(ipAddress: self.host, port: 0)) == nil ? self.host : nil
+        }
+    }
+
+    let eventLoop: any EventLoop
+    private let target: Target
+    private var ready: (channel: any Channel, handler: APNsStreamHandler)?
+    private var connecting: EventLoopFuture<Void>?
+    private var shutDown = false
+
+    init(eventLoop: any EventLoop, target: Target) {
+        self.eventLoop = eventLoop
+        self.target = target
+    }
+
+    /// Sends `request` and waits for APNs' answer or an ``APNsExchangeError`` (or a connection error).
+    func execute(_ request: APNsRequest, deadline: NIODeadline) async throws -> APNsAnswer {
+        let promise = self.eventLoop.makePromise(of: APNsAnswer.self)
+        self.eventLoop.execute {
+            self.connected().whenComplete { result in
+                switch result {
+                case .success:
+                    guard let handler = self.ready?.handler else {
+                        promise.fail(APNsExchangeError.notProcessed("the connection closed before the request was sent"))
+                        return
+                    }
+                    handler.send(request, deadline: deadline, promise: promise)
+                case .failure(let error):
+                    promise.fail(error)
+                }
+            }
+        }
+        return try await promise.futureResult.get()
+    }
+
+    /// Closes the connection; later requests fail.
+    func shutdown() async {
+        let channel: (any Channel)? = try? await self.eventLoop.submit {
+            self.shutDown = true
+            defer { self.ready = nil }
+            return self.ready?.channel
+        }.get()
+        if let channel { try? await channel.close() }
+    }
+
+    /// Succeeds once ``ready`` holds an open connection.
+    private func connected() -> EventLoopFuture<Void> {
+        if let ready = self.ready, !ready.handler.isClosing { return self.eventLoop.makeSucceededVoidFuture() }
+        if let connecting = self.connecting { return connecting }
+        guard !self.shutDown else {
+            return self.eventLoop.makeFailedFuture(APNsExchangeError.notProcessed("the provider is shut down"))
+        }
+        let future = self.connect()
+        self.connecting = future
+        future.whenComplete { _ in self.connecting = nil }
+        return future
+    }
+
+    private func connect() -> EventLoopFuture<Void> {
+        let target = self.target
+        let bootstrap = ClientBootstrap(group: self.eventLoop)
+            .connectTimeout(target.connectTimeout)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+        let connected: EventLoopFuture<any Channel>
+        if let proxy = target.proxy {
+            connected = bootstrap.connect(host: proxy.host, port: proxy.port).flatMap { channel in
+                Self.tunnel(channel, to: target, through: proxy).map { channel }
+            }
+        } else {
+            connected = bootstrap.connect(host: target.host, port: target.port)
+        }
+        return connected.flatMapThrowing { channel in
+            let handler = APNsStreamHandler(authority: target.authority)
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.addHandler(NIOSSLClientHandler(context: target.tls, serverHostname: target.serverName))
+            try pipeline.addHandler(NIOHTTP2Handler(mode: .client))
+            try pipeline.addHandler(handler)
+            handler.onClosing = { [weak self, weak handler] in
+                guard let self, let handler, self.ready?.handler === handler else { return }
+                self.ready = nil
+            }
+            self.ready = (channel, handler)
+            if self.shutDown { channel.close(promise: nil) }
+        }
+    }
+
+    /// Opens a CONNECT tunnel to `target` through `proxy` on `channel`, then takes the HTTP/1 handlers off.
+    private static func tunnel(_ channel: any Channel, to target: Target, through proxy: OutboundProxy) -> EventLoopFuture<Void> {
+        let established = channel.eventLoop.makePromise(of: Void.self)
+        var headers = HTTPHeaders()
+        if let credentials = proxy.credentials {
+            let basic = Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
+            headers.add(name: "Proxy-Authorization", value: "Basic \(basic)")
+        }
+        let encoder = HTTPRequestEncoder()
+        let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes))
+        let connectHandler = NIOHTTP1ProxyConnectHandler(
+            targetHost: target.host, targetPort: target.port, headers: headers,
+            deadline: .now() + target.connectTimeout, promise: established
+        )
+        do {
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.addHandler(encoder)
+            try pipeline.addHandler(decoder)
+            try pipeline.addHandler(connectHandler)
+        } catch {
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        // The CONNECT handler takes itself off once the tunnel is up; TLS goes on only once the HTTP/1 codec
+        // is off too (a removal may finish on a later tick).
+        return established.futureResult.assumeIsolated().flatMap { () -> EventLoopFuture<Void> in
+            let pipeline = channel.pipeline.syncOperations
+            let removals = [pipeline.removeHandler(decoder), pipeline.removeHandler(encoder)]
+            return EventLoopFuture.andAllSucceed(removals, on: channel.eventLoop)
+        }.nonisolated().flatMapErrorThrowing { error in
+            channel.close(promise: nil)
+            throw error
+        }
+    }
+}

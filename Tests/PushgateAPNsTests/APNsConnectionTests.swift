@@ -1,0 +1,110 @@
+import Foundation
+import PushgateAPNs
+import PushgateConfig
+import PushgateCore
+import PushgateProviderSupport
+import PushgateSandbox
+import Testing
+
+/// The provider's own HTTP/2 connections: what happens when the server goes away, stays silent, or is
+/// reached through a proxy.
+@Suite("APNs connections")
+struct APNsConnectionTests {
+    static let alert = PushNotification(kind: .alert, priority: .high, payload: .object(["aps": .object(["alert": .string("Hi")])]))
+
+    /// A provider for the emulator's app whose requests go to `port` instead.
+    static func provider(_ harness: EmulatorHarness, port: Int) throws -> APNsProvider {
+        try APNsProvider(
+            configuration: APNsConfiguration(settings: harness.settings(["base_url": "https://127.0.0.1:\(port)"])),
+            logger: TestLogging.quiet
+        )
+    }
+
+    @Test func aRequestRefusedByGOAWAYIsSentAgainOnANewConnection() async throws {
+        try await EmulatorHarness.withEmulator { harness in
+            let server = try await ScriptedHTTP2Server(authority: harness.emulator.certificateAuthority) { connection in
+                connection == 0 ? .goAway : .answer
+            }
+            let provider = try Self.provider(harness, port: server.port)
+            #expect(await provider.deliver(Self.alert, to: deviceToken(), deadline: .soon) == .delivered)
+            // Later requests use the new connection.
+            #expect(await provider.deliver(Self.alert, to: deviceToken(), deadline: .soon) == .delivered)
+            let record = server.record.withLock { $0 }
+            #expect(record.requests == 3)
+            #expect(record.connections >= 2)
+            try await provider.shutdown()
+            try await server.close()
+        }
+    }
+
+    @Test func aServerRefusingEveryRequestGivesRetryLaterAfterOneResend() async throws {
+        try await EmulatorHarness.withEmulator { harness in
+            let server = try await ScriptedHTTP2Server(authority: harness.emulator.certificateAuthority) { _ in .goAway }
+            let provider = try Self.provider(harness, port: server.port)
+            let outcome = await provider.deliver(Self.alert, to: deviceToken(), deadline: .soon)
+            guard case .retryLater = outcome else {
+                Issue.record("expected retryLater, got \(outcome)")
+                return
+            }
+            #expect(server.record.withLock { $0.requests } == 2)
+            try await provider.shutdown()
+            try await server.close()
+        }
+    }
+
+    @Test func aSilentServerCostsNoMoreThanTheDeadlineAndTheStreamIsReset() async throws {
+        try await EmulatorHarness.withEmulator { harness in
+            let server = try await ScriptedHTTP2Server(authority: harness.emulator.certificateAuthority) { _ in .ignore }
+            let provider = try Self.provider(harness, port: server.port)
+            let started = ContinuousClock.now
+            let outcome = await provider.deliver(Self.alert, to: deviceToken(), deadline: .now + .milliseconds(500))
+            let elapsed = ContinuousClock.now - started
+            #expect(outcome == .retryLater(after: nil, reason: "deadline passed"))
+            #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(3))
+            // The RST_STREAM reaches the server.
+            for _ in 0..<100 where server.record.withLock({ $0.resets }) == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(server.record.withLock { $0.resets } == 1)
+            try await provider.shutdown()
+            try await server.close()
+        }
+    }
+
+    @Test func requestsGoThroughTheProxyTunnelWithItsCredentials() async throws {
+        try await EmulatorHarness.withEmulator { harness in
+            let proxy = try await ConnectProxy()
+            var configuration = try APNsConfiguration(settings: harness.settings())
+            let setting = OutboundProxy(url: "http://ops:s3cret@127.0.0.1:\(proxy.port)")
+            #expect(setting != nil)
+            configuration.proxy = setting
+            let provider = try APNsProvider(configuration: configuration, logger: TestLogging.quiet)
+            let outcome = await provider.deliver(Self.alert, to: deviceToken(), deadline: .soon)
+            #expect(outcome == .delivered)
+            #expect(harness.emulator.log.all.map(\.status) == [200])
+            let heads = proxy.heads.withLock { $0 }
+            #expect(heads.count == 1)
+            let head = try #require(heads.first)
+            #expect(head.hasPrefix("CONNECT 127.0.0.1:\(harness.port) HTTP/1.1"))
+            #expect(head.contains("Proxy-Authorization: Basic \(Data("ops:s3cret".utf8).base64EncodedString())"))
+            try await provider.shutdown()
+            try await proxy.close()
+        }
+    }
+
+    @Test func manyConcurrentRequestsShareTheConnections() async throws {
+        try await EmulatorHarness.withEmulator { harness in
+            try await harness.withProvider { provider in
+                let outcomes = await withTaskGroup(of: DeliveryOutcome.self) { group in
+                    for _ in 0..<500 {
+                        group.addTask { await provider.deliver(Self.alert, to: deviceToken(), deadline: .soon) }
+                    }
+                    return await group.reduce(into: [DeliveryOutcome]()) { $0.append($1) }
+                }
+                #expect(outcomes.count == 500)
+                #expect(outcomes.allSatisfy { $0 == .delivered })
+                #expect(harness.emulator.log.all.count == 500)
+            }
+        }
+    }
+}
