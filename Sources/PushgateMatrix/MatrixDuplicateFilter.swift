@@ -5,11 +5,14 @@ import Synchronization
 /// Remembers which `(event_id, pushkey)` pairs were delivered in the last ``window`` so a repeated notify
 /// (a homeserver retrying after a timeout or a 502) is sent once.
 ///
-/// The memory is the store's counters, shared by every instance on it. Reads and writes are grouped: a
-/// question or a delivered pair joins a pending list, and whichever request finds no read (or write)
-/// under way asks (or writes) the whole list at once, so a burst of notifications costs a few store
-/// round trips instead of two each. Pairs this instance delivered are also kept in memory until their
-/// window ends, so its own repeats never wait for the store.
+/// With a shared store (PostgreSQL, many instances) the memory is the store's counters, shared by every
+/// instance on it. Reads and writes are grouped: a question or a delivered pair joins a pending list, and
+/// whichever request finds no read (or write) under way asks (or writes) the whole list at once, so a
+/// burst of notifications costs a few store round trips instead of two each. Pairs this instance
+/// delivered are also kept in memory until their window ends, so its own repeats never wait for the store.
+///
+/// Without one (the embedded SQLite store, where one process is the only instance) the memory alone
+/// answers: no store round trip and no disk write per delivery; a restart forgets the window.
 final class MatrixDuplicateFilter: Sendable {
     private struct State {
         var recent: [String: Date] = [:]
@@ -24,11 +27,16 @@ final class MatrixDuplicateFilter: Sendable {
 
     /// How long a delivered pair is remembered.
     let window: TimeInterval
-    private let store: any CounterStore
+    /// The shared memory; nil when this process is the only instance.
+    private let store: (any CounterStore)?
     private let state = Mutex(State())
     private let memoryLimit: Int
 
-    init(store: any CounterStore, window: TimeInterval, memoryLimit: Int = 100_000) {
+    /// - Parameters:
+    ///   - store: the counters every instance shares, or nil when this process is the only instance.
+    ///   - window: how long a delivered pair is remembered.
+    ///   - memoryLimit: the most pairs kept in memory.
+    init(store: (any CounterStore)?, window: TimeInterval, memoryLimit: Int = 100_000) {
         self.store = store
         self.window = window
         self.memoryLimit = memoryLimit
@@ -37,6 +45,9 @@ final class MatrixDuplicateFilter: Sendable {
     /// Whether `key` was delivered within the window, by this instance or another; a store that cannot
     /// answer counts as "not delivered", so a notification is never lost to a store outage.
     func wasDelivered(_ key: String, now: Date = Date()) async -> Bool {
+        guard let store = self.store else {
+            return self.state.withLock { state in state.recent[key].map { $0 > now } ?? false }
+        }
         let ticket = AnswerTicket()
         let (remembered, mustRead) = self.state.withLock { state -> (Bool, Bool) in
             if state.recent[key].map({ $0 > now }) ?? false { return (true, false) }
@@ -55,7 +66,7 @@ final class MatrixDuplicateFilter: Sendable {
                     return group
                 }
                 if group.isEmpty { break }
-                let live = (try? await self.store.counterValues(group.map(\.key), now: now)) ?? [:]
+                let live = (try? await store.counterValues(group.map(\.key), now: now)) ?? [:]
                 for question in group { question.ticket.answer((live[question.key] ?? 0) > 0) }
             }
         }
@@ -72,6 +83,7 @@ final class MatrixDuplicateFilter: Sendable {
                 state.nextSweep = now.addingTimeInterval(1)
             }
             if state.recent.count < self.memoryLimit { state.recent[key] = expiry }
+            guard self.store != nil else { return false }
             state.pending.append(key)
             if state.writing { return false }
             state.writing = true
@@ -86,7 +98,7 @@ final class MatrixDuplicateFilter: Sendable {
                 return group
             }
             if group.isEmpty { return }
-            try? await self.store.incrementCounters(group, by: 1, expiresAt: expiry, now: now)
+            try? await self.store?.incrementCounters(group, by: 1, expiresAt: expiry, now: now)
         }
     }
 }

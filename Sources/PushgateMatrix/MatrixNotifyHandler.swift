@@ -29,10 +29,15 @@ public struct MatrixNotifyHandler: Sendable {
     ///   - dispatcher: delivers to the configured apps.
     ///   - apps: per configured app id (as written in `apps`), its Matrix payload options.
     ///   - store: keeps the duplicate-suppression window, shared by every instance.
-    public init(dispatcher: Dispatcher, apps: [String: MatrixAppOptions], store: any PushStore, metrics: MatrixMetrics, logger: Logger) {
+    ///   - storeIsShared: whether other instances use `store` too (PostgreSQL); when not (the embedded
+    ///     SQLite store), the window is kept in memory only, with no store round trip per delivery.
+    public init(
+        dispatcher: Dispatcher, apps: [String: MatrixAppOptions], store: any PushStore, storeIsShared: Bool = true, metrics: MatrixMetrics,
+        logger: Logger
+    ) {
         self.dispatcher = dispatcher
         self.apps = apps
-        self.duplicates = MatrixDuplicateFilter(store: store, window: Self.duplicateWindow)
+        self.duplicates = MatrixDuplicateFilter(store: storeIsShared ? store : nil, window: Self.duplicateWindow)
         self.metrics = metrics
         self.logger = logger
     }

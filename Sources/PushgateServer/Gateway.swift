@@ -81,8 +81,13 @@ public struct Gateway: Sendable {
         )
         let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: deliveryMetrics, wakeUp: wakeUp, logger: logger)
         let operations = OperationsRoutes(store: store, metrics: metrics, healthDeadline: .seconds(2))
+        let storeIsShared: Bool
+        switch configuration.database {
+        case .sqlite: storeIsShared = false
+        case .postgres: storeIsShared = true
+        }
         let matrix = MatrixNotifyHandler(
-            dispatcher: dispatcher, apps: matrixOptions, store: store,
+            dispatcher: dispatcher, apps: matrixOptions, store: store, storeIsShared: storeIsShared,
             metrics: MatrixMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry)), logger: logger
         )
         let nextcloudDevices = NextcloudDeviceRoutes(

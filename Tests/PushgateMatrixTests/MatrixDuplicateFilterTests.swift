@@ -45,4 +45,18 @@ struct MatrixDuplicateFilterTests {
         await services.triggerGracefulShutdown()
         try await running
     }
+
+    @Test func withoutASharedStoreTheMemoryAloneAnswers() async {
+        let filter = MatrixDuplicateFilter(store: nil, window: 600, memoryLimit: 3)
+        #expect(await filter.wasDelivered("a") == false)
+        await filter.recordDelivered("a")
+        #expect(await filter.wasDelivered("a"))
+        #expect(await filter.wasDelivered("a", now: Date().addingTimeInterval(601)) == false)
+        // A full memory takes no more pairs until expired ones are swept.
+        for key in ["b", "c", "d"] { await filter.recordDelivered(key) }
+        #expect(await filter.wasDelivered("c"))
+        #expect(await filter.wasDelivered("d") == false)
+        await filter.recordDelivered("e", now: Date().addingTimeInterval(601))
+        #expect(await filter.wasDelivered("e", now: Date().addingTimeInterval(602)))
+    }
 }
