@@ -23,18 +23,24 @@ public enum WebPushEncryption {
     static let headerSize = 16 + 4 + 1 + 65
 
     /// Encrypts `plaintext` for `subscription` with a fresh salt and sender key.
+    ///
+    /// Every call draws a new 16-byte salt and a new ephemeral sender key (`WebPushSenderKey`), as
+    /// RFC 8291 requires; the key and nonce come from `WebPushContentKeys`.
     /// - Throws: ``Failure/payloadTooLarge(size:limit:)`` when it does not fit one record.
     public static func encrypt(_ plaintext: [UInt8], for subscription: WebPushSubscription) throws -> [UInt8] {
-        var salt = [UInt8](repeating: 0, count: 16)
         var generator = SystemRandomNumberGenerator()
-        for index in salt.indices { salt[index] = UInt8.random(in: .min ... .max, using: &generator) }
+        var salt = [UInt8](repeating: 0, count: 16)
+        salt.withUnsafeMutableBytes { bytes in
+            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 0, as: UInt64.self)
+            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 8, as: UInt64.self)
+        }
         return try Self.encrypt(
             plaintext,
             userAgentPublicKey: subscription.userAgentPublicKey,
             userAgentPublicKeyBytes: subscription.userAgentPublicKeyBytes,
             authSecret: subscription.authSecret,
             salt: salt,
-            senderKey: P256.KeyAgreement.PrivateKey()
+            senderKey: WebPushSenderKey.generate(using: &generator)
         )
     }
 
@@ -54,15 +60,19 @@ public enum WebPushEncryption {
         precondition(salt.count == 16, "the aes128gcm salt is 16 bytes")
         let senderPublic = Array(senderKey.publicKey.x963Representation)
         let secret = try senderKey.sharedSecretFromKeyAgreement(with: userAgentPublicKey)
-        let (key, nonce) = Self.contentKeys(
-            secret: secret,
+        let keys = try WebPushContentKeys(
+            ecdhSecret: secret,
             authSecret: authSecret,
-            userAgentPublic: userAgentPublicKeyBytes ?? Array(userAgentPublicKey.x963Representation),
-            senderPublic: senderPublic,
+            userAgentPublicKey: userAgentPublicKeyBytes ?? Array(userAgentPublicKey.x963Representation),
+            senderPublicKey: senderPublic,
             salt: salt
         )
-        let sealed = try AES.GCM.seal(plaintext + [0x02], using: key, nonce: nonce)
-        var body = salt
+        var padded = plaintext
+        padded.append(0x02)
+        let sealed = try AES.GCM.seal(padded, using: keys.contentEncryptionKey, nonce: keys.nonce)
+        var body: [UInt8] = []
+        body.reserveCapacity(Self.headerSize + padded.count + 16)
+        body += salt
         let recordSize = UInt32(WebPush.recordSize)
         body += [UInt8(recordSize >> 24), UInt8((recordSize >> 16) & 0xff), UInt8((recordSize >> 8) & 0xff), UInt8(recordSize & 0xff)]
         body.append(UInt8(senderPublic.count))
@@ -85,17 +95,17 @@ public enum WebPushEncryption {
         guard record.count <= recordSize else { throw Failure.malformedBody("more than one record") }
         let senderKey = try P256.KeyAgreement.PublicKey(x963Representation: senderPublic)
         let secret = try userAgentKey.sharedSecretFromKeyAgreement(with: senderKey)
-        let (key, nonce) = Self.contentKeys(
-            secret: secret,
+        let keys = try WebPushContentKeys(
+            ecdhSecret: secret,
             authSecret: authSecret,
-            userAgentPublic: Array(userAgentKey.publicKey.x963Representation),
-            senderPublic: senderPublic,
+            userAgentPublicKey: Array(userAgentKey.publicKey.x963Representation),
+            senderPublicKey: senderPublic,
             salt: salt
         )
-        let box = try AES.GCM.SealedBox(nonce: nonce, ciphertext: record.dropLast(16), tag: record.suffix(16))
+        let box = try AES.GCM.SealedBox(nonce: keys.nonce, ciphertext: record.dropLast(16), tag: record.suffix(16))
         let padded: [UInt8]
         do {
-            padded = Array(try AES.GCM.open(box, using: key))
+            padded = Array(try AES.GCM.open(box, using: keys.contentEncryptionKey))
         } catch {
             throw Failure.authenticationFailed
         }
@@ -103,31 +113,5 @@ public enum WebPushEncryption {
             throw Failure.malformedBody("the last record has no 0x02 delimiter")
         }
         return Array(padded[..<delimiter])
-    }
-
-    /// RFC 8291 §3.4: IKM from the ECDH secret and auth secret, then the content key and nonce from the salt.
-    private static func contentKeys(
-        secret: SharedSecret,
-        authSecret: [UInt8],
-        userAgentPublic: [UInt8],
-        senderPublic: [UInt8],
-        salt: [UInt8]
-    ) -> (SymmetricKey, AES.GCM.Nonce) {
-        let keyInfo = Array("WebPush: info".utf8) + [0] + userAgentPublic + senderPublic
-        let inputKeyMaterial = secret.hkdfDerivedSymmetricKey(using: SHA256.self, salt: authSecret, sharedInfo: keyInfo, outputByteCount: 32)
-        let key = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: inputKeyMaterial,
-            salt: salt,
-            info: Array("Content-Encoding: aes128gcm".utf8) + [0],
-            outputByteCount: 16
-        )
-        let nonceBytes = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: inputKeyMaterial,
-            salt: salt,
-            info: Array("Content-Encoding: nonce".utf8) + [0],
-            outputByteCount: 12
-        ).withUnsafeBytes { Array($0) }
-        // A 12-byte nonce is always accepted.
-        return (key, try! AES.GCM.Nonce(data: nonceBytes))
     }
 }

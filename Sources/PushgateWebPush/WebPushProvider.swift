@@ -27,6 +27,8 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     private let policy: WebPushEndpointPolicy
     private let requestSlots: ConcurrencyGate
     private let deliveries = Mutex(0)
+    /// Subscriptions parsed from tokens, so a token is parsed once rather than on every delivery.
+    private let subscriptions = WebPushSubscriptionCache()
     private let logger: Logger
     /// The logger handed to the HTTP client: its trace output carries request heads (endpoint paths), so it
     /// never goes below `info`.
@@ -102,7 +104,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     private func send(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> (outcome: DeliveryOutcome, status: Int?) {
         let subscription: WebPushSubscription
         do {
-            subscription = try WebPushSubscription(token: token)
+            subscription = try self.subscriptions.subscription(for: token)
         } catch {
             return (.invalidToken(reason: error.reason), nil)
         }

@@ -165,6 +165,31 @@ struct WebPushProviderTests {
         }
     }
 
+    /// The second delivery to a token uses the kept subscription, still with its own salt and sender key; an
+    /// invalid token is refused every time.
+    @Test func repeatedDeliveriesToOneToken() async throws {
+        try await Self.withProvider { harness in
+            let subscriber = TestFixtures.Subscriber()
+            let token = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            for _ in 0..<3 {
+                #expect(await harness.provider.deliver(PushNotification(payload: Self.payload), to: token, deadline: Self.soon()) == .delivered)
+            }
+            let bodies = await harness.recorder.requests.map(\.body)
+            try #require(bodies.count == 3)
+            for body in bodies {
+                #expect(try WebPushEncryption.decrypt(body, userAgentKey: subscriber.key, authSecret: subscriber.authSecret) == (try Self.payload.encoded()))
+            }
+            #expect(Set(bodies.map { Array($0[0..<16]) }).count == 3)
+            #expect(Set(bodies.map { Array($0[21..<86]) }).count == 3)
+
+            for _ in 0..<3 {
+                let outcome = await harness.provider.deliver(PushNotification(payload: Self.payload), to: #"{"endpoint": 3}"#, deadline: Self.soon())
+                guard case .invalidToken = outcome else { Issue.record("malformed subscription gave \(outcome)"); return }
+            }
+            #expect(await harness.recorder.requests.count == 3)
+        }
+    }
+
     @Test func endpointsOutsideAllowedEndpointsAreRejected() async throws {
         try await Self.withProvider { harness in
             let subscriber = TestFixtures.Subscriber()

@@ -1,0 +1,65 @@
+import Crypto
+import Foundation
+
+/// The content encryption key and nonce of one `aes128gcm` Web Push record, derived as RFC 8291 §3.4 prescribes.
+///
+/// Every HKDF in that derivation produces at most one SHA-256 block, so each step is a single HMAC-SHA-256,
+/// computed here with `HMAC<SHA256>` directly rather than through the generic HKDF API:
+///
+/// ```
+/// PRK_key = HMAC(auth_secret, ecdh_secret)
+/// IKM     = HMAC(PRK_key, "WebPush: info" ‖ 0x00 ‖ ua_public ‖ as_public ‖ 0x01)
+/// PRK     = HMAC(salt, IKM)
+/// CEK     = HMAC(PRK, "Content-Encoding: aes128gcm" ‖ 0x00 ‖ 0x01)[0..<16]
+/// NONCE   = HMAC(PRK, "Content-Encoding: nonce" ‖ 0x00 ‖ 0x01)[0..<12]
+/// ```
+///
+/// Both the encrypting side and the decrypting side of ``WebPushEncryption`` use it.
+struct WebPushContentKeys {
+    /// The 16-byte AES-128-GCM content encryption key (CEK).
+    let contentEncryptionKey: SymmetricKey
+    /// The 12-byte nonce of the message's only record (NONCE; the record sequence number is 0).
+    let nonce: AES.GCM.Nonce
+
+    /// `"WebPush: info" ‖ 0x00`, the start of `key_info`.
+    private static let keyInfoPrefix: [UInt8] = Array("WebPush: info\0".utf8)
+    /// The HKDF-Expand block counter of the first (and only) output block.
+    private static let firstBlockCounter: [UInt8] = [0x01]
+    /// `cek_info` followed by the first block counter.
+    private static let contentKeyInfoBlock: [UInt8] = Array("Content-Encoding: aes128gcm\0".utf8) + [0x01]
+    /// `nonce_info` followed by the first block counter.
+    private static let nonceInfoBlock: [UInt8] = Array("Content-Encoding: nonce\0".utf8) + [0x01]
+
+    /// Derives the key and nonce.
+    /// - Parameters:
+    ///   - ecdhSecret: the 32-byte ECDH shared secret between the sender key and the user agent key.
+    ///   - authSecret: the subscription's 16-byte auth secret.
+    ///   - userAgentPublicKey: the user agent's public key (`p256dh`), uncompressed (65 bytes).
+    ///   - senderPublicKey: the sender's ephemeral public key, uncompressed (65 bytes).
+    ///   - salt: the message's 16-byte salt.
+    init(
+        ecdhSecret: some ContiguousBytes,
+        authSecret: [UInt8],
+        userAgentPublicKey: [UInt8],
+        senderPublicKey: [UInt8],
+        salt: [UInt8]
+    ) throws {
+        var prkKeyMAC = HMAC<SHA256>(key: SymmetricKey(data: authSecret))
+        ecdhSecret.withUnsafeBytes { prkKeyMAC.update(data: $0) }
+        let prkKey = prkKeyMAC.finalize()
+
+        var ikmMAC = HMAC<SHA256>(key: SymmetricKey(data: prkKey))
+        ikmMAC.update(data: Self.keyInfoPrefix)
+        ikmMAC.update(data: userAgentPublicKey)
+        ikmMAC.update(data: senderPublicKey)
+        ikmMAC.update(data: Self.firstBlockCounter)
+        let ikm = ikmMAC.finalize()
+
+        let prk = ikm.withUnsafeBytes { SymmetricKey(data: HMAC<SHA256>.authenticationCode(for: $0, using: SymmetricKey(data: salt))) }
+
+        let contentKeyBlock = HMAC<SHA256>.authenticationCode(for: Self.contentKeyInfoBlock, using: prk)
+        self.contentEncryptionKey = contentKeyBlock.withUnsafeBytes { SymmetricKey(data: UnsafeRawBufferPointer(rebasing: $0.prefix(16))) }
+        let nonceBlock = HMAC<SHA256>.authenticationCode(for: Self.nonceInfoBlock, using: prk)
+        self.nonce = try nonceBlock.withUnsafeBytes { try AES.GCM.Nonce(data: UnsafeRawBufferPointer(rebasing: $0.prefix(12))) }
+    }
+}
