@@ -16,6 +16,8 @@ final class ScriptedHTTP2Server: Sendable {
         case goAway
         /// Nothing at all.
         case ignore
+        /// `200` to the server's first `count` requests (on any connection), nothing to the others.
+        case answerFirst(Int)
     }
 
     struct Record: Sendable {
@@ -76,9 +78,14 @@ private final class ScriptedStreamHandler: ChannelInboundHandler {
         default: return
         }
         guard ended else { return }
-        self.record.withLock { $0.requests += 1 }
+        let number = self.record.withLock { record in
+            record.requests += 1
+            return record.requests
+        }
         switch self.action {
-        case .answer:
+        case .answerFirst(let count) where number > count:
+            break
+        case .answer, .answerFirst:
             let headers = HPACKHeaders([(":status", "200"), ("apns-id", "00000000-0000-0000-0000-000000000000")])
             context.writeAndFlush(self.wrapOutboundOut(HTTP2Frame(streamID: frame.streamID, payload: .headers(.init(headers: headers, endStream: true)))), promise: nil)
         case .goAway:

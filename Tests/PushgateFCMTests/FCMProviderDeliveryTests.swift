@@ -153,9 +153,10 @@ struct FCMProviderDeliveryTests {
     @Test func deliveriesBeyondTheInflightLimitAreRetriedLater() async throws {
         try await EmulatedFCM.run(extraConfiguration: ["max_connections: 1", "inflight_request_limit: 2"]) { fcm async throws in
             // One slow delivery holds the only connection, a second waits for it, a third is turned away.
-            async let first = fcm.deliver(.sample(), to: "slow-1")
+            // (The emulator holds `slow` tokens 8 s; the first two get deadlines with room for a loaded machine.)
+            async let first = fcm.deliver(.sample(), to: "slow-1", within: 30)
             try await Task.sleep(for: .milliseconds(500))
-            async let second = fcm.deliver(.sample(), to: "device-waits")
+            async let second = fcm.deliver(.sample(), to: "device-waits", within: 30)
             try await Task.sleep(for: .milliseconds(300))
             let third = await fcm.deliver(.sample(), to: "device-turned-away")
             #expect(third == .retryLater(after: nil, reason: "inflight_request_limit (2) reached"))
@@ -168,7 +169,7 @@ struct FCMProviderDeliveryTests {
 
     @Test func aDeliveryWaitingForAConnectionGivesUpAtItsDeadline() async throws {
         try await EmulatedFCM.run(extraConfiguration: ["max_connections: 1"]) { fcm async throws in
-            async let first = fcm.deliver(.sample(), to: "slow-2")
+            async let first = fcm.deliver(.sample(), to: "slow-2", within: 30)
             try await Task.sleep(for: .milliseconds(500))
             let clock = ContinuousClock()
             let start = clock.now
