@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PushgateStore
 import Synchronization
@@ -15,7 +16,8 @@ import Synchronization
 /// answers: no store round trip and no disk write per delivery; a restart forgets the window.
 final class MatrixDuplicateFilter: Sendable {
     private struct State {
-        var recent: [String: Date] = [:]
+        /// This instance's delivered pairs, by a 16-byte digest of their key (no string kept per pair).
+        var recent: [MemoryKey: Date] = [:]
         /// When a full memory may next be swept of expired pairs (at most once a second, so a memory full
         /// of live pairs does not cost a sweep per delivery).
         var nextSweep = Date.distantPast
@@ -46,11 +48,13 @@ final class MatrixDuplicateFilter: Sendable {
     /// answer counts as "not delivered", so a notification is never lost to a store outage.
     func wasDelivered(_ key: String, now: Date = Date()) async -> Bool {
         guard let store = self.store else {
-            return self.state.withLock { state in state.recent[key].map { $0 > now } ?? false }
+            let memoryKey = MemoryKey(key)
+            return self.state.withLock { state in state.recent[memoryKey].map { $0 > now } ?? false }
         }
         let ticket = AnswerTicket()
+        let memoryKey = MemoryKey(key)
         let (remembered, mustRead) = self.state.withLock { state -> (Bool, Bool) in
-            if state.recent[key].map({ $0 > now }) ?? false { return (true, false) }
+            if state.recent[memoryKey].map({ $0 > now }) ?? false { return (true, false) }
             state.questions.append((key, ticket))
             if state.reading { return (false, false) }
             state.reading = true
@@ -77,12 +81,13 @@ final class MatrixDuplicateFilter: Sendable {
     /// the group) once the group is in the store.
     func recordDelivered(_ key: String, now: Date = Date()) async {
         let expiry = now.addingTimeInterval(self.window)
+        let memoryKey = MemoryKey(key)
         let mustWrite = self.state.withLock { state -> Bool in
             if state.recent.count >= self.memoryLimit, now >= state.nextSweep {
                 state.recent = state.recent.filter { $0.value > now }
                 state.nextSweep = now.addingTimeInterval(1)
             }
-            if state.recent.count < self.memoryLimit { state.recent[key] = expiry }
+            if state.recent.count < self.memoryLimit { state.recent[memoryKey] = expiry }
             guard self.store != nil else { return false }
             state.pending.append(key)
             if state.writing { return false }
@@ -100,6 +105,21 @@ final class MatrixDuplicateFilter: Sendable {
             if group.isEmpty { return }
             try? await self.store?.incrementCounters(group, by: 1, expiresAt: expiry, now: now)
         }
+    }
+}
+
+/// A pair's key in memory: the first 16 bytes of its SHA-256, two words instead of a string.
+private struct MemoryKey: Hashable, Sendable {
+    let high: UInt64
+    let low: UInt64
+
+    init(_ key: String) {
+        var words: (UInt64, UInt64) = (0, 0)
+        SHA256.hash(data: Array(key.utf8)).withUnsafeBytes { digest in
+            words = (digest.loadUnaligned(fromByteOffset: 0, as: UInt64.self), digest.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
+        self.high = words.0
+        self.low = words.1
     }
 }
 

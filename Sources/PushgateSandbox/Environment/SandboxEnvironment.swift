@@ -39,7 +39,7 @@ public struct SandboxEnvironment: Sendable {
         guard let apnsPort = FreePort.pick(host: host), let fcmPort = FreePort.pick(host: host), let webPushPort = FreePort.pick(host: host) else {
             throw SandboxError("no free port on \(host)")
         }
-        let log = SandboxDeliveryLog()
+        let log = SandboxDeliveryLog(capacity: 1_000)
         let apns = try APNsEmulator(bundleID: "im.pushgate.sandbox", log: log)
         let fcm = try FCMEmulator(log: log)
         let webPush = WebPushEmulator(log: log)
