@@ -287,6 +287,7 @@ let package = Package(
                 "PushgateStore",
                 "PushgateStoreSQLite",
                 .coreMetrics,
+                .prometheus,
                 .hummingbird,
                 .hummingbirdTesting,
                 .logging,

@@ -1,31 +1,63 @@
 public import CoreMetrics
+import Synchronization
 
 /// Sygnal's Prometheus metrics for the notify endpoint, under Sygnal's names, so existing dashboards
 /// keep working.
-public struct MatrixMetrics: Sendable {
+///
+/// Handles are made once (per app and per status code for the labelled ones), not looked up in the
+/// registry on every request.
+public final class MatrixMetrics: Sendable {
     private let factory: any MetricsFactory
+    private let received: Counter
+    private let devicesReceived: Counter
+    private let requestsInFlight: Gauge
+    /// Requests being handled now; the gauge shows it (Sygnal's gauge goes up and down with them).
+    private let inFlightCount = Mutex(0)
+    private let perApp = Mutex<[String: Counter]>([:])
+    private let perCode = Mutex<[Int: (codes: Counter, time: Timer)]>([:])
 
     /// Creates metrics recorded through `factory`.
     public init(factory: any MetricsFactory) {
         self.factory = factory
+        self.received = Counter(label: "sygnal_notifications_received_total", factory: factory)
+        self.devicesReceived = Counter(label: "sygnal_notifications_devices_received_total", factory: factory)
+        self.requestsInFlight = Gauge(label: "sygnal_requests_in_flight", dimensions: [("resource", "V1NotifyHandler")], factory: factory)
     }
 
     func notificationReceived(devices: Int) {
-        Counter(label: "sygnal_notifications_received_total", factory: self.factory).increment()
-        Counter(label: "sygnal_notifications_devices_received_total", factory: self.factory).increment(by: devices)
+        self.received.increment()
+        self.devicesReceived.increment(by: devices)
     }
 
     func dispatched(app: String) {
-        Counter(label: "sygnal_per_pushkin_type_total", dimensions: [("pushkin", app)], factory: self.factory).increment()
+        let counter = self.perApp.withLock { cache in
+            if let counter = cache[app] { return counter }
+            let counter = Counter(label: "sygnal_per_pushkin_type_total", dimensions: [("pushkin", app)], factory: self.factory)
+            cache[app] = counter
+            return counter
+        }
+        counter.increment()
     }
 
     func answered(code: Int, duration: Duration) {
-        Counter(label: "sygnal_pushgateway_status_codes_total", dimensions: [("code", String(code))], factory: self.factory).increment()
-        Timer(label: "sygnal_notify_time", dimensions: [("code", String(code))], factory: self.factory)
-            .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        let handles = self.perCode.withLock { cache in
+            if let handles = cache[code] { return handles }
+            let handles = (
+                codes: Counter(label: "sygnal_pushgateway_status_codes_total", dimensions: [("code", String(code))], factory: self.factory),
+                time: Timer(label: "sygnal_notify_time", dimensions: [("code", String(code))], factory: self.factory)
+            )
+            cache[code] = handles
+            return handles
+        }
+        handles.codes.increment()
+        handles.time.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
-    func inFlight(_ change: Double) {
-        Gauge(label: "sygnal_requests_in_flight", dimensions: [("resource", "V1NotifyHandler")], factory: self.factory).record(change)
+    /// Adds `change` (1 or -1) to the requests in flight and shows the new count.
+    func inFlight(_ change: Int) {
+        self.inFlightCount.withLock { count in
+            count += change
+            self.requestsInFlight.record(count)
+        }
     }
 }

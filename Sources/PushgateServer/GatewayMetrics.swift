@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import Prometheus
 
 /// The gateway's Prometheus registry and the metrics every route shares.
@@ -10,6 +11,14 @@ public import Prometheus
 public final class GatewayMetrics: Sendable {
     /// The registry `/metrics` renders.
     public let registry: PrometheusCollectorRegistry
+    /// The handles of each route, method and status seen, so a request costs no registry lookup.
+    private let requestHandles = Mutex<[RequestLabels: (count: Counter, duration: DurationHistogram)]>([:])
+
+    private struct RequestLabels: Hashable {
+        var route: String
+        var method: String
+        var status: Int
+    }
 
     static let durationBuckets: [Duration] = [
         .microseconds(500), .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25),
@@ -38,10 +47,19 @@ public final class GatewayMetrics: Sendable {
 
     /// Counts and times one answered request.
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {
-        let labels = [("route", route), ("method", method), ("code", String(status))]
-        self.registry.makeCounter(descriptor: Self.requests, labels: labels).increment()
-        self.registry.makeDurationHistogram(descriptor: Self.requestDuration, labels: labels, buckets: Self.durationBuckets)
-            .record(duration)
+        let handles = self.requestHandles.withLock { cache in
+            let key = RequestLabels(route: route, method: method, status: status)
+            if let handles = cache[key] { return handles }
+            let labels = [("route", route), ("method", method), ("code", String(status))]
+            let handles = (
+                count: self.registry.makeCounter(descriptor: Self.requests, labels: labels),
+                duration: self.registry.makeDurationHistogram(descriptor: Self.requestDuration, labels: labels, buckets: Self.durationBuckets)
+            )
+            cache[key] = handles
+            return handles
+        }
+        handles.count.increment()
+        handles.duration.record(duration)
     }
 
     /// The Prometheus text exposition of every registered metric.
