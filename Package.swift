@@ -103,12 +103,15 @@ let package = Package(
                 .crypto,
                 .cryptoExtras,
                 .asyncHTTPClient,
+                .nioCore,
+                .nioExtras,
+                .nioHTTP1,
             ]
         ),
         // Delivery back ends, one per provider. They know their provider and nothing of front ends or stores.
         .target(
             name: "PushgateAPNs",
-            dependencies: backEndDependencies + [.swiftASN1, .x509, .nioExtras, .nioHPACK, .nioHTTP2, .nioPosix]
+            dependencies: backEndDependencies + [.swiftASN1, .x509, .nioHPACK, .nioHTTP2, .nioPosix]
         ),
         .target(
             name: "PushgateFCM",
@@ -116,7 +119,7 @@ let package = Package(
         ),
         .target(
             name: "PushgateWebPush",
-            dependencies: backEndDependencies
+            dependencies: backEndDependencies + [.nioPosix]
         ),
         // Delivery: app lookup, in-flight limits, the outbox worker, invalid-token bookkeeping.
         .target(
@@ -317,7 +320,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushgateWebPushTests",
-            dependencies: backEndTestDependencies + ["PushgateWebPush", .httpTypes]
+            dependencies: backEndTestDependencies + ["PushgateWebPush", .httpTypes, .nioPosix, .nioSSL]
         ),
         .testTarget(
             name: "PushgateProviderSupportTests",

@@ -1,7 +1,4 @@
-import Foundation
 import NIOCore
-import NIOExtras
-import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
@@ -91,7 +88,8 @@ final class APNsConnection: @unchecked Sendable {
         let connected: EventLoopFuture<any Channel>
         if let proxy = target.proxy {
             connected = bootstrap.connect(host: proxy.host, port: proxy.port).flatMap { channel in
-                Self.tunnel(channel, to: target, through: proxy).map { channel }
+                OutboundProxyTunnel.open(on: channel, to: target.host, port: target.port, through: proxy, timeout: target.connectTimeout)
+                    .map { channel }
             }
         } else {
             connected = bootstrap.connect(host: target.host, port: target.port)
@@ -108,41 +106,6 @@ final class APNsConnection: @unchecked Sendable {
             }
             self.ready = (channel, handler)
             if self.shutDown { channel.close(promise: nil) }
-        }
-    }
-
-    /// Opens a CONNECT tunnel to `target` through `proxy` on `channel`, then takes the HTTP/1 handlers off.
-    private static func tunnel(_ channel: any Channel, to target: Target, through proxy: OutboundProxy) -> EventLoopFuture<Void> {
-        let established = channel.eventLoop.makePromise(of: Void.self)
-        var headers = HTTPHeaders()
-        if let credentials = proxy.credentials {
-            let basic = Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
-            headers.add(name: "Proxy-Authorization", value: "Basic \(basic)")
-        }
-        let encoder = HTTPRequestEncoder()
-        let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes))
-        let connectHandler = NIOHTTP1ProxyConnectHandler(
-            targetHost: target.host, targetPort: target.port, headers: headers,
-            deadline: .now() + target.connectTimeout, promise: established
-        )
-        do {
-            let pipeline = channel.pipeline.syncOperations
-            try pipeline.addHandler(encoder)
-            try pipeline.addHandler(decoder)
-            try pipeline.addHandler(connectHandler)
-        } catch {
-            channel.close(promise: nil)
-            return channel.eventLoop.makeFailedFuture(error)
-        }
-        // The CONNECT handler takes itself off once the tunnel is up; TLS goes on only once the HTTP/1 codec
-        // is off too (a removal may finish on a later tick).
-        return established.futureResult.assumeIsolated().flatMap { () -> EventLoopFuture<Void> in
-            let pipeline = channel.pipeline.syncOperations
-            let removals = [pipeline.removeHandler(decoder), pipeline.removeHandler(encoder)]
-            return EventLoopFuture.andAllSucceed(removals, on: channel.eventLoop)
-        }.nonisolated().flatMapErrorThrowing { error in
-            channel.close(promise: nil)
-            throw error
         }
     }
 }

@@ -1,8 +1,8 @@
-import AsyncHTTPClient
 import Foundation
 public import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 public import PushgateCore
 import PushgateProviderSupport
 public import ServiceLifecycle
@@ -11,8 +11,9 @@ import Synchronization
 /// Delivers notifications to browsers' push services (RFC 8030) with `aes128gcm` encryption (RFC 8291) and
 /// VAPID authentication (RFC 8292).
 ///
-/// The provider owns one HTTP client; run it as a `Service` so the client is shut down on graceful
-/// shutdown. At most `max_connections` requests are in flight (a `ConcurrencyGate` with that many
+/// The provider keeps its own HTTP/1.1 connections to the push services (``WebPushConnectionPool``:
+/// keep-alive, per origin, TLS for `https`, through the CONNECT proxy when one is set, no redirects); run
+/// it as a `Service` so they are closed on graceful shutdown. At most `max_connections` requests are in flight (a `ConcurrencyGate` with that many
 /// permits; more wait for one until their deadline), and at most `inflight_request_limit` deliveries
 /// (encryption and waiting included) run at once: beyond that a delivery is refused at once.
 public final class WebPushProvider: PushProvider, Service, CustomStringConvertible {
@@ -22,7 +23,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     public var platform: Platform { .webPush }
 
     private let configuration: WebPushConfiguration
-    private let client: HTTPClient
+    private let connections: WebPushConnectionPool
     private let signer: VAPIDSigner
     private let policy: WebPushEndpointPolicy
     private let requestSlots: ConcurrencyGate
@@ -30,14 +31,11 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     /// Subscriptions parsed from tokens, so a token is parsed once rather than on every delivery.
     private let subscriptions = WebPushSubscriptionCache()
     private let logger: Logger
-    /// The logger handed to the HTTP client: its trace output carries request heads (endpoint paths), so it
-    /// never goes below `info`.
-    private let clientLogger: Logger
 
     /// The most error-body bytes kept for a reason.
     static let errorBodyLimit = 2048
 
-    /// Creates the provider and its HTTP client.
+    /// Creates the provider (connections open on first use).
     public convenience init(configuration: WebPushConfiguration, logger: Logger) {
         self.init(configuration: configuration, logger: logger, policy: WebPushEndpointPolicy(allowedEndpoints: configuration.allowedEndpoints))
     }
@@ -46,22 +44,15 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger
-        var clientLogger = logger
-        clientLogger.logLevel = max(logger.logLevel, .info)
-        self.clientLogger = clientLogger
         self.policy = policy
         self.signer = VAPIDSigner(key: configuration.vapidKey, contact: configuration.contact, now: now)
         self.requestSlots = ConcurrencyGate(permits: configuration.maxConnections)
-        var clientConfiguration = HTTPClient.Configuration()
-        clientConfiguration.redirectConfiguration = .disallow
-        clientConfiguration.timeout = .init(connect: .seconds(10))
-        clientConfiguration.proxy = configuration.proxy?.clientProxy
-        clientConfiguration.skipNoOpTracing()
-        clientConfiguration.connectionPool = .init(
-            idleTimeout: .seconds(60),
-            concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnections
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.applicationProtocols = ["http/1.1"]
+        self.connections = WebPushConnectionPool(
+            tls: Result { try NIOSSLContext(configuration: tls) }, proxy: configuration.proxy, connectTimeout: .seconds(10),
+            idleTimeout: .seconds(60), maximumIdlePerOrigin: configuration.maxConnections
         )
-        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 
     /// A short description without keys or endpoints.
@@ -69,10 +60,10 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         "WebPushProvider(app: \(self.appID), max_connections: \(self.configuration.maxConnections))"
     }
 
-    /// Waits for graceful shutdown, then shuts the HTTP client down.
+    /// Waits for graceful shutdown, then closes the connections.
     public func run() async throws {
         try? await gracefulShutdown()
-        try await self.client.shutdown()
+        await self.connections.shutdown()
     }
 
     /// Encrypts and posts `notification` to the subscription in `token`; never throws.
@@ -130,71 +121,45 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         } catch {
             return (.rejected(reason: error.reason), nil)
         }
-        var request = HTTPClientRequest(url: subscription.endpoint.absoluteString)
-        request.method = .POST
-        request.headers.add(name: "TTL", value: String(notification.timeToLive ?? self.configuration.ttl))
-        request.headers.add(name: "Urgency", value: WebPushHeaders.urgency(for: notification))
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(8)
+        headers.add(name: "TTL", value: String(notification.timeToLive ?? self.configuration.ttl))
+        headers.add(name: "Urgency", value: WebPushHeaders.urgency(for: notification))
         if let collapseID = notification.collapseID {
-            request.headers.add(name: "Topic", value: WebPushHeaders.topic(forCollapseID: collapseID))
+            headers.add(name: "Topic", value: WebPushHeaders.topic(forCollapseID: collapseID))
         }
-        request.headers.add(name: "Content-Encoding", value: "aes128gcm")
-        request.headers.add(name: "Content-Type", value: "application/octet-stream")
-        request.headers.add(name: "Authorization", value: authorization)
-        request.body = .bytes(ByteBuffer(bytes: body))
-        let outcome = await self.execute(request, deadline: deadline)
+        headers.add(name: "Content-Encoding", value: "aes128gcm")
+        headers.add(name: "Content-Type", value: "application/octet-stream")
+        headers.add(name: "Authorization", value: authorization)
+        let outcome = await self.execute(subscription.endpoint, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline)
         return outcome ?? (.retryLater(after: nil, reason: "deadline passed"), nil)
     }
 
-    /// Waits for a request slot, posts, and reads the answer, all before `deadline`; nil when the deadline
-    /// passed (or the task was cancelled) while waiting for a slot or reading an error answer.
-    ///
-    /// The wait for a slot ends at the deadline, and the client's own deadline covers the request until the
-    /// answer's head; only reading an error body needs a timer of its own.
-    private func execute(_ request: HTTPClientRequest, deadline: ContinuousClock.Instant) async -> (outcome: DeliveryOutcome, status: Int?)? {
+    /// Waits for a request slot, posts, and reads the answer (the start of an error body), all before
+    /// `deadline`; nil when the deadline passed while waiting for a slot.
+    private func execute(
+        _ endpoint: URL, headers: HTTPHeaders, body: ByteBuffer, deadline: ContinuousClock.Instant
+    ) async -> (outcome: DeliveryOutcome, status: Int?)? {
         guard await self.requestSlots.enter(until: deadline) == .admitted else { return nil }
         defer { self.requestSlots.leave() }
         do {
-            let response = try await self.client.execute(request, deadline: Self.nioDeadline(deadline), logger: self.clientLogger)
-            let status = Int(response.status.code)
+            let answer = try await self.connections.post(endpoint, headers: headers, body: body, deadline: Self.nioDeadline(deadline))
             var text = ""
-            if !(200...299).contains(status) {
-                guard let errorText = try await Self.errorText(of: response, until: deadline) else { return nil }
-                text = errorText
+            if !(200...299).contains(answer.status) {
+                text = String(decoding: answer.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             }
-            let outcome = WebPushResponse.outcome(status: status, retryAfter: response.headers.first(name: "Retry-After"), body: text)
-            return (outcome, status)
-        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            return (WebPushResponse.outcome(status: answer.status, retryAfter: answer.retryAfter, body: text), answer.status)
+        } catch WebPushExchangeError.deadlineExceeded {
             return (.retryLater(after: nil, reason: "deadline passed"), nil)
         } catch {
             return (.retryLater(after: nil, reason: "transport error: \(Self.describe(error))"), nil)
         }
     }
 
-    /// The start of an error answer's body (at most ``errorBodyLimit`` bytes), trimmed; nil when `deadline`
-    /// passed first.
-    private static func errorText(of response: HTTPClientResponse, until deadline: ContinuousClock.Instant) async throws -> String? {
-        try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask {
-                var bytes: [UInt8] = []
-                for try await chunk in response.body {
-                    bytes += chunk.readableBytesView.prefix(Self.errorBodyLimit - bytes.count)
-                    if bytes.count >= Self.errorBodyLimit { break }
-                }
-                return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-            group.addTask {
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-    }
-
-    /// The error's type and, for HTTP client errors, their short description; never a URL.
+    /// The error's description for our own exchange errors (they carry no URL), else its type; never a URL.
     private static func describe(_ error: any Error) -> String {
-        if let clientError = error as? HTTPClientError { return clientError.shortDescription }
+        if let exchangeError = error as? WebPushExchangeError { return exchangeError.description }
+        if let sslError = error as? NIOSSLError { return "TLS: \(sslError)" }
         return String(describing: type(of: error))
     }
 

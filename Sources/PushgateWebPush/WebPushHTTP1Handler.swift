@@ -1,0 +1,95 @@
+import NIOCore
+import NIOHTTP1
+
+/// One HTTP/1.1 connection to a push service, one message at a time: writes the request, collects the
+/// answer's status, `Retry-After` and the start of its body, and says whether the connection may carry
+/// another request. Runs on the channel's event loop.
+final class WebPushHTTP1Handler: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    /// The most body bytes kept (push services' error texts are short).
+    static let bodyLimit = 2048
+
+    private struct Exchange {
+        var promise: EventLoopPromise<WebPushAnswer>
+        var timeout: Scheduled<Void>?
+        var status: Int?
+        var retryAfter: String?
+        var keepAlive = true
+        var body: [UInt8] = []
+    }
+
+    private var context: ChannelHandlerContext?
+    private var exchange: Exchange?
+    private var failure: String?
+    /// Whether the connection may take another request (set false once the server or an error ends it).
+    private(set) var isReusable = true
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        self.finish(.failure(WebPushExchangeError.connectionLost("handler removed")))
+    }
+
+    /// Sends one request; `promise` gets the answer or a ``WebPushExchangeError``.
+    func send(head: HTTPRequestHead, body: ByteBuffer, deadline: NIODeadline, promise: EventLoopPromise<WebPushAnswer>) {
+        guard let context = self.context, self.isReusable, self.exchange == nil, context.channel.isActive else {
+            promise.fail(WebPushExchangeError.notSent)
+            return
+        }
+        let timeout = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] () -> Void in
+            guard let self else { return }
+            self.isReusable = false
+            self.finish(.failure(WebPushExchangeError.deadlineExceeded))
+            self.context?.close(promise: nil)
+        }
+        self.exchange = Exchange(promise: promise, timeout: timeout)
+        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+        context.write(self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch self.unwrapInboundIn(data) {
+        case .head(let head):
+            // An informational answer (100 Continue) comes before the real one.
+            guard head.status.code >= 200 else { return }
+            self.exchange?.status = Int(head.status.code)
+            self.exchange?.retryAfter = head.headers.first(name: "Retry-After")
+            self.exchange?.keepAlive = head.isKeepAlive
+        case .body(let bytes):
+            guard let kept = self.exchange?.body.count, kept < Self.bodyLimit else { return }
+            self.exchange?.body += bytes.readableBytesView.prefix(Self.bodyLimit - kept)
+        case .end:
+            guard let exchange = self.exchange, let status = exchange.status else { return }
+            if !exchange.keepAlive { self.isReusable = false }
+            let answer = WebPushAnswer(status: status, retryAfter: exchange.retryAfter, body: exchange.body, connectionReusable: self.isReusable)
+            // Answer first: closing fires channelInactive at once, which would fail the exchange.
+            self.finish(.success(answer))
+            if !self.isReusable { context.close(promise: nil) }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.isReusable = false
+        self.finish(.failure(WebPushExchangeError.connectionLost(self.failure ?? "connection closed")))
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.isReusable = false
+        self.failure = self.failure ?? String(String(describing: error).prefix(200))
+        context.close(promise: nil)
+    }
+
+    private func finish(_ result: Result<WebPushAnswer, any Error>) {
+        guard let exchange = self.exchange else { return }
+        self.exchange = nil
+        exchange.timeout?.cancel()
+        exchange.promise.completeWith(result)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import PushgateSandbox
+@testable import PushgateWebPush
+import Testing
+
+/// The Web Push provider's own HTTP/1.1 connections, against scripted servers.
+@Suite("Web Push connections")
+struct WebPushConnectionPoolTests {
+    static func pool(tls: NIOSSLContext? = nil, idleTimeout: TimeAmount = .seconds(60)) throws -> WebPushConnectionPool {
+        let context = try tls ?? NIOSSLContext(configuration: .makeClientConfiguration())
+        return WebPushConnectionPool(tls: .success(context), proxy: nil, connectTimeout: .seconds(5), idleTimeout: idleTimeout, maximumIdlePerOrigin: 4)
+    }
+
+    static var soon: NIODeadline { .now() + .seconds(10) }
+    static let headers = HTTPHeaders([("TTL", "60"), ("Content-Encoding", "aes128gcm")])
+
+    @Test func keepAliveConnectionsCarryOneMessageAfterAnother() async throws {
+        let server = try await ScriptedHTTP1Server { _ in .answer(status: 201, body: "", close: false) }
+        let pool = try Self.pool()
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/abc?x=1"))
+        for _ in 0..<5 {
+            let answer = try await pool.post(url, headers: Self.headers, body: ByteBuffer(repeating: 7, count: 100), deadline: Self.soon)
+            #expect(answer.status == 201)
+        }
+        let record = server.snapshot
+        #expect(record.connections == 1)
+        #expect(record.heads.count == 5)
+        #expect(record.heads.first?.uri == "/push/abc?x=1")
+        #expect(record.heads.first?.method == .POST)
+        #expect(record.heads.first?.headers["Host"] == ["127.0.0.1:\(server.port)"])
+        #expect(record.heads.first?.headers["TTL"] == ["60"])
+        #expect(record.bodies == [100, 100, 100, 100, 100])
+        await pool.shutdown()
+        try await server.close()
+    }
+
+    @Test func anAnswerWithConnectionCloseIsNotReusedAndErrorBodiesAreCapped() async throws {
+        let long = String(repeating: "e", count: 5000)
+        let server = try await ScriptedHTTP1Server { number in
+            number == 0 ? .answer(status: 410, body: long, close: true) : .answer(status: 201, body: "", close: false)
+        }
+        let pool = try Self.pool()
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/x"))
+        let gone = try await pool.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon)
+        #expect(gone.status == 410)
+        #expect(gone.body.count == WebPushHTTP1Handler.bodyLimit)
+        #expect(try await pool.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        #expect(server.snapshot.connections == 2)
+        await pool.shutdown()
+        try await server.close()
+    }
+
+    @Test func anIdleConnectionTheServerClosedIsReplacedWithoutLosingTheMessage() async throws {
+        // The first answer keeps the connection; the server then drops it (as services drop idle ones).
+        let server = try await ScriptedHTTP1Server { number in number == 1 ? .hangUp : .answer(status: 201, body: "", close: false) }
+        let pool = try Self.pool()
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/x"))
+        #expect(try await pool.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        // A request lost with a hung-up connection is reported, not retried (the service may have it).
+        await #expect(throws: WebPushExchangeError.self) {
+            try await pool.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon)
+        }
+        // The closed connection is not taken again; the next message opens a new one.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await pool.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        #expect(server.snapshot.connections == 2)
+        await pool.shutdown()
+        try await server.close()
+    }
+
+    @Test func aSilentServerCostsTheDeadlineAndItsConnectionIsClosed() async throws {
+        let server = try await ScriptedHTTP1Server { number in number == 0 ? .ignore : .answer(status: 201, body: "", close: false) }
+        let pool = try Self.pool()
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/x"))
+        let started = ContinuousClock.now
+        await #expect(throws: WebPushExchangeError.self) {
+            try await pool.post(url, headers: Self.headers, body: ByteBuffer(), deadline: .now() + .milliseconds(300))
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(5))
+        #expect(try await pool.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        #expect(server.snapshot.connections == 2)
+        await pool.shutdown()
+        try await server.close()
+    }
+
+    @Test func httpsIsVerifiedAgainstTheTrustRoots() async throws {
+        let authority = try SandboxCertificateAuthority()
+        let server = try await ScriptedHTTP1Server(tls: NIOSSLContext(configuration: authority.makeServerTLSConfiguration())) { _ in
+            .answer(status: 201, body: "", close: false)
+        }
+        let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/push/x"))
+        var trusting = TLSConfiguration.makeClientConfiguration()
+        trusting.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(authority.caCertificatePEM.utf8)))
+        let verified = try Self.pool(tls: NIOSSLContext(configuration: trusting))
+        #expect(try await verified.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        // The system trust store does not know the sandbox CA: the handshake fails and nothing is sent.
+        let untrusting = try Self.pool()
+        await #expect(throws: (any Error).self) {
+            try await untrusting.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon)
+        }
+        #expect(server.snapshot.heads.count == 1)
+        await verified.shutdown()
+        await untrusting.shutdown()
+        try await server.close()
+    }
+
+    @Test func requestTargetsKeepTheEndpointsEncoding() throws {
+        let encoded = try #require(URL(string: "https://push.example/wpush/v2/gAAAA%3D%3D?a=b"))
+        #expect(WebPushConnectionPool.target(of: encoded) == "/wpush/v2/gAAAA%3D%3D?a=b")
+        let bare = try #require(URL(string: "https://push.example"))
+        #expect(WebPushConnectionPool.target(of: bare) == "/")
+        let ipv6 = try #require(URL(string: "https://[::1]:8443/x"))
+        let origin = try #require(WebPushConnectionPool.Origin(ipv6))
+        #expect(origin.host == "::1")
+        #expect(origin.hostHeader == "[::1]:8443")
+        #expect(origin.serverName == nil)
+        let named = try #require(URL(string: "https://fcm.googleapis.com/fcm/send/x"))
+        #expect(WebPushConnectionPool.Origin(named)?.hostHeader == "fcm.googleapis.com")
+    }
+}
