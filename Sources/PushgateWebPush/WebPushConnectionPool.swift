@@ -75,7 +75,9 @@ final class WebPushConnectionPool: Sendable {
     }
 
     /// Posts `body` to `url` with `headers` (plus `Host` and `Content-Length`), answering before `deadline`.
-    func post(_ url: URL, headers: HTTPHeaders, body: ByteBuffer, deadline: NIODeadline) async throws -> WebPushAnswer {
+    /// - Parameter addresses: where a new connection goes (the first of them), the host's addresses
+    ///   as the endpoint policy checked them; empty to connect by name.
+    func post(_ url: URL, at addresses: [IPAddress] = [], headers: HTTPHeaders, body: ByteBuffer, deadline: NIODeadline) async throws -> WebPushAnswer {
         guard let origin = Origin(url) else { throw WebPushExchangeError.connectionLost("endpoint is not an http(s) URL") }
         var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: Self.target(of: url), headers: headers)
         head.headers.replaceOrAdd(name: "Host", value: origin.hostHeader)
@@ -86,7 +88,7 @@ final class WebPushConnectionPool: Sendable {
                 return try await self.exchange(on: idle, origin: origin, head: head, body: body, deadline: deadline)
             } catch WebPushExchangeError.notSent {}
         }
-        let connection = try await self.connect(origin, deadline: deadline).get()
+        let connection = try await self.connect(origin, at: addresses, deadline: deadline).get()
         return try await self.exchange(on: connection, origin: origin, head: head, body: body, deadline: deadline)
     }
 
@@ -163,7 +165,7 @@ final class WebPushConnectionPool: Sendable {
         }
     }
 
-    private func connect(_ origin: Origin, deadline: NIODeadline) -> EventLoopFuture<Connection> {
+    private func connect(_ origin: Origin, at addresses: [IPAddress], deadline: NIODeadline) -> EventLoopFuture<Connection> {
         guard !self.state.withLock({ $0.isShutDown }) else {
             return MultiThreadedEventLoopGroup.singleton.next().makeFailedFuture(WebPushExchangeError.shutDown)
         }
@@ -176,6 +178,9 @@ final class WebPushConnectionPool: Sendable {
             connected = bootstrap.connect(host: proxy.host, port: proxy.port).flatMap { channel in
                 OutboundProxyTunnel.open(on: channel, to: origin.host, port: origin.port, through: proxy, timeout: timeout).map { channel }
             }
+        } else if let pinned = addresses.lazy.compactMap({ try? SocketAddress(ipAddress: $0.description, port: origin.port) }).first {
+            // The checked address, not a second lookup that could answer differently.
+            connected = bootstrap.connect(to: pinned)
         } else {
             connected = bootstrap.connect(host: origin.host, port: origin.port)
         }

@@ -1,5 +1,5 @@
 public import Foundation
-import PushgateProviderSupport
+public import PushgateProviderSupport
 
 /// Decides whether a subscription's endpoint may be contacted.
 ///
@@ -8,20 +8,30 @@ import PushgateProviderSupport
 /// - Endpoints must be `https`; `http` is accepted only for hosts matched by `allowed_endpoints`.
 /// - A host that is, or resolves to, a loopback, private, link-local, unspecified or multicast address is
 ///   refused unless `allowed_endpoints` matches it, so subscriptions cannot aim the gateway at internal
-///   services.
+///   services. The addresses checked are the ones connected to (``Decision/allowed(addresses:)``), so a
+///   name cannot resolve to a public address for the check and a private one for the connection.
+/// - A name's addresses are remembered for ``resolutionLifetime`` (at most ``resolutionCacheSize``
+///   names), so a busy endpoint costs no resolver call per message.
 public struct WebPushEndpointPolicy: Sendable {
     /// The policy's answer for one endpoint.
     public enum Decision: Sendable, Equatable {
-        /// The endpoint may be contacted.
-        case allowed
+        /// The endpoint may be contacted, at one of `addresses` (checked public addresses, or the literal);
+        /// empty for hosts listed in `allowed_endpoints`, which are connected to by name.
+        case allowed(addresses: [IPAddress])
         /// The endpoint must not be contacted.
         case refused(reason: String)
         /// The host name did not resolve; the check can be tried again later.
         case unresolved
     }
 
+    /// How long a name's resolved addresses are used before it is resolved again.
+    static let resolutionLifetime: Duration = .seconds(60)
+    /// The most names remembered.
+    static let resolutionCacheSize = 1024
+
     private let allowed: [HostGlob]?
     private let resolver: HostResolver
+    private let resolutions = ResolvedNames()
 
     /// Creates a policy from `allowed_endpoints`, resolving host names with the system resolver.
     public init(allowedEndpoints: [String]?) {
@@ -52,7 +62,7 @@ public struct WebPushEndpointPolicy: Sendable {
         if self.allowed != nil, !listed {
             return .refused(reason: "endpoint host is not in allowed_endpoints")
         }
-        if listed { return .allowed }
+        if listed { return .allowed(addresses: []) }
         guard scheme == "https" else {
             return .refused(reason: "endpoint is not https")
         }
@@ -64,12 +74,17 @@ public struct WebPushEndpointPolicy: Sendable {
             if name.lowercased() == "localhost" || name.lowercased().hasSuffix(".localhost") {
                 return .refused(reason: "endpoint host is a loopback name")
             }
-            guard let resolved = await self.resolver.resolve(name) else { return .unresolved }
-            addresses = resolved
+            if let remembered = self.resolutions.addresses(of: name) {
+                addresses = remembered
+            } else {
+                guard let resolved = await self.resolver.resolve(name), !resolved.isEmpty else { return .unresolved }
+                self.resolutions.remember(resolved, of: name, for: Self.resolutionLifetime, limit: Self.resolutionCacheSize)
+                addresses = resolved
+            }
         }
         if let restriction = addresses.lazy.compactMap(\.restriction).first {
             return .refused(reason: "endpoint host is a \(restriction) address")
         }
-        return .allowed
+        return .allowed(addresses: addresses)
     }
 }

@@ -102,8 +102,9 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         guard ContinuousClock.now < deadline else {
             return (.retryLater(after: nil, reason: "deadline passed before sending"), nil)
         }
+        let addresses: [IPAddress]
         switch await self.policy.check(subscription.endpoint) {
-        case .allowed: break
+        case .allowed(let checked): addresses = checked
         case .refused(let reason): return (.rejected(reason: reason), nil)
         case .unresolved: return (.retryLater(after: nil, reason: "endpoint host did not resolve"), nil)
         }
@@ -131,19 +132,19 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         headers.add(name: "Content-Encoding", value: "aes128gcm")
         headers.add(name: "Content-Type", value: "application/octet-stream")
         headers.add(name: "Authorization", value: authorization)
-        let outcome = await self.execute(subscription.endpoint, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline)
+        let outcome = await self.execute(subscription.endpoint, at: addresses, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline)
         return outcome ?? (.retryLater(after: nil, reason: "deadline passed"), nil)
     }
 
     /// Waits for a request slot, posts, and reads the answer (the start of an error body), all before
     /// `deadline`; nil when the deadline passed while waiting for a slot.
     private func execute(
-        _ endpoint: URL, headers: HTTPHeaders, body: ByteBuffer, deadline: ContinuousClock.Instant
+        _ endpoint: URL, at addresses: [IPAddress], headers: HTTPHeaders, body: ByteBuffer, deadline: ContinuousClock.Instant
     ) async -> (outcome: DeliveryOutcome, status: Int?)? {
         guard await self.requestSlots.enter(until: deadline) == .admitted else { return nil }
         defer { self.requestSlots.leave() }
         do {
-            let answer = try await self.connections.post(endpoint, headers: headers, body: body, deadline: Self.nioDeadline(deadline))
+            let answer = try await self.connections.post(endpoint, at: addresses, headers: headers, body: body, deadline: Self.nioDeadline(deadline))
             var text = ""
             if !(200...299).contains(answer.status) {
                 text = String(decoding: answer.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import PushgateProviderSupport
 import PushgateSandbox
 @testable import PushgateWebPush
 import Testing
@@ -105,6 +106,18 @@ struct WebPushConnectionPoolTests {
         #expect(server.snapshot.heads.count == 1)
         await verified.shutdown()
         await untrusting.shutdown()
+        try await server.close()
+    }
+
+    @Test func aNewConnectionGoesToThePinnedAddressNotASecondLookup() async throws {
+        let server = try await ScriptedHTTP1Server { _ in .answer(status: 201, body: "", close: false) }
+        let pool = try Self.pool()
+        // `.invalid` never resolves: the connection can only have gone to the pinned address.
+        let url = try #require(URL(string: "http://push.invalid:\(server.port)/push/x"))
+        let loopback = try #require(IPAddress(literal: "127.0.0.1"))
+        #expect(try await pool.post(url, at: [loopback], headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        #expect(server.snapshot.heads.first?.headers["Host"] == ["push.invalid:\(server.port)"])
+        await pool.shutdown()
         try await server.close()
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PushgateProviderSupport
 @testable import PushgateWebPush
+import Synchronization
 import Testing
 
 @Suite("Web Push endpoint policy")
@@ -31,8 +32,8 @@ struct WebPushEndpointPolicyTests {
     }
 
     @Test func publicHTTPSEndpointsAreAllowed() async {
-        #expect(await Self.check("https://push.example/sub/1") == .allowed)
-        #expect(await Self.check("https://93.184.216.34/sub/1") == .allowed)
+        #expect(await Self.check("https://push.example/sub/1") == .allowed(addresses: [IPAddress(literal: "93.184.216.34")!]))
+        #expect(await Self.check("https://93.184.216.34/sub/1") == .allowed(addresses: [IPAddress(literal: "93.184.216.34")!]))
     }
 
     @Test(arguments: [
@@ -48,9 +49,25 @@ struct WebPushEndpointPolicyTests {
         }
     }
 
+    @Test func aNameIsResolvedOnceForAWhile() async {
+        let lookups = LookupCounter()
+        let resolver = HostResolver { host in
+            lookups.add()
+            return host == "push.example" ? [IPAddress(literal: "93.184.216.34")!] : nil
+        }
+        let policy = WebPushEndpointPolicy(allowedEndpoints: nil, resolver: resolver)
+        for _ in 0..<5 {
+            #expect(await policy.check(URL(string: "https://push.example/sub/1")!) == .allowed(addresses: [IPAddress(literal: "93.184.216.34")!]))
+        }
+        #expect(lookups.count == 1)
+        // A name that does not resolve is asked again each time.
+        for _ in 0..<2 { #expect(await policy.check(URL(string: "https://nowhere.example/sub")!) == .unresolved) }
+        #expect(lookups.count == 3)
+    }
+
     @Test func plainHTTPNeedsAnAllowedEndpointsEntry() async {
         #expect(await Self.check("http://push.example/sub") == .refused(reason: "endpoint is not https"))
-        #expect(await Self.check("http://127.0.0.1:8080/sub", allowed: ["127.0.0.1:*"]) == .allowed)
+        #expect(await Self.check("http://127.0.0.1:8080/sub", allowed: ["127.0.0.1:*"]) == .allowed(addresses: []))
         guard case .refused = await Self.check("ftp://push.example/sub") else {
             Issue.record("ftp accepted")
             return
@@ -59,7 +76,7 @@ struct WebPushEndpointPolicyTests {
 
     @Test func allowedEndpointsRestrictAndPermit() async {
         #expect(await Self.check("https://push.example/sub", allowed: ["*.mozilla.com"]) == .refused(reason: "endpoint host is not in allowed_endpoints"))
-        #expect(await Self.check("https://internal.example/sub", allowed: ["internal.example"]) == .allowed)
+        #expect(await Self.check("https://internal.example/sub", allowed: ["internal.example"]) == .allowed(addresses: []))
         #expect(await Self.check("https://10.0.0.1/sub", allowed: ["127.0.0.1:*"]) == .refused(reason: "endpoint host is not in allowed_endpoints"))
     }
 
@@ -71,4 +88,11 @@ struct WebPushEndpointPolicyTests {
         let addresses = try #require(await HostResolver.system.resolve("localhost"))
         #expect(addresses.contains { $0.restriction == "loopback" })
     }
+}
+
+/// Counts resolver calls.
+final class LookupCounter: Sendable {
+    private let calls = Mutex(0)
+    func add() { self.calls.withLock { $0 += 1 } }
+    var count: Int { self.calls.withLock { $0 } }
 }
