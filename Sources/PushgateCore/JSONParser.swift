@@ -76,6 +76,8 @@ public struct JSONParser {
         guard depth <= Self.maximumDepth else { throw self.failure("nested too deeply") }
         self.position += 1
         var members: [String: JSONValue] = [:]
+        // Most objects have a few members: start with room for them instead of growing from nothing.
+        members.reserveCapacity(8)
         self.skipWhitespace()
         if self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: "}") {
             self.position += 1
@@ -127,10 +129,17 @@ public struct JSONParser {
     private mutating func string() throws(Failure) -> String {
         self.position += 1
         let start = self.position
+        var nonASCII: UInt8 = 0
         // The common case: no escapes; the bytes are the string.
         while self.position < self.bytes.count {
             let byte = self.bytes[self.position]
             if byte == UInt8(ascii: "\"") {
+                if nonASCII & 0x80 == 0 {
+                    // ASCII is valid UTF-8: no validation pass needed.
+                    let text = String(decoding: self.bytes[start..<self.position], as: UTF8.self)
+                    self.position += 1
+                    return text
+                }
                 guard let text = String(validating: self.bytes[start..<self.position], as: UTF8.self) else {
                     throw Failure(offset: start, reason: "invalid UTF-8")
                 }
@@ -139,6 +148,7 @@ public struct JSONParser {
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw self.failure("control character in a string") }
+            nonASCII |= byte
             self.position += 1
         }
         var buffer = Array(self.bytes[start..<self.position])
