@@ -71,9 +71,14 @@ final class APNsStreamHandler: ChannelInboundHandler {
         headers.reserveCapacity(request.headers.count + 5)
         headers.add(name: ":method", value: "POST")
         headers.add(name: ":scheme", value: "https")
-        headers.add(name: ":path", value: request.path)
+        // Values that change from request to request (the device token's path, the request id, the
+        // expiry) are not put in the HPACK table, where they would only push out the ones that repeat
+        // (the provider token, the topic).
+        headers.add(name: ":path", value: request.path, indexing: .nonIndexable)
         headers.add(name: ":authority", value: self.authority)
-        for header in request.headers { headers.add(name: header.name, value: header.value) }
+        for header in request.headers {
+            headers.add(name: header.name, value: header.value, indexing: Self.changesPerRequest(header.name) ? .nonIndexable : .indexable)
+        }
         headers.add(name: "content-length", value: String(request.body.readableBytes))
         let timeout = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] () -> Void in
             guard let self else { return }
@@ -84,6 +89,11 @@ final class APNsStreamHandler: ChannelInboundHandler {
         let data = HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(request.body), endStream: true)))
         context.write(self.wrapOutboundOut(data), promise: nil)
         self.scheduleFlush(context: context)
+    }
+
+    /// Whether a header's value is new on nearly every request.
+    static func changesPerRequest(_ name: String) -> Bool {
+        name == "apns-id" || name == "apns-expiration"
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
