@@ -134,7 +134,7 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         var bearer: String?
         if let providerToken = self.providerToken {
             do {
-                let jwt = try await providerToken.token()
+                let jwt = try providerToken.token()
                 bearer = jwt
                 headers.append(("authorization", "bearer \(jwt)"))
             } catch {
@@ -175,7 +175,7 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
             guard mayRenewToken, let providerToken = self.providerToken else {
                 return .rejected(reason: reason ?? "ExpiredProviderToken")
             }
-            await providerToken.invalidate(bearer)
+            providerToken.invalidate(bearer)
             return await self.send(notification, body: body, to: token, deadline: deadline, mayRenewToken: false, mayResend: mayResend)
         }
     }

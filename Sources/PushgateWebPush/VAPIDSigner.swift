@@ -1,13 +1,16 @@
 public import Crypto
 public import Foundation
 import PushgateProviderSupport
+import Synchronization
 
 /// Builds VAPID `Authorization` headers (RFC 8292) and reuses each one per push-service origin until an hour
 /// before its token expires.
 ///
 /// The header is `vapid t=<JWT>, k=<base64url uncompressed public key>`; the ES256 JWT carries `aud` (the
 /// endpoint's origin), `exp` (now + 12 h) and `sub` (the contact).
-public actor VAPIDSigner {
+///
+/// A lock, not an actor: every message asks for a header, and a cached answer should cost no executor hop.
+public final class VAPIDSigner: Sendable {
     /// How long a token is valid.
     public static let tokenLifetime: TimeInterval = 12 * 3600
     /// How long before expiry a cached header is replaced.
@@ -27,11 +30,11 @@ public actor VAPIDSigner {
 
     private let key: P256.Signing.PrivateKey
     /// The `sub` claim: a `mailto:` or `https:` contact.
-    public nonisolated let subject: String
+    public let subject: String
     /// The application server key, base64url of the uncompressed public key (the `k=` parameter).
-    public nonisolated let publicKey: String
+    public let publicKey: String
     private let now: @Sendable () -> Date
-    private var cache: [String: CachedHeader] = [:]
+    private let cache = Mutex<[String: CachedHeader]>([:])
 
     /// Creates a signer.
     /// - Parameters:
@@ -73,7 +76,7 @@ public actor VAPIDSigner {
     public func authorization(for endpoint: URL) throws(Failure) -> String {
         guard let origin = Self.origin(of: endpoint) else { throw Failure(reason: "endpoint has no origin") }
         let now = self.now()
-        if let cached = self.cache[origin], cached.refreshAt > now {
+        if let cached = self.cache.withLock({ $0[origin] }), cached.refreshAt > now {
             return cached.value
         }
         let expiry = Int64((now.timeIntervalSince1970 + Self.tokenLifetime).rounded(.down))
@@ -84,8 +87,10 @@ public actor VAPIDSigner {
             throw Failure(reason: "could not sign the VAPID token")
         }
         let value = "vapid t=\(token), k=\(self.publicKey)"
-        self.cache = self.cache.filter { $0.value.refreshAt > now }
-        self.cache[origin] = CachedHeader(value: value, refreshAt: Date(timeIntervalSince1970: TimeInterval(expiry) - Self.refreshMargin))
+        self.cache.withLock { cache in
+            cache = cache.filter { $0.value.refreshAt > now }
+            cache[origin] = CachedHeader(value: value, refreshAt: Date(timeIntervalSince1970: TimeInterval(expiry) - Self.refreshMargin))
+        }
         return value
     }
 }

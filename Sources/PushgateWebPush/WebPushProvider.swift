@@ -118,7 +118,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         }
         let authorization: String
         do {
-            authorization = try await self.signer.authorization(for: subscription.endpoint)
+            authorization = try self.signer.authorization(for: subscription.endpoint)
         } catch {
             return (.rejected(reason: error.reason), nil)
         }

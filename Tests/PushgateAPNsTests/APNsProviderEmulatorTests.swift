@@ -128,13 +128,13 @@ struct APNsProviderEmulatorTests {
                 let token = try #require(provider.providerToken)
                 #expect(await provider.deliver(Self.alert, to: deviceToken(), deadline: .soon) == .delivered)
                 #expect(await provider.deliver(Self.alert, to: deviceToken(), deadline: .soon) == .delivered)
-                #expect(await token.issuedCount == 1)
+                #expect(token.issuedCount == 1)
 
                 // The emulator expires the provider token; the provider renews it and retries once.
                 #expect(await provider.deliver(Self.alert, to: deviceToken("e0e0"), deadline: .soon) == .delivered)
-                #expect(await token.issuedCount == 2)
+                #expect(token.issuedCount == 2)
                 #expect(await provider.deliver(Self.alert, to: deviceToken(), deadline: .soon) == .delivered)
-                #expect(await token.issuedCount == 2)
+                #expect(token.issuedCount == 2)
 
                 let log = harness.emulator.log.all
                 #expect(log.map(\.status) == [200, 200, 403, 200, 200])

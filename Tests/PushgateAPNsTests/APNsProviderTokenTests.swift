@@ -20,7 +20,7 @@ struct APNsProviderTokenTests {
         let source = APNsProviderToken(key: key, keyID: "KEY1234567", teamID: "TEAM123456", now: { clock.now() })
         let verifier = APNsProviderTokenVerifier(publicKey: key.publicKey, keyID: "KEY1234567", teamID: "TEAM123456")
 
-        let first = try await source.token()
+        let first = try source.token()
         #expect(verifier.problem(with: "bearer \(first)", now: clock.now()) == nil)
         let parts = first.split(separator: ".")
         let header = try JSONSerialization.jsonObject(with: Data(try #require(Base64URL.decode(String(parts[0]))))) as? [String: Any]
@@ -31,18 +31,18 @@ struct APNsProviderTokenTests {
         #expect(claims?["iat"] as? Int == 1_800_000_000)
 
         clock.advance(49 * 60)
-        #expect(try await source.token() == first)
+        #expect(try source.token() == first)
         clock.advance(60 + 1)
-        let second = try await source.token()
+        let second = try source.token()
         #expect(second != first)
-        #expect(await source.issuedCount == 2)
+        #expect(source.issuedCount == 2)
 
         // A stale invalidation does not drop the newer token; a current one does.
-        await source.invalidate(first)
-        #expect(try await source.token() == second)
-        await source.invalidate(second)
-        #expect(try await source.token() != second)
-        #expect(await source.issuedCount == 3)
+        source.invalidate(first)
+        #expect(try source.token() == second)
+        source.invalidate(second)
+        #expect(try source.token() != second)
+        #expect(source.issuedCount == 3)
     }
 
     @Test func verifierRefusesForeignOldAndMissingTokens() async throws {

@@ -53,7 +53,7 @@ struct VAPIDSignerTests {
         let key = P256.Signing.PrivateKey()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let signer = VAPIDSigner(key: key, contact: "ops@example.org", now: { now })
-        let header = try await signer.authorization(for: URL(string: "https://push.example.net:8443/wpush/v2/abc?x=1")!)
+        let header = try signer.authorization(for: URL(string: "https://push.example.net:8443/wpush/v2/abc?x=1")!)
         let (token, k) = try Self.parts(of: header)
         #expect(k == Base64URL.encode(key.publicKey.x963Representation))
         let output = try await PythonReference.run(Self.verifyScript, arguments: [token, k])
@@ -95,14 +95,14 @@ struct VAPIDSignerTests {
         }
         let clock = Clock()
         let signer = VAPIDSigner(key: P256.Signing.PrivateKey(), contact: "ops@example.org", now: { clock.time.withLock { $0 } })
-        let first = try await signer.authorization(for: URL(string: "https://a.example/one")!)
-        #expect(try await signer.authorization(for: URL(string: "https://a.example/two")!) == first)
-        let other = try await signer.authorization(for: URL(string: "https://b.example/one")!)
+        let first = try signer.authorization(for: URL(string: "https://a.example/one")!)
+        #expect(try signer.authorization(for: URL(string: "https://a.example/two")!) == first)
+        let other = try signer.authorization(for: URL(string: "https://b.example/one")!)
         #expect(other != first)
         clock.time.withLock { $0 += 10 * 3600 }
-        #expect(try await signer.authorization(for: URL(string: "https://a.example/one")!) == first)
+        #expect(try signer.authorization(for: URL(string: "https://a.example/one")!) == first)
         clock.time.withLock { $0 += 3600 + 1 }
-        let renewed = try await signer.authorization(for: URL(string: "https://a.example/one")!)
+        let renewed = try signer.authorization(for: URL(string: "https://a.example/one")!)
         #expect(renewed != first)
         let claims = try #require(Base64URL.decode(try Self.parts(of: renewed).token.split(separator: ".")[1].description))
         let exp = try #require(try JSONSerialization.jsonObject(with: Data(claims)) as? [String: Any])["exp"] as? Int
