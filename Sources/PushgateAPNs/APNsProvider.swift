@@ -148,7 +148,7 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         let retryAfter: Duration?
         let connection = self.connections[Int(self.nextConnection.wrappingAdd(1, ordering: .relaxed).oldValue % UInt(self.connections.count))]
         do {
-            let answer = try await connection.execute(request, deadline: .now() + .nanoseconds(remaining.wholeNanoseconds))
+            let answer = try await connection.execute(request, deadline: deadline.nioDeadline)
             status = answer.status
             reason = Self.reason(in: answer.body)
             retryAfter = RetryAfter.parse(answer.retryAfter)
@@ -193,14 +193,5 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
             let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
         else { return nil }
         return object["reason"] as? String
-    }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds, saturating.
-    fileprivate var wholeNanoseconds: Int64 {
-        let (seconds, attoseconds) = self.components
-        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : product + attoseconds / 1_000_000_000
     }
 }

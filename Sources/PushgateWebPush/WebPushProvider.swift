@@ -32,9 +32,6 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     private let subscriptions = WebPushSubscriptionCache()
     private let logger: Logger
 
-    /// The most error-body bytes kept for a reason.
-    static let errorBodyLimit = 2048
-
     /// Creates the provider (connections open on first use).
     public convenience init(configuration: WebPushConfiguration, logger: Logger) {
         self.init(configuration: configuration, logger: logger, policy: WebPushEndpointPolicy(allowedEndpoints: configuration.allowedEndpoints))
@@ -144,7 +141,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         guard await self.requestSlots.enter(until: deadline) == .admitted else { return nil }
         defer { self.requestSlots.leave() }
         do {
-            let answer = try await self.connections.post(endpoint, at: addresses, headers: headers, body: body, deadline: Self.nioDeadline(deadline))
+            let answer = try await self.connections.post(endpoint, at: addresses, headers: headers, body: body, deadline: deadline.nioDeadline)
             var text = ""
             if !(200...299).contains(answer.status) {
                 text = String(decoding: answer.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -162,11 +159,5 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         if let exchangeError = error as? WebPushExchangeError { return exchangeError.description }
         if let sslError = error as? NIOSSLError { return "TLS: \(sslError)" }
         return String(describing: type(of: error))
-    }
-
-    private static func nioDeadline(_ deadline: ContinuousClock.Instant) -> NIODeadline {
-        let remaining = max(.zero, deadline - ContinuousClock.now)
-        let (seconds, attoseconds) = remaining.components
-        return .now() + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

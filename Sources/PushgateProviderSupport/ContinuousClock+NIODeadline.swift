@@ -1,8 +1,8 @@
-import NIOCore
+public import NIOCore
 
 extension ContinuousClock.Instant {
-    /// The same moment as a NIO deadline, for AsyncHTTPClient.
-    var nioDeadline: NIODeadline {
+    /// The same moment as a NIO deadline (for AsyncHTTPClient and our own connections).
+    public var nioDeadline: NIODeadline {
         let remaining = ContinuousClock.now.duration(to: self)
         return NIODeadline.now() + .nanoseconds(remaining.nanosecondsClamped)
     }
@@ -10,7 +10,7 @@ extension ContinuousClock.Instant {
 
 extension Duration {
     /// The duration in nanoseconds, clamped to `Int64`.
-    var nanosecondsClamped: Int64 {
+    public var nanosecondsClamped: Int64 {
         let (seconds, attoseconds) = self.components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? .min : .max }
