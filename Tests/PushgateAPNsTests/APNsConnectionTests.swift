@@ -67,7 +67,8 @@ struct APNsConnectionTests {
             let outcome = await provider.deliver(Self.alert, to: deviceToken(), deadline: .now + .milliseconds(500))
             let elapsed = ContinuousClock.now - started
             #expect(outcome == .retryLater(after: nil, reason: "deadline passed"))
-            #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(5))
+            // Far under any other timeout, with room for a machine loaded by the rest of the suite.
+            #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(15))
             // The RST_STREAM reaches the server.
             for _ in 0..<500 where server.record.withLock({ $0.resets }) == 0 {
                 try await Task.sleep(for: .milliseconds(10))
