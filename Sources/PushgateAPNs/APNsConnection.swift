@@ -21,9 +21,7 @@ final class APNsConnection: @unchecked Sendable {
         /// `host`, or `host:port` for a port other than 443.
         var authority: String { self.port == 443 ? self.host : "\(self.host):\(self.port)" }
         /// The TLS server name: the host, unless it is an IP address (verified against the address then).
-        var serverName: String? {
-            (try? SocketAddress(ipAddress: self.host, port: 0)) == nil ? self.host : nil
-        }
+        var serverName: String? { IPAddress.tlsServerName(forHost: self.host) }
     }
 
     let eventLoop: any EventLoop

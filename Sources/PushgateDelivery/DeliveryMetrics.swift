@@ -1,6 +1,5 @@
 public import CoreMetrics
 import PushgateCore
-import Synchronization
 
 /// Delivery counters and timings, per app and outcome:
 /// `pushgate_deliveries_total{app,outcome}`, `pushgate_delivery_duration_seconds{app}`,
@@ -11,7 +10,8 @@ import Synchronization
 /// every delivery costs more than the delivery's own bookkeeping.
 public struct DeliveryMetrics: Sendable {
     private let factory: any MetricsFactory
-    private let handles = Handles()
+    private let counters = MemoTable<HandleKey, Counter>()
+    private let timers = MemoTable<String, Timer>()
 
     /// Creates metrics recorded through `factory` (the composition root passes the Prometheus one).
     public init(factory: any MetricsFactory) {
@@ -20,16 +20,16 @@ public struct DeliveryMetrics: Sendable {
 
     func record(appID: String, outcome: DeliveryOutcome, duration: Duration) {
         let label = outcome.label
-        self.handles.counter(HandleKey(metric: .deliveries, appID: appID, outcome: label)) {
+        self.counters.value(for: HandleKey(metric: .deliveries, appID: appID, outcome: label)) {
             Counter(label: "pushgate_deliveries_total", dimensions: [("app", appID), ("outcome", label)], factory: self.factory)
         }.increment()
-        self.handles.timer(appID) {
+        self.timers.value(for: appID) {
             Timer(label: "pushgate_delivery_duration_seconds", dimensions: [("app", appID)], factory: self.factory)
         }.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     func recordGivenUp(appID: String) {
-        self.handles.counter(HandleKey(metric: .givenUp, appID: appID, outcome: "")) {
+        self.counters.value(for: HandleKey(metric: .givenUp, appID: appID, outcome: "")) {
             Counter(label: "pushgate_outbox_given_up_total", dimensions: [("app", appID)], factory: self.factory)
         }.increment()
     }
@@ -46,10 +46,10 @@ public struct DeliveryMetrics: Sendable {
 
     private func inflightDropCounters(_ appID: String) -> [Counter] {
         [
-            self.handles.counter(HandleKey(metric: .inflightDrops, appID: appID, outcome: "")) {
+            self.counters.value(for: HandleKey(metric: .inflightDrops, appID: appID, outcome: "")) {
                 Counter(label: "pushgate_inflight_limit_drops_total", dimensions: [("app", appID)], factory: self.factory)
             },
-            self.handles.counter(HandleKey(metric: .sygnalInflightDrops, appID: appID, outcome: "")) {
+            self.counters.value(for: HandleKey(metric: .sygnalInflightDrops, appID: appID, outcome: "")) {
                 Counter(label: "sygnal_inflight_request_limit_drop_total", dimensions: [("pushkin", appID)], factory: self.factory)
             },
         ]
@@ -65,30 +65,4 @@ private struct HandleKey: Hashable, Sendable {
     var metric: Metric
     var appID: String
     var outcome: String
-}
-
-/// The handles made so far.
-private final class Handles: Sendable {
-    private let counters = Mutex<[HandleKey: Counter]>([:])
-    private let timers = Mutex<[String: Timer]>([:])
-
-    func counter(_ key: HandleKey, make: () -> Counter) -> Counter {
-        if let counter = self.counters.withLock({ $0[key] }) { return counter }
-        let counter = make()
-        return self.counters.withLock { counters in
-            if let existing = counters[key] { return existing }
-            counters[key] = counter
-            return counter
-        }
-    }
-
-    func timer(_ appID: String, make: () -> Timer) -> Timer {
-        if let timer = self.timers.withLock({ $0[appID] }) { return timer }
-        let timer = make()
-        return self.timers.withLock { timers in
-            if let existing = timers[appID] { return existing }
-            timers[appID] = timer
-            return timer
-        }
-    }
 }

@@ -1,4 +1,5 @@
 public import CoreMetrics
+import PushgateCore
 import Synchronization
 
 /// Sygnal's Prometheus metrics for the notify endpoint, under Sygnal's names, so existing dashboards
@@ -13,8 +14,14 @@ public final class MatrixMetrics: Sendable {
     private let requestsInFlight: Gauge
     /// Requests being handled now; the gauge shows it (Sygnal's gauge goes up and down with them).
     private let inFlightCount = Mutex(0)
-    private let perApp = Mutex<[String: Counter]>([:])
-    private let perCode = Mutex<[Int: (codes: Counter, time: Timer)]>([:])
+    private let perApp = MemoTable<String, Counter>()
+    private let perCode = MemoTable<Int, CodeHandles>()
+
+    /// The handles labelled with one status code.
+    private struct CodeHandles: Sendable {
+        let codes: Counter
+        let time: Timer
+    }
 
     /// Creates metrics recorded through `factory`.
     public init(factory: any MetricsFactory) {
@@ -30,24 +37,17 @@ public final class MatrixMetrics: Sendable {
     }
 
     func dispatched(app: String) {
-        let counter = self.perApp.withLock { cache in
-            if let counter = cache[app] { return counter }
-            let counter = Counter(label: "sygnal_per_pushkin_type_total", dimensions: [("pushkin", app)], factory: self.factory)
-            cache[app] = counter
-            return counter
-        }
-        counter.increment()
+        self.perApp.value(for: app) {
+            Counter(label: "sygnal_per_pushkin_type_total", dimensions: [("pushkin", app)], factory: self.factory)
+        }.increment()
     }
 
     func answered(code: Int, duration: Duration) {
-        let handles = self.perCode.withLock { cache in
-            if let handles = cache[code] { return handles }
-            let handles = (
+        let handles = self.perCode.value(for: code) {
+            CodeHandles(
                 codes: Counter(label: "sygnal_pushgateway_status_codes_total", dimensions: [("code", String(code))], factory: self.factory),
                 time: Timer(label: "sygnal_notify_time", dimensions: [("code", String(code))], factory: self.factory)
             )
-            cache[code] = handles
-            return handles
         }
         handles.codes.increment()
         handles.time.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)

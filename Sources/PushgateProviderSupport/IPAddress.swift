@@ -11,6 +11,12 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     case v4([UInt8])
     case v6([UInt8])
 
+    /// The TLS server name (SNI, and the name the certificate is checked against) for `host`: the host
+    /// itself, or nil for an address literal, whose certificate is checked against the address instead.
+    public static func tlsServerName(forHost host: String) -> String? {
+        IPAddress(literal: host) == nil ? host : nil
+    }
+
     /// Parses a numeric address (`10.0.0.1`, `::1`, `[fe80::1]`); nil for host names.
     public init?(literal: String) {
         var text = literal

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PushgateCore
 public import Prometheus
 
 /// The gateway's Prometheus registry and the metrics every route shares.
@@ -12,12 +12,17 @@ public final class GatewayMetrics: Sendable {
     /// The registry `/metrics` renders.
     public let registry: PrometheusCollectorRegistry
     /// The handles of each route, method and status seen, so a request costs no registry lookup.
-    private let requestHandles = Mutex<[RequestLabels: (count: Counter, duration: DurationHistogram)]>([:])
+    private let requestHandles = MemoTable<RequestLabels, RequestHandles>()
 
-    private struct RequestLabels: Hashable {
+    private struct RequestLabels: Hashable, Sendable {
         var route: String
         var method: String
         var status: Int
+    }
+
+    private struct RequestHandles: Sendable {
+        let count: Counter
+        let duration: DurationHistogram
     }
 
     static let durationBuckets: [Duration] = [
@@ -47,16 +52,12 @@ public final class GatewayMetrics: Sendable {
 
     /// Counts and times one answered request.
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {
-        let handles = self.requestHandles.withLock { cache in
-            let key = RequestLabels(route: route, method: method, status: status)
-            if let handles = cache[key] { return handles }
+        let handles = self.requestHandles.value(for: RequestLabels(route: route, method: method, status: status)) {
             let labels = [("route", route), ("method", method), ("code", String(status))]
-            let handles = (
+            return RequestHandles(
                 count: self.registry.makeCounter(descriptor: Self.requests, labels: labels),
                 duration: self.registry.makeDurationHistogram(descriptor: Self.requestDuration, labels: labels, buckets: Self.durationBuckets)
             )
-            cache[key] = handles
-            return handles
         }
         handles.count.increment()
         handles.duration.record(duration)

@@ -35,9 +35,7 @@ final class WebPushConnectionPool: Sendable {
         }
 
         /// The TLS server name: the host, unless it is an IP address (verified against the address then).
-        var serverName: String? {
-            (try? SocketAddress(ipAddress: self.host, port: 0)) == nil ? self.host : nil
-        }
+        var serverName: String? { IPAddress.tlsServerName(forHost: self.host) }
     }
 
     /// One open connection.
