@@ -9,14 +9,19 @@ struct MemoTableTests {
         init(id: Int) { self.id = id }
     }
 
+    final class Counter: Sendable {
+        private let value = Atomic<Int>(0)
+        func next() -> Int { self.value.wrappingAdd(1, ordering: .relaxed).newValue }
+    }
+
     @Test func eachKeyGetsOneValueEvenUnderConcurrency() async {
         let table = MemoTable<String, Box>()
-        let made = Atomic<Int>(0)
+        let made = Counter()
         let boxes = await withTaskGroup(of: (String, ObjectIdentifier).self) { group in
             for index in 0..<400 {
                 group.addTask {
                     let key = "key-\(index % 4)"
-                    let box = table.value(for: key) { Box(id: made.wrappingAdd(1, ordering: .relaxed).newValue) }
+                    let box = table.value(for: key) { Box(id: made.next()) }
                     return (key, ObjectIdentifier(box))
                 }
             }
