@@ -19,7 +19,7 @@ public enum DatabaseSettings: Sendable, Equatable {
         }
     }
 
-    static let knownKeys: Set<String> = ["url", "max_connections"]
+    static let knownKeys: Set<String> = ["url", "max_connections", "timeout"]
 
     init(_ section: ConfigSection, warnings: inout [String]) throws {
         guard let url = try section.string("url") else {

@@ -17,6 +17,9 @@ public struct GatewayConfiguration: Sendable, Equatable {
     /// The outbound HTTP proxy for provider requests (`proxy`; Sygnal's form `http://[user:pass@]host[:port]`).
     public var proxy: String?
     public var database = DatabaseSettings.default
+    /// How long one store call may take before it fails as unavailable (`database.timeout`, seconds,
+    /// default 3).
+    public var databaseTimeout: Duration = .seconds(3)
     /// The Nextcloud push proxy front end (`nextcloud`).
     public var nextcloud = NextcloudSettings()
     /// The configured apps, in file order.
@@ -48,7 +51,10 @@ public struct GatewayConfiguration: Sendable, Equatable {
         if let log = try top.section("log") { self.log = try LogSettings(log, warnings: &warnings) }
         if let metrics = try top.section("metrics") { self.metrics = try MetricsSettings(metrics, warnings: &warnings) }
         if let proxy = try top.string("proxy") { self.proxy = try Self.validatedProxy(proxy) }
-        if let database = try top.section("database") { self.database = try DatabaseSettings(database, warnings: &warnings) }
+        if let database = try top.section("database") {
+            self.database = try DatabaseSettings(database, warnings: &warnings)
+            self.databaseTimeout = .seconds(try database.int("timeout", in: 1...300) ?? 3)
+        }
         if let nextcloud = try top.section("nextcloud") { self.nextcloud = try NextcloudSettings(nextcloud, warnings: &warnings) }
         if let apps = try top.section("apps") {
             self.apps = try apps.map.entries.map { id, value in

@@ -32,9 +32,24 @@ public struct NextcloudDeviceRoutes: Sendable {
     /// The routes, under the configured prefix.
     public var routes: [GatewayRoute] {
         [
-            GatewayRoute(.post, self.pathPrefix + "/devices") { request, context in try await self.register(request, context: context) },
-            GatewayRoute(.delete, self.pathPrefix + "/devices") { request, context in try await self.unregister(request, context: context) },
+            GatewayRoute(.post, self.pathPrefix + "/devices") { request, context in
+                try await Self.answeringStoreErrors(context: context) { try await self.register(request, context: context) }
+            },
+            GatewayRoute(.delete, self.pathPrefix + "/devices") { request, context in
+                try await Self.answeringStoreErrors(context: context) { try await self.unregister(request, context: context) }
+            },
         ]
+    }
+
+    /// Runs a route, answering 503 (with `Retry-After`) when the store fails: the client keeps its
+    /// registration state and tries again.
+    private static func answeringStoreErrors(context: GatewayRequestContext, _ route: () async throws -> Response) async throws -> Response {
+        do {
+            return try await route()
+        } catch let error as StoreError {
+            context.logger.warning("nextcloud: the store is not available", metadata: ["error": "\(error)"])
+            return NextcloudErrorResponse.storeUnavailable
+        }
     }
 
     private func fields(_ request: Request, context: GatewayRequestContext) async throws -> [String: String] {

@@ -55,10 +55,10 @@ public struct NextcloudNotificationRoutes: Sendable {
         do {
             batch = try NextcloudNotificationBatch(body: String(buffer: body), isJSON: isJSON)
         } catch {
-            return Self.error(.badRequest, error.reason)
+            return NextcloudErrorResponse.response(.badRequest, error.reason)
         }
         guard batch.entries.count <= self.settings.maxBatchSize else {
-            return Self.error(.contentTooLarge, "a batch may carry at most \(self.settings.maxBatchSize) notifications")
+            return NextcloudErrorResponse.response(.contentTooLarge, "a batch may carry at most \(self.settings.maxBatchSize) notifications")
         }
         if let limiter = self.rateLimiter {
             let sender = self.sender(request, context: context)
@@ -72,7 +72,7 @@ public struct NextcloudNotificationRoutes: Sendable {
                     )
                 }
             } catch {
-                return Self.error(.serviceUnavailable, "the store is not available")
+                return NextcloudErrorResponse.storeUnavailable
             }
         }
         let result: NextcloudBatchResult
@@ -80,7 +80,7 @@ public struct NextcloudNotificationRoutes: Sendable {
             result = try await self.process(batch.entries)
         } catch {
             context.logger.error("nextcloud: could not read devices", metadata: ["error": "\(error)"])
-            return Self.error(.serviceUnavailable, "the store is not available")
+            return NextcloudErrorResponse.storeUnavailable
         }
         context.logger.info(
             "nextcloud: batch handled",
@@ -194,11 +194,6 @@ public struct NextcloudNotificationRoutes: Sendable {
 
     private static func seconds(_ duration: Duration) -> TimeInterval {
         TimeInterval(duration.wholeMilliseconds) / 1000
-    }
-
-    private static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        let body = (try? JSONSerialization.data(withJSONObject: ["error": message])) ?? Data()
-        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }
 

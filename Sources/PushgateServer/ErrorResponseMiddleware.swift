@@ -1,11 +1,12 @@
 import Hummingbird
 import PushgateHTTP
 import Logging
+import PushgateStore
 
 /// Turns every error into a response in a known shape, so no request ends in a dropped connection or a
 /// framework default: protocol errors (any `HTTPResponseError` a front end throws) pass through; unknown
 /// paths get 404 and known paths with the wrong method 405, both `M_UNRECOGNIZED`; a body over the limit
-/// gets 413; anything else is logged and answered 500.
+/// gets 413; a store outage 503; anything else is logged and answered 500.
 struct ErrorResponseMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
 
@@ -34,6 +35,12 @@ struct ErrorResponseMiddleware: RouterMiddleware {
             }
         } catch let error as any HTTPResponseError {
             return try error.response(from: request, context: context)
+        } catch let error as StoreError {
+            // A route without its own answer for a store outage: 503, so the client tries again.
+            context.logger.warning("request failed: the store is not available", metadata: ["error": "\(error)"])
+            var body = GatewayErrorBody(status: .serviceUnavailable, errcode: "M_UNKNOWN", message: "The store is not available; try again later")
+            body.headers[.retryAfter] = "5"
+            return try body.response(from: request, context: context)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             return try GatewayErrorBody.internalError.response(from: request, context: context)

@@ -66,7 +66,7 @@ public struct Gateway: Sendable {
         for key in configuredApps.flatMap(\.unknownKeys) {
             logger.warning("configuration: unknown key \(key) (ignored)")
         }
-        let store = try await StoreFactory.open(configuration.database, logger: logger)
+        let store = BoundedStore(try await StoreFactory.open(configuration.database, logger: logger), timeout: configuration.databaseTimeout)
         let backEnds = try configuredApps.map { try ProviderFactory.build($0, logger: logger) }
         let metrics = GatewayMetrics()
         let deliveryMetrics = DeliveryMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry))

@@ -5,41 +5,45 @@ import PushgateStore
 
 /// `GET /health` and `GET /metrics`.
 struct OperationsRoutes: Sendable {
-    let store: any PushStore
+    let store: BoundedStore
     let metrics: GatewayMetrics
     /// How long the store may take to answer a health check.
     let healthDeadline: Duration
 
     var routes: [GatewayRoute] {
         [
-            GatewayRoute(.get, "/health") { _, context in await self.health(context: context) },
+            GatewayRoute(.get, "/health") { request, context in try await self.health(request, context: context) },
             GatewayRoute(.get, "/metrics") { _, _ in self.renderMetrics() },
         ]
     }
 
-    /// 200 with an empty body when the store answers within the deadline (as Sygnal answers), 503 otherwise.
-    func health(context: GatewayRequestContext) async -> Response {
+    /// 200 with an empty body (as Sygnal answers) when the store answers within the deadline and can
+    /// write; 503 with a Matrix-shaped error otherwise.
+    func health(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         let store = self.store
         let deadline = self.healthDeadline
-        let healthy = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                do {
-                    try await store.ping()
-                    return true
-                } catch {
-                    context.logger.warning("health check: the store did not answer", metadata: ["error": "\(error)"])
-                    return false
-                }
-            }
+        let health = await withTaskGroup(of: StoreHealth.self) { group in
+            group.addTask { await store.health() }
             group.addTask {
                 try? await Task.sleep(for: deadline)
-                return false
+                return .unreachable(reason: "no answer within \(deadline)")
             }
-            let first = await group.next() ?? false
+            let first = await group.next() ?? .unreachable(reason: "no answer")
             group.cancelAll()
             return first
         }
-        return Response(status: healthy ? .ok : .serviceUnavailable)
+        let message: String
+        switch health {
+        case .healthy:
+            return Response(status: .ok)
+        case .unreachable(let reason):
+            context.logger.warning("health check: the store does not answer", metadata: ["error": "\(reason)"])
+            message = "The store does not answer"
+        case .notWritable(let reason):
+            context.logger.warning("health check: the store cannot write", metadata: ["error": "\(reason)"])
+            message = "The store cannot write"
+        }
+        return try GatewayErrorBody(status: .serviceUnavailable, errcode: "M_UNKNOWN", message: message).response(from: request, context: context)
     }
 
     static func metricsResponse(_ metrics: GatewayMetrics) -> Response {

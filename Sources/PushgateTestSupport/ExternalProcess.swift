@@ -1,7 +1,10 @@
 public import Foundation
+import Synchronization
 
-/// Runs another program to completion without blocking Swift concurrency's threads: the waiting happens
-/// on a dispatch thread, so tests that call reference implementations do not starve the others.
+/// Runs another program to completion on threads of its own: the waits for its output and its exit
+/// happen on dedicated threads, so neither Swift concurrency's few threads nor Dispatch's shared worker
+/// threads (which NIO's name resolution and other tests need) are held while a child process runs,
+/// however slow a loaded machine makes it.
 public enum ExternalProcess {
     /// How a program ended and what it wrote.
     public struct Result: Sendable {
@@ -15,51 +18,46 @@ public enum ExternalProcess {
 
     /// Runs `executable` with `arguments`.
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = arguments
-                if let environment { process.environment = environment }
-                let output = Pipe()
-                let errors = Pipe()
-                process.standardOutput = output
-                process.standardError = errors
-                process.standardInput = FileHandle.nullDevice
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        let outputHandle = output.fileHandleForReading
+        let errorHandle = errors.fileHandleForReading
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
                 do {
                     try process.run()
                 } catch {
                     continuation.resume(throwing: error)
                     return
                 }
-                // Standard error is drained on its own thread so that neither pipe can fill and stall the child.
-                let errorData = LockedData()
-                let drain = DispatchGroup()
-                drain.enter()
-                DispatchQueue.global().async {
-                    errorData.set(errors.fileHandleForReading.readDataToEndOfFile())
-                    drain.leave()
+                // Standard error is drained on a thread of its own so that neither pipe can fill and stall the child.
+                let errorData = Mutex(Data())
+                let drained = Mutex(false)
+                let drain = Thread {
+                    let data = errorHandle.readDataToEndOfFile()
+                    errorData.withLock { $0 = data }
+                    drained.withLock { $0 = true }
                 }
-                let outputData = output.fileHandleForReading.readDataToEndOfFile()
-                drain.wait()
+                drain.start()
+                let outputData = outputHandle.readDataToEndOfFile()
                 process.waitUntilExit()
+                while !drained.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) }
                 continuation.resume(
                     returning: Result(
                         status: process.terminationStatus,
                         output: String(decoding: outputData, as: UTF8.self),
-                        errors: String(decoding: errorData.get(), as: UTF8.self)
+                        errors: String(decoding: errorData.withLock { $0 }, as: UTF8.self)
                     )
                 )
             }
+            thread.start()
         }
     }
-}
-
-/// Data handed from one dispatch thread to another.
-private final class LockedData: @unchecked Sendable {
-    // Guarded by `lock`; written once by the draining thread, read after `DispatchGroup.wait()`.
-    private let lock = NSLock()
-    private var data = Data()
-    func set(_ value: Data) { self.lock.withLock { self.data = value } }
-    func get() -> Data { self.lock.withLock { self.data } }
 }

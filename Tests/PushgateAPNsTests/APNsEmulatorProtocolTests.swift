@@ -139,7 +139,9 @@ struct APNsEmulatorProtocolTests {
                 let started = ContinuousClock.now
                 trigger.triggerGracefulShutdown()
                 try await group.waitForAll()
-                #expect(ContinuousClock.now - started < .seconds(5))
+                // Waiting for the client would take its 60-second idle timeout: far above this bound,
+                // which leaves room for a loaded machine.
+                #expect(ContinuousClock.now - started < .seconds(30))
             }
         }
         try await client.shutdown()

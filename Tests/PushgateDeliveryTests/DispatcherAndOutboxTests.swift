@@ -37,7 +37,7 @@ struct DispatcherAndOutboxTests {
         }
     }
 
-    static func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
+    static func eventually(timeout: Duration = .seconds(60), _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try await condition() { return true }

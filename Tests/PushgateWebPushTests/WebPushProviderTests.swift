@@ -152,8 +152,12 @@ struct WebPushProviderTests {
             let started = ContinuousClock.now
             let hanging = await harness.provider.deliver(
                 PushNotification(payload: Self.payload), to: subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/hang"), deadline: .now + .milliseconds(300))
-            guard case .retryLater(nil, _) = hanging else { Issue.record("hanging service gave \(hanging)"); return }
-            #expect(ContinuousClock.now - started < .seconds(3))
+            guard case .retryLater(nil, let reason) = hanging else { Issue.record("hanging service gave \(hanging)"); return }
+            // The deadline ended the wait (not a connection error), and it was not the 60-second idle
+            // timeout: the bound is far from both, whatever the machine's load.
+            #expect(reason == "deadline passed")
+            let elapsed = ContinuousClock.now - started
+            #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(30))
         }
     }
 

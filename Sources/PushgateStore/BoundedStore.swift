@@ -1,0 +1,182 @@
+public import Foundation
+import ServiceLifecycle
+
+/// A store whose every call ends by a deadline (``StoreCallGuard``) and whose ability to write is watched
+/// (``StoreWriteHealth``), around the SQLite or PostgreSQL store that does the work.
+///
+/// The composition root hands this to every front end, the outbox worker and the health check, so no
+/// caller waits on a database longer than ``StoreCallGuard/timeout``.
+public final class BoundedStore: PushStore {
+    /// The store that does the work.
+    public let base: any PushStore
+    /// The deadline and circuit every call goes through.
+    public let calls: StoreCallGuard
+    /// What the last writes said about the database.
+    public let writes: StoreWriteHealth
+
+    public var kind: String { self.base.kind }
+
+    /// Wraps `base`.
+    /// - Parameters:
+    ///   - timeout: the deadline of one call.
+    ///   - probeInterval: how long a write outcome is trusted before the health check writes once itself.
+    public init(_ base: any PushStore, timeout: Duration, probeInterval: Duration = .seconds(30)) {
+        self.base = base
+        self.calls = StoreCallGuard(timeout: timeout)
+        self.writes = StoreWriteHealth(probeInterval: probeInterval)
+    }
+
+    public func run() async throws {
+        try await self.base.run()
+    }
+
+    public func ping() async throws {
+        let base = self.base
+        try await self.calls.run { try await base.ping() }
+    }
+
+    /// Whether the store answers and can write, for `/health`: a read every time, and a small write only
+    /// when no write outcome is recent (at most once per probe interval, or once a second while writes
+    /// fail), so probes do not write each time.
+    public func health() async -> StoreHealth {
+        do {
+            try await self.ping()
+        } catch {
+            return .unreachable(reason: "\(error)")
+        }
+        if self.writes.needsProbe() {
+            let now = Date()
+            do {
+                _ = try await self.write { base in
+                    try await base.incrementCounter(StoreWriteHealth.probeCounter, by: 1, expiresAt: now.addingTimeInterval(3600), now: now)
+                }
+            } catch {
+                // Recorded by `write`.
+            }
+            self.writes.probeEnded()
+        }
+        if let failure = self.writes.failure { return .notWritable(reason: failure) }
+        return .healthy
+    }
+
+    private func read<T: Sendable>(_ call: @escaping @Sendable (any PushStore) async throws -> T) async throws -> T {
+        let base = self.base
+        return try await self.calls.run { try await call(base) }
+    }
+
+    private func write<T: Sendable>(_ call: @escaping @Sendable (any PushStore) async throws -> T) async throws -> T {
+        let base = self.base
+        do {
+            let value = try await self.calls.run { try await call(base) }
+            self.writes.succeeded()
+            return value
+        } catch let error as StoreError where error.isSameKind(as: .corruptRow("")) {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            self.writes.failed("\(error)")
+            throw error
+        }
+    }
+
+    // MARK: Devices
+
+    public func saveDevice(_ device: DeviceRegistration) async throws {
+        try await self.write { try await $0.saveDevice(device) }
+    }
+
+    public func saveDevices(_ devices: [DeviceRegistration]) async throws {
+        try await self.write { try await $0.saveDevices(devices) }
+    }
+
+    public func insertDeviceIfAbsent(_ device: DeviceRegistration) async throws -> Bool {
+        try await self.write { try await $0.insertDeviceIfAbsent(device) }
+    }
+
+    public func device(namespace: String, deviceID: String) async throws -> DeviceRegistration? {
+        try await self.read { try await $0.device(namespace: namespace, deviceID: deviceID) }
+    }
+
+    public func devices(namespace: String, deviceIDs: [String]) async throws -> [DeviceRegistration] {
+        try await self.read { try await $0.devices(namespace: namespace, deviceIDs: deviceIDs) }
+    }
+
+    public func deleteDevice(namespace: String, deviceID: String) async throws -> Bool {
+        try await self.write { try await $0.deleteDevice(namespace: namespace, deviceID: deviceID) }
+    }
+
+    public func deleteDevices(appID: String, pushToken: String) async throws -> Int {
+        try await self.write { try await $0.deleteDevices(appID: appID, pushToken: pushToken) }
+    }
+
+    public func deviceCount(namespace: String) async throws -> Int {
+        try await self.read { try await $0.deviceCount(namespace: namespace) }
+    }
+
+    // MARK: Outbox
+
+    public func enqueue(_ messages: [OutboxMessage]) async throws -> [Int64] {
+        try await self.write { try await $0.enqueue(messages) }
+    }
+
+    public func claimDue(now: Date, limit: Int, leaseFor lease: Duration, owner: String) async throws -> [OutboxEntry] {
+        try await self.write { try await $0.claimDue(now: now, limit: limit, leaseFor: lease, owner: owner) }
+    }
+
+    public func complete(id: Int64, owner: String) async throws -> Bool {
+        try await self.write { try await $0.complete(id: id, owner: owner) }
+    }
+
+    public func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool {
+        try await self.write { try await $0.reschedule(id: id, owner: owner, notBefore: notBefore, error: error) }
+    }
+
+    public func pendingCount() async throws -> Int {
+        try await self.read { try await $0.pendingCount() }
+    }
+
+    // MARK: Counters
+
+    public func incrementCounter(_ name: String, by amount: Int64, expiresAt: Date?, now: Date) async throws -> Int64 {
+        try await self.write { try await $0.incrementCounter(name, by: amount, expiresAt: expiresAt, now: now) }
+    }
+
+    public func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws {
+        try await self.write { try await $0.incrementCounters(names, by: amount, expiresAt: expiresAt, now: now) }
+    }
+
+    public func counterValue(_ name: String, now: Date) async throws -> Int64 {
+        try await self.read { try await $0.counterValue(name, now: now) }
+    }
+
+    public func counterValues(_ names: [String], now: Date) async throws -> [String: Int64] {
+        try await self.read { try await $0.counterValues(names, now: now) }
+    }
+
+    public func purgeExpiredCounters(now: Date) async throws -> Int {
+        try await self.write { try await $0.purgeExpiredCounters(now: now) }
+    }
+
+    // MARK: Invalid tokens
+
+    public func recordInvalidToken(_ record: InvalidTokenRecord) async throws {
+        try await self.write { try await $0.recordInvalidToken(record) }
+    }
+
+    public func invalidToken(appID: String, pushToken: String) async throws -> InvalidTokenRecord? {
+        try await self.read { try await $0.invalidToken(appID: appID, pushToken: pushToken) }
+    }
+
+    public func clearInvalidToken(appID: String, pushToken: String) async throws -> Bool {
+        try await self.write { try await $0.clearInvalidToken(appID: appID, pushToken: pushToken) }
+    }
+
+    public func invalidTokens(since: Date, limit: Int) async throws -> [InvalidTokenRecord] {
+        try await self.read { try await $0.invalidTokens(since: since, limit: limit) }
+    }
+}
+
+extension BoundedStore: CustomStringConvertible {
+    public var description: String { "\(self.base)" }
+}

@@ -1,0 +1,97 @@
+import PushgateStore
+import Synchronization
+import Testing
+
+/// The deadline and circuit every store call goes through.
+@Suite struct StoreCallGuardTests {
+    /// A call that never ends (a hung database), ended only by cancellation.
+    private static func hang() async throws -> Int {
+        try await Task.sleep(for: .seconds(3600))
+        return 0
+    }
+
+    @Test func aHungCallIsAnsweredAtItsDeadlineAsUnavailable() async throws {
+        let calls = StoreCallGuard(timeout: .milliseconds(200))
+        let started = ContinuousClock.now
+        do {
+            _ = try await calls.run { try await Self.hang() }
+            Issue.record("a hung call returned")
+        } catch let error as StoreError {
+            #expect(error.isSameKind(as: .unavailable("")))
+            #expect(error.message.contains("did not answer within"))
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .milliseconds(200))
+        // The deadline ended the wait, not some other error: far below the hour the call would take.
+        #expect(elapsed < .seconds(30))
+        do {
+            _ = try await calls.run { try await Self.hang() }
+            Issue.record("an open circuit let a call through")
+        } catch let error as StoreError {
+            #expect(error.message.contains("not answering"))
+        }
+    }
+
+    @Test func theTimedOutCallIsCancelled() async throws {
+        let calls = StoreCallGuard(timeout: .milliseconds(100))
+        let cancelled = Mutex(false)
+        _ = try? await calls.run {
+            do {
+                try await Task.sleep(for: .seconds(3600))
+            } catch {
+                cancelled.withLock { $0 = true }
+                throw error
+            }
+            return 0
+        }
+        // The cancellation reaches the call's task soon after the caller was answered.
+        for _ in 0..<300 where !cancelled.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(cancelled.withLock { $0 })
+    }
+
+    @Test func anOpenCircuitRefusesCallsAtOnceThenATrialClosesIt() async throws {
+        let calls = StoreCallGuard(timeout: .milliseconds(100), trialInterval: .milliseconds(300))
+        _ = try? await calls.run { try await Self.hang() }
+        #expect(calls.isOpen)
+        let ran = Mutex(0)
+        let started = ContinuousClock.now
+        for _ in 0..<50 {
+            _ = try? await calls.run { ran.withLock { $0 += 1 }; return 1 }
+        }
+        // Refused without running, and quickly (no call waited for a deadline).
+        #expect(ran.withLock { $0 } == 0)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        try await Task.sleep(for: .milliseconds(350))
+        let value = try await calls.run { 42 }
+        #expect(value == 42)
+        #expect(!calls.isOpen)
+        #expect(try await calls.run { 7 } == 7)
+    }
+
+    @Test func aFailingTrialKeepsTheCircuitOpen() async throws {
+        let calls = StoreCallGuard(timeout: .milliseconds(100), trialInterval: .milliseconds(200))
+        _ = try? await calls.run { try await Self.hang() }
+        try await Task.sleep(for: .milliseconds(250))
+        _ = try? await calls.run { try await Self.hang() }
+        #expect(calls.isOpen)
+    }
+
+    @Test func errorsOtherThanTimeOutsPassThroughAndKeepTheCircuitClosed() async throws {
+        let calls = StoreCallGuard(timeout: .seconds(5))
+        await #expect(throws: StoreError.corruptRow("x")) {
+            _ = try await calls.run { () async throws -> Int in throw StoreError.corruptRow("x") }
+        }
+        #expect(!calls.isOpen)
+    }
+
+    @Test func aCancelledCallerIsAnsweredAtOnce() async throws {
+        let calls = StoreCallGuard(timeout: .seconds(600))
+        let task = Task { try await calls.run { try await Self.hang() } }
+        try await Task.sleep(for: .milliseconds(50))
+        let started = ContinuousClock.now
+        task.cancel()
+        _ = try? await task.value
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(!calls.isOpen)
+    }
+}
