@@ -1,5 +1,5 @@
 /// How a notification is to be shown, which decides provider headers (APNs push type and priority, FCM
-/// priority, Web Push urgency).
+/// priority, and the default Web Push urgency).
 public enum PushKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// Shown to the user.
     case alert
@@ -11,9 +11,10 @@ public enum PushKind: String, Sendable, Hashable, Codable, CaseIterable {
 
 /// How urgently the provider should deliver.
 public enum PushPriority: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Deliver now, waking the device (APNs 10, FCM HIGH, Web Push `Urgency: high`).
+    /// Deliver now, waking the device (APNs 10, FCM HIGH; by default Web Push `Urgency: high`).
     case high
-    /// Deliver when convenient (APNs 5, FCM NORMAL, Web Push `Urgency: normal`).
+    /// Deliver when convenient (APNs 5, FCM NORMAL; by default Web Push `Urgency: normal`, `low` for
+    /// background notifications).
     case normal
 }
 
@@ -21,7 +22,12 @@ public enum PushPriority: String, Sendable, Hashable, Codable, CaseIterable {
 ///
 /// Front ends build ``payload`` for the platform of the app they deliver through: for APNs the whole JSON
 /// body (with `aps`), for FCM the HTTP v1 `message` object without its `token`, for Web Push the JSON the
-/// service worker receives (encrypted by the back end). The other fields become provider headers.
+/// service worker receives (encrypted by the back end). The other fields become provider headers: the
+/// front end says what it means and each back end validates and encodes it, never replaces it.
+///
+/// It is stored in the durable outbox as JSON (its `Codable` form): fields added later are optional, so an
+/// entry written before they existed still decodes (and an older version reading a newer entry ignores
+/// them).
 public struct PushNotification: Sendable, Hashable, Codable {
     /// Alert, background or VoIP.
     public var kind: PushKind
@@ -32,16 +38,31 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// How long the provider should keep trying, in seconds (APNs expiration, FCM `ttl`, Web Push `TTL`);
     /// nil leaves the provider's or the app's default.
     public var timeToLive: Int?
-    /// Replaces an earlier notification with the same id (APNs `apns-collapse-id`, FCM `collapse_key`, Web
-    /// Push `Topic`).
+    /// Replaces an earlier notification with the same id: APNs `apns-collapse-id` (at most 64 bytes), FCM
+    /// `collapse_key`, Web Push `Topic`. Each back end sends it as it is or rejects the notification when
+    /// its provider cannot take it: Web Push takes at most 32 characters of the base64url alphabet
+    /// followed by optional `=` padding (`^[0-9A-Za-z_-]+=*$`, as push services check). Nil or empty: none.
     public var collapseID: String?
+    /// The Web Push `Urgency`; nil: the default for ``kind`` and ``priority`` (see
+    /// ``effectiveWebPushUrgency``). Other providers ignore it.
+    public var webPushUrgency: WebPushUrgency?
 
     /// Creates a notification.
-    public init(kind: PushKind = .alert, priority: PushPriority = .high, payload: JSONValue, timeToLive: Int? = nil, collapseID: String? = nil) {
+    public init(
+        kind: PushKind = .alert, priority: PushPriority = .high, payload: JSONValue, timeToLive: Int? = nil, collapseID: String? = nil,
+        webPushUrgency: WebPushUrgency? = nil
+    ) {
         self.kind = kind
         self.priority = priority
         self.payload = payload
         self.timeToLive = timeToLive
         self.collapseID = collapseID
+        self.webPushUrgency = webPushUrgency
+    }
+
+    /// The Web Push `Urgency` to send: ``webPushUrgency`` when the front end stated one, else
+    /// ``WebPushUrgency/init(kind:priority:)``.
+    public var effectiveWebPushUrgency: WebPushUrgency {
+        self.webPushUrgency ?? WebPushUrgency(kind: self.kind, priority: self.priority)
     }
 }

@@ -164,7 +164,9 @@ public struct MatrixNotifyHandler: Sendable {
             case nil: return nil
             case .failure(let refusal)?: return (.reject(reason: refusal.reason), device.pushkey)
             case .success(let message)?:
-                let push = PushNotification(kind: .alert, priority: priority, payload: message.payload, collapseID: message.topic)
+                let push = PushNotification(
+                    kind: .alert, priority: priority, payload: message.payload, collapseID: message.topic, webPushUrgency: message.urgency
+                )
                 return (.send(push), message.subscription)
             }
         }

@@ -2,7 +2,8 @@ import Foundation
 public import PushgateCore
 
 /// Builds the Web Push message for a Matrix notification as Sygnal does: the subscription from the
-/// pusher (`pushkey` = p256dh, `data.endpoint`, `data.auth`), and the JSON the service worker receives.
+/// pusher (`pushkey` = p256dh, `data.endpoint`, `data.auth`), the JSON the service worker receives, and
+/// Sygnal's `Urgency` and `Topic` headers.
 public enum WebPushMatrixPayloadBuilder {
     /// What to send for one device.
     public struct Message: Sendable, Equatable {
@@ -12,6 +13,9 @@ public enum WebPushMatrixPayloadBuilder {
         public var payload: JSONValue
         /// The Topic for `only_last_per_room` pushers (a hash of the room id), if any.
         public var topic: String?
+        /// The Urgency: `low` for `prio: low`, `normal` otherwise (RFC 8030 lists chat messages under
+        /// `normal`; `high` is for calls), as Sygnal sends it.
+        public var urgency: WebPushUrgency
     }
 
     /// Fields copied when truthy, in Sygnal's order.
@@ -67,7 +71,8 @@ public enum WebPushMatrixPayloadBuilder {
         if device.data?["only_last_per_room"] == .bool(true), let roomID = notification.roomID {
             topic = WebPushRoomTopic.topic(forRoom: roomID)
         }
-        return .success(Message(subscription: subscription, payload: .object(payload), topic: topic))
+        let urgency: WebPushUrgency = notification.isLowPriority ? .low : .normal
+        return .success(Message(subscription: subscription, payload: .object(payload), topic: topic, urgency: urgency))
     }
 
     private static func isTruthy(_ value: JSONValue) -> Bool {

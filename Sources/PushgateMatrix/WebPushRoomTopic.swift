@@ -1,5 +1,6 @@
-/// The Web Push `Topic` of an `only_last_per_room` pusher: base64url of the 22-byte BLAKE2s digest of the
-/// room id, as Sygnal sends it, so a newer notification for a room replaces the older one.
+/// The Web Push `Topic` of an `only_last_per_room` pusher: padded base64url of the 22-byte BLAKE2s digest
+/// of the room id (32 characters ending `==`), exactly as Sygnal sends it, so a newer notification for a
+/// room replaces the older one. Push services accept the padding; the back end sends it unchanged.
 enum WebPushRoomTopic {
     static func topic(forRoom roomID: String) -> String {
         let digest = BLAKE2s.hash(Array(roomID.utf8), digestSize: 22)

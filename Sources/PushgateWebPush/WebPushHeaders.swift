@@ -1,27 +1,46 @@
-import Crypto
-import Foundation
 import PushgateCore
-import PushgateProviderSupport
 
-/// The RFC 8030 headers derived from a notification: `TTL`, `Urgency` and `Topic`.
+/// The RFC 8030 headers of a notification, as its front end stated them: `Urgency` and `Topic`. Nothing
+/// here chooses a value; it only checks that the push service can take it.
 enum WebPushHeaders {
-    /// `high` for high priority; for normal priority `low` when the notification is a background one,
-    /// `normal` otherwise.
+    /// The longest `Topic` push services accept.
+    static let maximumTopicLength = 32
+
+    /// The `Urgency`: the notification's stated urgency, or the documented default for its kind and
+    /// priority.
     static func urgency(for notification: PushNotification) -> String {
-        switch (notification.priority, notification.kind) {
-        case (.high, _): "high"
-        case (.normal, .background): "low"
-        case (.normal, .alert), (.normal, .voip): "normal"
+        notification.effectiveWebPushUrgency.rawValue
+    }
+
+    /// The `Topic` of a notification: nil when it has no collapse id (or an empty one), the collapse id
+    /// itself when push services accept it, else a failure saying why it cannot be sent.
+    static func topic(for notification: PushNotification) -> Result<String?, InvalidTopic> {
+        guard let collapseID = notification.collapseID, !collapseID.isEmpty else { return .success(nil) }
+        return Self.isValidTopic(collapseID) ? .success(collapseID) : .failure(InvalidTopic())
+    }
+
+    /// Whether `topic` matches `^[0-9A-Za-z_-]+=*$` (base64url characters, then optional `=` padding) and
+    /// has at most 32 characters, as push services check it (Mozilla autopush).
+    static func isValidTopic(_ topic: String) -> Bool {
+        let utf8 = topic.utf8
+        guard !utf8.isEmpty, utf8.count <= Self.maximumTopicLength else { return false }
+        let significant = utf8.prefix { $0 != UInt8(ascii: "=") }
+        guard !significant.isEmpty, utf8.dropFirst(significant.count).allSatisfy({ $0 == UInt8(ascii: "=") }) else { return false }
+        return significant.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"):
+                true
+            default:
+                false
+            }
         }
     }
 
-    /// The `Topic` for a collapse id: the id itself when it is at most 32 characters of the base64url
-    /// alphabet, otherwise the base64url of the first 24 bytes of its SHA-256 (32 characters).
-    static func topic(forCollapseID collapseID: String) -> String {
-        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-        if !collapseID.isEmpty, collapseID.count <= 32, collapseID.allSatisfy(alphabet.contains) {
-            return collapseID
-        }
-        return Base64URL.encode(SHA256.hash(data: Data(collapseID.utf8)).prefix(24))
+    /// A collapse id that is not a valid `Topic`: the notification is rejected, never sent with another
+    /// Topic or none.
+    struct InvalidTopic: Error, Equatable {
+        /// The rejection reason.
+        var reason: String { "collapse id is not a Web Push Topic (at most \(WebPushHeaders.maximumTopicLength) base64url characters, then optional '=' padding)" }
     }
 }

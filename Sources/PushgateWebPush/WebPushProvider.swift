@@ -16,6 +16,10 @@ import Synchronization
 /// it as a `Service` so they are closed on graceful shutdown. At most `max_connections` requests are in flight (a `ConcurrencyGate` with that many
 /// permits; more wait for one until their deadline), and at most `inflight_request_limit` deliveries
 /// (encryption and waiting included) run at once: beyond that a delivery is refused at once.
+///
+/// The `Urgency` and `Topic` headers are what the front end stated (``PushNotification/webPushUrgency``,
+/// ``PushNotification/collapseID``), sent as they are; a collapse id that is not a valid `Topic` rejects
+/// the notification (``DeliveryOutcome/rejected(reason:)``) before anything is sent.
 public final class WebPushProvider: PushProvider, Service, CustomStringConvertible {
     /// The configured app id.
     public let appID: String
@@ -96,6 +100,11 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         } catch {
             return (.invalidToken(reason: error.reason), nil)
         }
+        let topic: String?
+        switch WebPushHeaders.topic(for: notification) {
+        case .success(let valid): topic = valid
+        case .failure(let invalid): return (.rejected(reason: invalid.reason), nil)
+        }
         guard ContinuousClock.now < deadline else {
             return (.retryLater(after: nil, reason: "deadline passed before sending"), nil)
         }
@@ -123,9 +132,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         headers.reserveCapacity(8)
         headers.add(name: "TTL", value: String(notification.timeToLive ?? self.configuration.ttl))
         headers.add(name: "Urgency", value: WebPushHeaders.urgency(for: notification))
-        if let collapseID = notification.collapseID {
-            headers.add(name: "Topic", value: WebPushHeaders.topic(forCollapseID: collapseID))
-        }
+        if let topic { headers.add(name: "Topic", value: topic) }
         headers.add(name: "Content-Encoding", value: "aes128gcm")
         headers.add(name: "Content-Type", value: "application/octet-stream")
         headers.add(name: "Authorization", value: authorization)

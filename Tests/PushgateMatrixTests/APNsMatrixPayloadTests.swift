@@ -116,6 +116,16 @@ struct APNsMatrixPayloadTests {
         #expect(Self.payload(MatrixFixtures.majorTom(), data: ["default_payload": "nope"]) == .reject(reason: "default_payload is not an object"))
     }
 
+    /// Sygnal rejects `default_payload: null` too (so the homeserver deletes the pusher); Pushgate takes it
+    /// as absent, deliberately.
+    @Test func aNullDefaultPayloadIsTakenAsAbsent() {
+        #expect(Self.payload(MatrixFixtures.majorTom(), data: ["default_payload": .null]) == Self.payload(MatrixFixtures.majorTom(), data: [:]))
+        guard case .send = Self.payload(MatrixFixtures.majorTom(), data: ["default_payload": .null]) else {
+            Issue.record("expected a payload")
+            return
+        }
+    }
+
     @Test func sendBadgeCountsFalseLeavesTheBadgeOut() {
         guard case .send(let body) = Self.payload(MatrixFixtures.majorTom(), sendBadgeCounts: false) else { Issue.record("expected a payload"); return }
         #expect(body["aps"]?["badge"] == nil)

@@ -93,6 +93,41 @@ struct FCMAndWebPushMatrixPayloadTests {
         #expect(subscription["keys"]?["p256dh"]?.stringValue == device.pushkey)
         #expect(subscription["keys"]?["auth"] == "tBHItJI5svbpez7KI4CCXg")
         #expect(message.topic == nil)
+        #expect(message.urgency == .normal)
+    }
+
+    /// Sygnal's `Urgency`: `low` for `prio: low`, else `normal` (never `high`, which RFC 8030 keeps for
+    /// calls).
+    @Test(arguments: [("low", WebPushUrgency.low), ("high", .normal), (nil, .normal)] as [(String?, WebPushUrgency)])
+    func webPushUrgencyFollowsPrioAsSygnals(_ prio: String?, _ urgency: WebPushUrgency) throws {
+        var notification = MatrixFixtures.majorTom()
+        notification.prio = prio
+        guard case .success(let message)? = WebPushMatrixPayloadBuilder.message(for: notification, device: Self.webDevice) else {
+            Issue.record("expected a message")
+            return
+        }
+        #expect(message.urgency == urgency)
+    }
+
+    @Test func nonObjectDefaultPayloadsAreIgnoredForWebPushAndNullIsAbsentEverywhere() throws {
+        let notification = MatrixFixtures.majorTom()
+        for value: JSONValue in [.null, "text", [1], 2] {
+            var device = Self.webDevice
+            device.data?["default_payload"] = value
+            guard case .success(let message)? = WebPushMatrixPayloadBuilder.message(for: notification, device: device) else {
+                Issue.record("a non-object default_payload must not refuse a Web Push pusher")
+                continue
+            }
+            #expect(message.payload["room_id"] == .string(notification.roomID ?? ""))
+        }
+        var fcmDevice = notification.devices[0]
+        fcmDevice.data = ["default_payload": .null]
+        guard case .send = FCMMatrixPayloadBuilder.payload(for: notification, device: fcmDevice) else {
+            Issue.record("default_payload: null must be taken as absent for FCM")
+            return
+        }
+        fcmDevice.data = ["default_payload": "text"]
+        #expect(FCMMatrixPayloadBuilder.payload(for: notification, device: fcmDevice) == .reject(reason: "default_payload is not an object"))
     }
 
     @Test func webPushTrimsLongContentAndHashesTheRoomIntoTheTopic() throws {
@@ -108,8 +143,10 @@ struct FCMAndWebPushMatrixPayloadTests {
         }
         #expect(message.payload["content"]?["body"]?.stringValue == String(repeating: "w", count: 999) + "…")
         #expect(message.payload["content"]?["ciphertext"] == nil)
-        // Known answer from Python's hashlib: urlsafe_b64encode(blake2s(b"!HWLKabc:localhost", digest_size=22)).
+        // Known answer from Python's hashlib: urlsafe_b64encode(blake2s(b"!HWLKabc:localhost", digest_size=22)),
+        // padding kept: 32 characters ending "==", sent as the Topic unchanged.
         #expect(message.topic == "RURl-mGrL3Gtdl-_0CCD3j0bD8MwkA==")
+        #expect(message.topic?.count == 32)
     }
 
     @Test func webPushEventsOnlyPushersSkipBadgeUpdatesAndIncompletePushersAreRefused() throws {

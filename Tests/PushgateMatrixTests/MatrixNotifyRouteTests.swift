@@ -114,6 +114,63 @@ struct MatrixNotifyRouteTests {
         }
     }
 
+    /// Web Push gets Sygnal's headers, stated by the front end: `Urgency: low` for `prio: low`, `normal`
+    /// otherwise, and for an `only_last_per_room` pusher the room's exact Sygnal Topic.
+    @Test func webPushNotificationsStateSygnalsUrgencyAndTopic() async throws {
+        let web = RecordingProvider(appID: "im.example.web", platform: .webPush)
+        try await Self.withGateway([web]) { client async throws in
+            let devices = #"""
+                {"app_id":"im.example.web","pushkey":"pk-plain","data":{"endpoint":"https://push.example.org/1","auth":"YXV0aA"}},
+                {"app_id":"im.example.web","pushkey":"pk-last","data":{"endpoint":"https://push.example.org/2","auth":"YXV0aA","only_last_per_room":true}}
+                """#
+            let low = #""event_id":"$low","room_id":"!HWLKabc:localhost","type":"m.room.message","prio":"low""#
+            let high = #""event_id":"$high","room_id":"!HWLKabc:localhost","type":"m.room.message","prio":"high""#
+            let unstated = #""event_id":"$unstated","room_id":"!HWLKabc:localhost","type":"m.room.message""#
+            for event in [low, high, unstated] {
+                #expect(try await Self.notify(client, Self.request(devices: devices, event: event)) == (.ok, ["rejected": []]))
+            }
+            let sent = web.deliveries.map(\.notification)
+            try #require(sent.count == 6)
+            func urgencies(_ eventID: String) -> [WebPushUrgency?] {
+                sent.filter { $0.payload["event_id"] == .string(eventID) }.map(\.webPushUrgency)
+            }
+            #expect(urgencies("$low") == [.low, .low])
+            #expect(urgencies("$high") == [.normal, .normal])
+            #expect(urgencies("$unstated") == [.normal, .normal])
+            // Python: urlsafe_b64encode(blake2s(b"!HWLKabc:localhost", digest_size=22).digest()).
+            let topics = Set(sent.compactMap(\.collapseID))
+            #expect(topics == ["RURl-mGrL3Gtdl-_0CCD3j0bD8MwkA=="])
+            #expect(sent.filter { $0.collapseID != nil }.count == 3)
+        }
+    }
+
+    /// Sygnal rejects a pushkey whose `default_payload` is present and not an object, `null` included, and
+    /// the homeserver then deletes the pusher for good. Pushgate takes `null` as absent and delivers; other
+    /// non-object values are rejected as Sygnal does (APNs and FCM; Web Push ignores them, as Sygnal does).
+    @Test func aNullDefaultPayloadIsTakenAsAbsent() async throws {
+        let fcm = RecordingProvider(appID: "im.example.android", platform: .fcm)
+        let apns = RecordingProvider(appID: "im.example.ios", platform: .apns)
+        let web = RecordingProvider(appID: "im.example.web", platform: .webPush)
+        try await Self.withGateway([fcm, apns, web]) { client async throws in
+            let (status, body) = try await Self.notify(client, Self.request(devices: #"""
+                {"app_id":"im.example.android","pushkey":"fcm-null","data":{"default_payload":null}},
+                {"app_id":"im.example.android","pushkey":"fcm-text","data":{"default_payload":"text"}},
+                {"app_id":"im.example.ios","pushkey":"3q2+7w==","data":{"default_payload":null}},
+                {"app_id":"im.example.ios","pushkey":"AAAA","data":{"default_payload":[1]}},
+                {"app_id":"im.example.web","pushkey":"web-null","data":{"endpoint":"https://push.example.org/1","auth":"YXV0aA","default_payload":null}},
+                {"app_id":"im.example.web","pushkey":"web-text","data":{"endpoint":"https://push.example.org/2","auth":"YXV0aA","default_payload":"text"}}
+                """#))
+            #expect(status == .ok)
+            #expect(body == ["rejected": ["fcm-text", "AAAA"]])
+            #expect(fcm.deliveries.map(\.token) == ["fcm-null"])
+            #expect(fcm.deliveries.first?.notification.payload["data"]?["event_id"] == "$e1")
+            #expect(apns.deliveries.map(\.token) == ["deadbeef"])
+            #expect(apns.deliveries.first?.notification.payload["aps"]?["badge"] == 2)
+            #expect(web.deliveries.count == 2)
+            #expect(web.deliveries.allSatisfy { $0.notification.payload["event_id"] == "$e1" })
+        }
+    }
+
     @Test func malformedRequestsGet400InTheMatrixErrorShape() async throws {
         try await Self.withGateway([]) { client async throws in
             let (status, body) = try await Self.notify(client, #"{"notification":{"devices":[]}}"#)

@@ -150,6 +150,26 @@ struct WebPushEmulatorTests {
         #expect(listed.reason?.hasPrefix("the browser could not decrypt: ") == true)
     }
 
+    /// Like Mozilla's push service, the emulator refuses an `Urgency` outside RFC 8030's four and a `Topic`
+    /// over 32 characters or outside `^[0-9A-Za-z\-_]+=*$`; it records the `TTL`, `Urgency` and `Topic` sent.
+    @Test func refusesInvalidUrgencyAndTopicAndRecordsTheHeaders() {
+        let log = SandboxDeliveryLog()
+        let emulator = WebPushEmulator(log: log)
+        _ = emulator.issuer.issue(id: "real")
+        func status(_ extra: [String: String]) -> Int {
+            // No VAPID header: what passes the header checks is answered 401.
+            let headers = ["content-encoding": "aes128gcm", "ttl": "60"].merging(extra) { _, new in new }
+            return emulator.judge(id: "real", body: [1, 2, 3], header: { headers[$0] }, origin: "http://127.0.0.1:1").status
+        }
+        for urgency in ["very-low", "low", "normal", "high"] { #expect(status(["urgency": urgency]) == 401) }
+        for urgency in ["urgent", "HIGH", ""] { #expect(status(["urgency": urgency]) == 400) }
+        for topic in ["room-1", "RURl-mGrL3Gtdl-_0CCD3j0bD8MwkA==", String(repeating: "a", count: 32)] { #expect(status(["topic": topic]) == 401) }
+        for topic in [String(repeating: "a", count: 33), "a=b", "==", "!room:x", ""] { #expect(status(["topic": topic]) == 400) }
+        let recorded = log.all.first { $0.headers["topic"] == "RURl-mGrL3Gtdl-_0CCD3j0bD8MwkA==" }
+        #expect(recorded?.headers["ttl"] == "60")
+        #expect(log.all.first { $0.headers["urgency"] == "very-low" } != nil)
+    }
+
     /// The same checks through the server the sandbox runs: NIO handlers, no Hummingbird router.
     @Test func theNIOServerAnswersLikeTheRoutes() async throws {
         let log = SandboxDeliveryLog()

@@ -7,8 +7,9 @@ import PushgateTestSupport
 import Testing
 
 /// A real Synapse homeserver (from PyPI) pushing to the real `pushgate serve`, which delivers through its
-/// built-in sandbox's Web Push emulator: a message reaches the device, and a pusher whose subscription is
-/// gone is deleted by Synapse after Pushgate rejects its pushkey.
+/// built-in sandbox's Web Push emulator: a message reaches the device with Sygnal's `Urgency`, `TTL` and
+/// `Topic` headers, and a pusher whose subscription is gone is deleted by Synapse after Pushgate rejects
+/// its pushkey.
 @Suite("Synapse end to end", .serialized)
 struct SynapseEndToEndTests {
     struct Client {
@@ -122,43 +123,90 @@ struct SynapseEndToEndTests {
 
         let alice = try await client.register("alice")
         let bob = try await client.register("bob")
+        let carol = try await client.register("carol")
         let notifyURL = "http://127.0.0.1:\(gatewayPort)/_matrix/push/v1/notify"
-        func pusher(_ pushkey: String, endpoint: String) -> JSONValue {
-            [
+        func pusher(_ pushkey: String, endpoint: String, data extra: [String: JSONValue] = [:]) -> JSONValue {
+            var data: [String: JSONValue] = ["url": .string(notifyURL), "endpoint": .string(endpoint), "auth": .string(auth)]
+            data.merge(extra) { _, new in new }
+            return [
                 "kind": "http", "app_id": "demo.webpush", "pushkey": .string(pushkey), "app_display_name": "Pushgate test",
-                "device_display_name": "phone", "lang": "en", "append": true,
-                "data": ["url": .string(notifyURL), "endpoint": .string(endpoint), "auth": .string(auth)],
+                "device_display_name": "phone", "lang": "en", "append": true, "data": .object(data),
             ]
         }
         let goneKey = p256dh + "-gone"
-        #expect(try await client.call(.POST, "/_matrix/client/v3/pushers/set", token: bob, pusher(p256dh, endpoint: endpoint)).0 == 200)
+        // Bob's pusher has `default_payload: null`, which Sygnal would reject (and Synapse then delete);
+        // Pushgate treats it as absent and delivers.
+        #expect(try await client.call(.POST, "/_matrix/client/v3/pushers/set", token: bob, pusher(p256dh, endpoint: endpoint, data: ["default_payload": .null])).0 == 200)
         let goneEndpoint = endpoint.replacingOccurrences(of: "/push/demo", with: "/push/gone")
         #expect(try await client.call(.POST, "/_matrix/client/v3/pushers/set", token: bob, pusher(goneKey, endpoint: goneEndpoint)).0 == 200)
+        // Carol's pusher wants only the last notification per room. It is the same browser subscription,
+        // its key written padded (a distinct pushkey, so the duplicate filter keeps both users' pushes).
+        let carolKey = p256dh + "="
+        let carolData: [String: JSONValue] = ["only_last_per_room": true, "default_payload": ["account": "carol"]]
+        #expect(try await client.call(.POST, "/_matrix/client/v3/pushers/set", token: carol, pusher(carolKey, endpoint: endpoint, data: carolData)).0 == 200)
 
+        func join(_ roomID: String, _ token: String) async throws {
+            #expect(try await client.call(.POST, "/_matrix/client/v3/join/\(roomID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? roomID)", token: token, [:]).0 == 200)
+        }
+        func send(_ body: String, to roomID: String, transaction: String) async throws {
+            let path = "/_matrix/client/v3/rooms/\(roomID.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? roomID)/send/m.room.message/\(transaction)"
+            #expect(try await client.call(.PUT, path, token: alice, ["msgtype": "m.text", "body": .string(body)]).0 == 200)
+        }
+        /// The first delivery to the sandbox's subscription whose decrypted payload `matches`, with its record.
+        func delivery(_ matches: (JSONValue) -> Bool) async throws -> (record: JSONValue, payload: JSONValue)? {
+            try await Self.eventually { () -> (record: JSONValue, payload: JSONValue)? in
+                let (_, deliveries) = try await Client(base: "http://127.0.0.1:\(gatewayPort)").call(.GET, "/sandbox/deliveries")
+                guard case .array(let all) = deliveries else { return nil }
+                for record in all {
+                    guard record["token"] == "demo", record["status"] == 201, let body = record["body"]?.stringValue,
+                        let payload = try? JSONDecoder().decode(JSONValue.self, from: Data(body.utf8)), matches(payload)
+                    else { continue }
+                    return (record, payload)
+                }
+                return nil
+            }
+        }
+
+        // A direct chat: Synapse sends `prio: high` (the one-to-one rule plays a sound).
         let (created, room) = try await client.call(.POST, "/_matrix/client/v3/createRoom", token: alice, ["invite": ["@bob:localhost"], "is_direct": true])
         #expect(created == 200)
         let roomID = try #require(room["room_id"]?.stringValue)
-        #expect(try await client.call(.POST, "/_matrix/client/v3/join/\(roomID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? roomID)", token: bob, [:]).0 == 200)
-        let path = "/_matrix/client/v3/rooms/\(roomID.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? roomID)/send/m.room.message/t1"
-        #expect(try await client.call(.PUT, path, token: alice, ["msgtype": "m.text", "body": "hello bob"]).0 == 200)
+        try await join(roomID, bob)
+        try await send("hello bob", to: roomID, transaction: "t1")
 
-        // The message arrives at the device, decrypted by the emulator.
-        let delivered = try await Self.eventually { () -> JSONValue? in
-            let (_, deliveries) = try await Client(base: "http://127.0.0.1:\(gatewayPort)").call(.GET, "/sandbox/deliveries")
-            guard case .array(let all) = deliveries else { return nil }
-            return all.compactMap { entry -> JSONValue? in
-                guard entry["token"] == "demo", entry["status"] == 201, let body = entry["body"]?.stringValue,
-                    let payload = try? JSONDecoder().decode(JSONValue.self, from: Data(body.utf8)),
-                    payload["content"]?["body"] == "hello bob"
-                else { return nil }
-                return payload
-            }.first
-        }
-        let payload = try #require(delivered, "no push reached the device; gateway log:\n\(gateway.errors.suffix(3000))")
+        // The message arrives at the device, decrypted by the emulator, with Sygnal's headers.
+        let direct = try await delivery { $0["content"]?["body"] == "hello bob" }
+        let (record, payload) = try #require(direct, "no push reached the device; gateway log:\n\(gateway.errors.suffix(3000))")
         #expect(payload["sender"] == "@alice:localhost")
         #expect(payload["room_id"] == .string(roomID))
         #expect(payload["type"] == "m.room.message")
         #expect(payload["unread"] != nil)
+        #expect(record["headers"]?["urgency"] == "normal")
+        #expect(record["headers"]?["ttl"] == "900")
+        #expect(record["headers"]?["topic"] == nil)
+
+        // A group room: a plain message is `prio: low` (no sound), so `Urgency: low`; Carol's pusher gets
+        // Sygnal's Topic, the padded base64url of the room id's 22-byte BLAKE2s (32 characters).
+        let (groupCreated, group) = try await client.call(.POST, "/_matrix/client/v3/createRoom", token: alice, ["invite": ["@bob:localhost", "@carol:localhost"]])
+        #expect(groupCreated == 200)
+        let groupID = try #require(group["room_id"]?.stringValue)
+        try await join(groupID, bob)
+        try await join(groupID, carol)
+        try await send("hello everyone", to: groupID, transaction: "t2")
+        let toBob = try await delivery { $0["content"]?["body"] == "hello everyone" && $0["account"] == nil }
+        let toCarol = try await delivery { $0["content"]?["body"] == "hello everyone" && $0["account"] == "carol" }
+        let bobs = try #require(toBob, "no group push for bob; gateway log:\n\(gateway.errors.suffix(3000))")
+        let carols = try #require(toCarol, "no group push for carol; gateway log:\n\(gateway.errors.suffix(3000))")
+        #expect(bobs.record["headers"]?["urgency"] == "low")
+        #expect(bobs.record["headers"]?["topic"] == nil)
+        #expect(carols.record["headers"]?["urgency"] == "low")
+        #expect(carols.record["headers"]?["ttl"] == "900")
+        let sygnalTopic = try await PythonReference.run(
+            "import base64, hashlib, sys; print(base64.urlsafe_b64encode(hashlib.blake2s(sys.argv[1].encode(), digest_size=22).digest()).decode())",
+            arguments: [groupID]
+        )
+        #expect(sygnalTopic.count == 32 && sygnalTopic.hasSuffix("=="))
+        #expect(carols.record["headers"]?["topic"] == .string(sygnalTopic))
 
         // Pushgate rejected the gone subscription's pushkey, so Synapse deleted that pusher and kept the other.
         let remaining = try await Self.eventually { () -> [String]? in

@@ -76,11 +76,10 @@ struct WebPushProviderTests {
         }
     }
 
-    @Test func defaultsTTLAndDerivesUrgencyAndLongTopics() async throws {
+    @Test func defaultsTTLAndUrgencyWhenNotStated() async throws {
         try await Self.withProvider { harness in
             let token = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
-            let collapse = "!room:example.org/with a long, non-base64url id"
-            let background = PushNotification(kind: .background, priority: .normal, payload: .object([:]), collapseID: collapse)
+            let background = PushNotification(kind: .background, priority: .normal, payload: .object([:]))
             let alert = PushNotification(kind: .alert, priority: .normal, payload: .object([:]))
             #expect(await harness.provider.deliver(background, to: token, deadline: Self.soon()) == .delivered)
             #expect(await harness.provider.deliver(alert, to: token, deadline: Self.soon()) == .delivered)
@@ -88,11 +87,46 @@ struct WebPushProviderTests {
             try #require(requests.count == 2)
             #expect(requests[0].headers["ttl"] == "900")
             #expect(requests[0].headers["urgency"] == "low")
-            let topic = try #require(requests[0].headers["topic"])
-            #expect(topic == Base64URL.encode(SHA256.hash(data: Data(collapse.utf8)).prefix(24)))
-            #expect(topic.count == 32)
+            #expect(requests[0].headers["topic"] == nil)
             #expect(requests[1].headers["urgency"] == "normal")
             #expect(requests[1].headers["topic"] == nil)
+        }
+    }
+
+    /// What the front end states goes out unchanged: its urgency (whatever the priority says) and a padded
+    /// Topic such as Sygnal's room topic.
+    @Test func sendsTheStatedUrgencyAndTopicUnchanged() async throws {
+        try await Self.withProvider { harness in
+            let token = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            let topic = "RURl-mGrL3Gtdl-_0CCD3j0bD8MwkA=="
+            let low = PushNotification(kind: .alert, priority: .high, payload: Self.payload, collapseID: topic, webPushUrgency: .low)
+            let normal = PushNotification(kind: .alert, priority: .high, payload: Self.payload, webPushUrgency: .normal)
+            let veryLow = PushNotification(kind: .alert, priority: .high, payload: Self.payload, webPushUrgency: .veryLow)
+            for notification in [low, normal, veryLow] {
+                #expect(await harness.provider.deliver(notification, to: token, deadline: Self.soon()) == .delivered)
+            }
+            let requests = await harness.recorder.requests
+            try #require(requests.count == 3)
+            #expect(requests.map { $0.headers["urgency"] } == ["low", "normal", "very-low"])
+            #expect(requests[0].headers["topic"] == topic)
+            #expect(requests[1].headers["topic"] == nil)
+        }
+    }
+
+    /// A collapse id push services would refuse as a Topic is the front end's mistake: the notification is
+    /// rejected, not sent with another Topic or none.
+    @Test func aCollapseIDThatIsNotATopicIsRejectedWithoutSending() async throws {
+        try await Self.withProvider { harness in
+            let token = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            for collapseID in ["!room:example.org/with a long, non-base64url id", String(repeating: "a", count: 33)] {
+                let notification = PushNotification(kind: .alert, priority: .normal, payload: .object([:]), collapseID: collapseID)
+                guard case .rejected(let reason) = await harness.provider.deliver(notification, to: token, deadline: Self.soon()) else {
+                    Issue.record("an invalid Topic was not rejected")
+                    continue
+                }
+                #expect(reason.contains("Topic"))
+            }
+            #expect(await harness.recorder.requests.isEmpty)
         }
     }
 

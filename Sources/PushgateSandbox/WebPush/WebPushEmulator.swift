@@ -7,8 +7,9 @@ import NIOCore
 import PushgateProviderSupport
 
 /// A Web Push service on loopback: it accepts messages for the subscriptions it issued, checks what a
-/// push service checks (endpoint, size, `Content-Encoding`, `TTL`, VAPID signature, audience, expiry and
-/// contact), and records what the browser would receive.
+/// push service checks (endpoint, size, `Content-Encoding`, `TTL`, `Urgency` and `Topic` values, VAPID
+/// signature, audience, expiry and contact), and records what the browser would receive with the `TTL`,
+/// `Urgency` and `Topic` it was sent with.
 ///
 /// Like a real push service it answers without decrypting: the `aes128gcm` body is decrypted with the
 /// subscription's keys, as the browser would, when the log is read; a body the browser could not decrypt
@@ -101,6 +102,12 @@ public struct WebPushEmulator: Sendable {
         guard body.count <= 4096 else { return answer(413, "payload too large") }
         guard header("content-encoding") == "aes128gcm" else { return answer(400, "Content-Encoding must be aes128gcm") }
         guard header("ttl").flatMap(Int.init) != nil else { return answer(400, "TTL header required") }
+        if let urgency = header("urgency"), !Self.urgencies.contains(urgency) {
+            return answer(400, "Urgency must be very-low, low, normal or high")
+        }
+        if let topic = header("topic"), !Self.isValidTopic(topic) {
+            return answer(400, "Topic must be at most 32 characters of the URL-safe base64 alphabet")
+        }
         do {
             _ = try VAPIDVerifier.verify(authorization: header("authorization"), origin: origin, now: Date())
         } catch {
@@ -118,5 +125,16 @@ public struct WebPushEmulator: Sendable {
             }
         }
         return Answer(status: 201, reason: nil, retryAfter: nil, location: location)
+    }
+
+    /// RFC 8030's `Urgency` values.
+    static let urgencies: Set<String> = ["very-low", "low", "normal", "high"]
+
+    /// Whether a `Topic` passes Mozilla autopush's check: `^[0-9A-Za-z\-_]+=*$`, at most 32 characters.
+    static func isValidTopic(_ topic: String) -> Bool {
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let significant = topic.prefix { $0 != "=" }
+        return topic.count <= 32 && !significant.isEmpty && significant.allSatisfy(alphabet.contains)
+            && topic.dropFirst(significant.count).allSatisfy { $0 == "=" }
     }
 }
