@@ -35,9 +35,11 @@ public final class BoundedStore: PushStore {
         try await self.calls.run { try await base.ping() }
     }
 
-    /// Whether the store answers and can write, for `/health`: a read every time, and a small write only
-    /// when no write outcome is recent (at most once per probe interval, or once a second while writes
-    /// fail), so probes do not write each time.
+    /// Whether the store answers and can write, for `/health`: a read every time; whether it can write
+    /// comes from the last writes. When no write outcome is recent (none within the probe interval, or
+    /// writes failing and no probe within the last second) a small write is started in the background,
+    /// whose outcome the next check reports; so a check never waits on a write, and probes do not write
+    /// each time.
     public func health() async -> StoreHealth {
         do {
             try await self.ping()
@@ -45,18 +47,19 @@ public final class BoundedStore: PushStore {
             return .unreachable(reason: "\(error)")
         }
         if self.writes.needsProbe() {
-            let now = Date()
-            do {
-                _ = try await self.write { base in
-                    try await base.incrementCounter(StoreWriteHealth.probeCounter, by: 1, expiresAt: now.addingTimeInterval(3600), now: now)
-                }
-            } catch {
-                // Recorded by `write`.
-            }
-            self.writes.probeEnded()
+            Task { await self.probeWrite() }
         }
         if let failure = self.writes.failure { return .notWritable(reason: failure) }
         return .healthy
+    }
+
+    /// Writes one small counter to learn whether writes succeed (the outcome is recorded by `write`).
+    private func probeWrite() async {
+        let now = Date()
+        _ = try? await self.write { base in
+            try await base.incrementCounter(StoreWriteHealth.probeCounter, by: 1, expiresAt: now.addingTimeInterval(3600), now: now)
+        }
+        self.writes.probeEnded()
     }
 
     private func read<T: Sendable>(_ call: @escaping @Sendable (any PushStore) async throws -> T) async throws -> T {

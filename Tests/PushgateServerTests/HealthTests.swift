@@ -32,7 +32,9 @@ struct HealthTests {
             try await Self.administer(host: host, port: port, user: user, "DROP DATABASE \(name) WITH (FORCE)")
             let started = ContinuousClock.now
             #expect(try await client.execute(uri: "/health", method: .get).status == .serviceUnavailable)
-            #expect(ContinuousClock.now - started < .seconds(5))
+            // Answered, not left hanging on a pool that retries its connections forever; the bound is far
+            // from scheduling delays on a loaded machine.
+            #expect(ContinuousClock.now - started < .seconds(60))
         }
     }
 

