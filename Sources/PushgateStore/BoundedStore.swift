@@ -69,16 +69,17 @@ public final class BoundedStore: PushStore {
 
     private func write<T: Sendable>(_ call: @escaping @Sendable (any PushStore) async throws -> T) async throws -> T {
         let base = self.base
+        let started = ContinuousClock.now
         do {
             let value = try await self.calls.run { try await call(base) }
-            self.writes.succeeded()
+            self.writes.succeeded(started: started)
             return value
         } catch let error as StoreError where error.isSameKind(as: .corruptRow("")) {
             throw error
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            self.writes.failed("\(error)")
+            self.writes.failed("\(error)", started: started)
             throw error
         }
     }

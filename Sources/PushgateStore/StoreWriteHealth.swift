@@ -11,6 +11,7 @@ public final class StoreWriteHealth: Sendable {
     private struct State {
         var failure: String?
         var lastOutcome: ContinuousClock.Instant?
+        var lastOutcomeStarted: ContinuousClock.Instant?
         var lastProbe: ContinuousClock.Instant?
         var probing = false
     }
@@ -27,19 +28,23 @@ public final class StoreWriteHealth: Sendable {
     /// Why the last write failed, nil when it succeeded (or none was made yet).
     public var failure: String? { self.state.withLock { $0.failure } }
 
-    /// A write succeeded.
-    public func succeeded() {
-        self.state.withLock { state in
-            state.failure = nil
-            state.lastOutcome = .now
-        }
+    /// A write that started at `started` succeeded. An outcome of a write that started before the one
+    /// last recorded is ignored: it says less about the database now.
+    public func succeeded(started: ContinuousClock.Instant) {
+        self.record(nil, started: started)
     }
 
-    /// A write failed for `reason`.
-    public func failed(_ reason: String) {
+    /// A write that started at `started` failed for `reason`.
+    public func failed(_ reason: String, started: ContinuousClock.Instant) {
+        self.record(reason, started: started)
+    }
+
+    private func record(_ failure: String?, started: ContinuousClock.Instant) {
         self.state.withLock { state in
-            state.failure = reason
+            if let last = state.lastOutcomeStarted, started < last { return }
+            state.failure = failure
             state.lastOutcome = .now
+            state.lastOutcomeStarted = started
         }
     }
 
