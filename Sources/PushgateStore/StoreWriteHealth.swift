@@ -19,10 +19,12 @@ public final class StoreWriteHealth: Sendable {
     private let probeInterval: Duration
     private let state = Mutex(State())
 
-    /// Creates the record.
+    /// Creates the record of a store that was just opened (and so could write): the first probe is due
+    /// one probe interval later, unless a write says otherwise before.
     /// - Parameter probeInterval: how long a write outcome is trusted before a probe write is due.
     public init(probeInterval: Duration) {
         self.probeInterval = probeInterval
+        self.state.withLock { $0.lastOutcome = .now }
     }
 
     /// Why the last write failed, nil when it succeeded (or none was made yet).

@@ -18,8 +18,9 @@ import Testing
     @Test func aProbeIsDueWithoutARecentOutcomeAndOnlyOneAtATime() {
         let health = StoreWriteHealth(probeInterval: .seconds(30))
         let now = ContinuousClock.now
-        #expect(health.needsProbe(now: now))
-        #expect(!health.needsProbe(now: now), "one probe at a time")
+        #expect(!health.needsProbe(now: now), "a store just opened needs no probe")
+        #expect(health.needsProbe(now: now + .seconds(31)))
+        #expect(!health.needsProbe(now: now + .seconds(31)), "one probe at a time")
         health.probeEnded()
         health.succeeded(started: now)
         #expect(!health.needsProbe(now: .now + .seconds(1)), "a recent success needs no probe")

@@ -44,7 +44,8 @@ struct WebPushProviderTests {
         }
     }
 
-    static func soon() -> ContinuousClock.Instant { .now + .seconds(10) }
+    /// A safety net, not what these tests measure: long enough for a loaded machine.
+    static func soon() -> ContinuousClock.Instant { .now + .seconds(60) }
 
     @Test func deliversAnEncryptedNotificationWithHeaders() async throws {
         try await Self.withProvider { harness in
@@ -159,7 +160,8 @@ struct WebPushProviderTests {
             let token = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:1/sub/ok")
             let started = ContinuousClock.now
             let outcome = await harness.provider.deliver(PushNotification(payload: Self.payload), to: token, deadline: .now + .milliseconds(800))
-            #expect(ContinuousClock.now - started < .seconds(3))
+            // Answered, not left waiting for connection retries; far from scheduling delays on a loaded machine.
+            #expect(ContinuousClock.now - started < .seconds(30))
             guard case .retryLater(nil, let reason) = outcome else { Issue.record("refused connection gave \(outcome)"); return }
             #expect(reason.hasPrefix("transport error") || reason == "deadline passed")
             #expect(!reason.contains("/sub/ok"))
