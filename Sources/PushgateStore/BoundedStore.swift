@@ -46,10 +46,12 @@ public final class BoundedStore: PushStore {
         } catch {
             return .unreachable(reason: "\(error)")
         }
+        // What the writes said so far, read before a probe may change it.
+        let failure = self.writes.failure
         if self.writes.needsProbe() {
             Task { await self.probeWrite() }
         }
-        if let failure = self.writes.failure { return .notWritable(reason: failure) }
+        if let failure { return .notWritable(reason: failure) }
         return .healthy
     }
 

@@ -66,7 +66,11 @@ struct ServeProcessTests {
         let config = try directory.write("sygnal.yaml", Self.config())
         let gateway = try GatewayProcess(arguments: ["serve"], environment: ["SYGNAL_CONF": config], directory: directory.url.path)
         let listener = try #require(try await gateway.waitForListeners().first)
-        #expect(try await Self.get("http://127.0.0.1:\(listener.port)/health").status == 200)
+        do {
+            #expect(try await Self.get("http://127.0.0.1:\(listener.port)/health").status == 200)
+        } catch {
+            Issue.record("GET /health failed: \(error); the gateway logged: \(gateway.errors)")
+        }
         gateway.signal(SIGTERM)
         #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
     }

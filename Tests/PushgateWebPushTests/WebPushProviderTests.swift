@@ -189,9 +189,10 @@ struct WebPushProviderTests {
             let hanging = await harness.provider.deliver(
                 PushNotification(payload: Self.payload), to: subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/hang"), deadline: .now + .milliseconds(300))
             guard case .retryLater(nil, let reason) = hanging else { Issue.record("hanging service gave \(hanging)"); return }
-            // The deadline ended the wait (not a connection error), and it was not the 60-second idle
-            // timeout: the bound is far from both, whatever the machine's load.
-            #expect(reason == "deadline passed")
+            // The deadline ended the wait: while waiting for the answer, or (on a loaded machine) already
+            // while connecting, which the same deadline bounds. It was not the 60-second idle timeout: the
+            // bound below is far from it and from scheduling delays.
+            #expect(reason == "deadline passed" || reason == "transport error: ChannelError", "\(reason)")
             let elapsed = ContinuousClock.now - started
             #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(30))
         }
