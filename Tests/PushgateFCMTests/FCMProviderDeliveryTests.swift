@@ -175,7 +175,8 @@ struct FCMProviderDeliveryTests {
             let start = clock.now
             let waiting = await fcm.provider.deliver(.sample(), to: "device-impatient", deadline: .now + .milliseconds(300))
             #expect(waiting == .retryLater(after: nil, reason: "deadline passed while waiting for a connection (max_connections 1)"))
-            #expect(start.duration(to: clock.now) < .seconds(5))
+            // Below the 10 s the first delivery takes, with room for a loaded machine.
+            #expect(start.duration(to: clock.now) < .seconds(9))
             #expect(await first == .delivered)
             #expect(fcm.emulator.log.all.map(\.token) == ["slow-2"])
         }
@@ -192,7 +193,8 @@ struct FCMProviderDeliveryTests {
                 return
             }
             #expect(reason.contains("deadline"))
-            #expect(elapsed < .seconds(5))
+            // Below the emulator's 10 s answer to `slow` tokens, with room for a loaded machine.
+            #expect(elapsed < .seconds(9))
 
             let sendsBefore = fcm.emulator.sendRequestCount
             let passed = await fcm.provider.deliver(.sample(), to: "device-late", deadline: .now - .seconds(1))

@@ -36,9 +36,10 @@ struct ServeProcessTests {
 
         let asked = ContinuousClock.now
         gateway.signal(signal)
-        let status = await gateway.waitForExit(timeout: .seconds(10))
+        let status = await gateway.waitForExit(timeout: .seconds(60))
         #expect(status == 0, "\(gateway.errors)")
-        #expect(ContinuousClock.now - asked < .seconds(5))
+        // Not held up by idle connections or the outbox (far below a minute, far above scheduling delays).
+        #expect(ContinuousClock.now - asked < .seconds(30))
         // Every line is JSON when log.format is json.
         let lines = gateway.errors.split(separator: "\n")
         #expect(!lines.isEmpty)
