@@ -89,3 +89,22 @@ struct NextcloudIdentityProofTests {
         }
     }
 }
+
+/// The identity-proof lookup refuses the same addresses as Web Push endpoints, IPv4 carried in IPv6
+/// included, before any connection.
+@Suite struct NextcloudIdentityProofAddressTests {
+    @Test(arguments: ["[::127.0.0.1]", "[64:ff9b::7f00:1]", "[2002:7f00:1::1]", "[::ffff:10.0.0.1]", "198.18.0.1", "192.0.0.8", "240.0.0.1"])
+    func specialAndEmbeddedAddressesAreRefused(host: String) async {
+        let proof = NextcloudIdentityProof(settings: NextcloudSettings.IdentityProof())
+        do {
+            _ = try await proof.publicKey(cloudID: "erin@\(host):8443")
+            Issue.record("\(host) was contacted")
+        } catch {
+            guard case .refused(let reason) = error else {
+                Issue.record("\(host) gave \(error)")
+                return
+            }
+            #expect(reason.hasPrefix("the host is on a"))
+        }
+    }
+}

@@ -41,6 +41,8 @@ struct WebPushEndpointPolicyTests {
         "https://169.254.169.254/latest", "https://0.0.0.0/sub", "https://224.0.0.1/sub", "https://[::1]/sub",
         "https://[fe80::1]/sub", "https://[fd12::3]/sub", "https://[::ffff:127.0.0.1]/sub", "https://[ff02::1]/sub",
         "https://localhost/sub", "https://internal.example/sub", "https://mixed.example/sub", "https://metadata.example/sub",
+        "https://[::127.0.0.1]/sub", "https://[64:ff9b::7f00:1]/sub", "https://[2002:7f00:1::1]/sub", "https://192.0.0.8/sub",
+        "https://198.18.0.1/sub", "https://240.0.0.1/sub", "https://203.0.113.7/sub",
     ])
     func localAndPrivateAddressesAreRefused(url: String) async {
         guard case .refused = await Self.check(url) else {
