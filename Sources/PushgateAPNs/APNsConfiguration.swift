@@ -137,10 +137,10 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
             do {
                 self.additionalTrustRoots = try NIOSSLCertificate.fromPEMFile(caFile)
             } catch {
-                throw ConfigurationError(key: section.keyPath("ca_file"), "cannot read PEM certificates from \(caFile)")
+                throw ConfigurationError(key: section.keyPath("ca_file"), "cannot read PEM certificates from \(ConfigurationError.shownPath(caFile))")
             }
             guard !self.additionalTrustRoots.isEmpty else {
-                throw ConfigurationError(key: section.keyPath("ca_file"), "holds no certificate: \(caFile)")
+                throw ConfigurationError(key: section.keyPath("ca_file"), "holds no certificate: \(ConfigurationError.shownPath(caFile))")
             }
         } else {
             self.additionalTrustRoots = []
@@ -149,7 +149,7 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
 
     private static func readFile(_ path: String, key: String) throws -> String {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ConfigurationError(key: key, "cannot read \(path)")
+            throw ConfigurationError(key: key, "cannot read \(ConfigurationError.shownPath(path))")
         }
         return text
     }
@@ -160,7 +160,7 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
         do {
             return try P256.Signing.PrivateKey(pemRepresentation: pem)
         } catch {
-            throw ConfigurationError(key: key, "is not a PEM P-256 private key (.p8): \(path)")
+            throw ConfigurationError(key: key, "is not a PEM P-256 private key (.p8): \(ConfigurationError.shownPath(path))")
         }
     }
 
@@ -172,18 +172,18 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
         do {
             let documents = try PEMDocument.parseMultiple(pemString: pem)
             guard let first = documents.first(where: { $0.discriminator == "CERTIFICATE" }) else {
-                throw ConfigurationError(key: key, "holds no certificate: \(path)")
+                throw ConfigurationError(key: key, "holds no certificate: \(ConfigurationError.shownPath(path))")
             }
             certificate = try Certificate(pemDocument: first)
         } catch let error as ConfigurationError {
             throw error
         } catch {
-            throw ConfigurationError(key: key, "holds no readable certificate: \(path)")
+            throw ConfigurationError(key: key, "holds no readable certificate: \(ConfigurationError.shownPath(path))")
         }
         do {
             _ = try NIOSSLPrivateKey(bytes: Array(pem.utf8), format: .pem)
         } catch {
-            throw ConfigurationError(key: key, "holds no unencrypted private key: \(path)")
+            throw ConfigurationError(key: key, "holds no unencrypted private key: \(ConfigurationError.shownPath(path))")
         }
         return CertificateTopic.userID(of: certificate)
     }

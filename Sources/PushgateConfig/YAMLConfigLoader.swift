@@ -8,10 +8,31 @@ enum YAMLConfigLoader {
         do {
             node = try Yams.compose(yaml: yaml)
         } catch {
-            throw ConfigurationError(key: "", "the file is not valid YAML: \(error)")
+            throw ConfigurationError(key: "", "the file is not valid YAML: \(Self.describe(error))")
         }
         guard let node else { return .map(ConfigMap()) }
         return try self.value(node, path: "")
+    }
+
+    /// A YAML error as its problem and position only: Yams's own description quotes the offending line,
+    /// which may hold a password or a key.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? YamlError else { return "unreadable text" }
+        func at(_ mark: Mark) -> String { "line \(mark.line), column \(mark.column)" }
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
+            let while_ = context.map { "\($0.text) (\(at($0.mark))): " } ?? ""
+            return "\(while_)\(problem) at \(at(mark))"
+        case .reader(let problem, let offset, _, _):
+            return offset.map { "\(problem) at byte \($0)" } ?? problem
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return "duplicated keys \(duplicates.joined(separator: ", ")) at \(at(context.mark))"
+        case .dataCouldNotBeDecoded:
+            return "the text is not in a known encoding"
+        default:
+            return "unreadable text"
+        }
     }
 
     private static func value(_ node: Node, path: String) throws -> ConfigValue {

@@ -94,7 +94,7 @@ public struct FCMConfiguration: Sendable {
                 let certificates = try NIOSSLCertificate.fromPEMFile(caFile)
                 if certificates.isEmpty { throw ConfigurationError(key: "", "no certificate") }
             } catch {
-                throw ConfigurationError(key: section.keyPath("ca_file"), "cannot read PEM certificates from \(caFile)")
+                throw ConfigurationError(key: section.keyPath("ca_file"), "cannot read PEM certificates from \(ConfigurationError.shownPath(caFile))")
             }
             self.caFile = caFile
         } else {
@@ -113,7 +113,7 @@ public struct FCMConfiguration: Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ConfigurationError(key: key, "cannot read \(path): \(error.localizedDescription)")
+            throw ConfigurationError(key: key, "cannot read \(ConfigurationError.shownPath(path))")
         }
         let account: ServiceAccount
         do {
@@ -121,16 +121,16 @@ public struct FCMConfiguration: Sendable {
         } catch {
             throw ConfigurationError(
                 key: key,
-                "\(path) is not a Google service-account JSON file (it needs private_key, private_key_id, client_email and token_uri)"
+                "\(ConfigurationError.shownPath(path)) is not a Google service-account JSON file (it needs private_key, private_key_id, client_email and token_uri)"
             )
         }
         do {
             _ = try account.signingKey()
         } catch {
-            throw ConfigurationError(key: key, "the private_key in \(path) is not an RSA private key in PEM form")
+            throw ConfigurationError(key: key, "the private_key in \(ConfigurationError.shownPath(path)) is not an RSA private key in PEM form")
         }
         guard URL(string: account.tokenURI)?.host != nil else {
-            throw ConfigurationError(key: key, "the token_uri in \(path) is not a URL")
+            throw ConfigurationError(key: key, "the token_uri in \(ConfigurationError.shownPath(path)) is not a URL")
         }
         return account
     }

@@ -49,12 +49,12 @@ public struct WebPushConfiguration: Sendable, CustomStringConvertible {
         do {
             pem = try String(contentsOfFile: keyPath, encoding: .utf8)
         } catch {
-            throw ConfigurationError(key: section.keyPath("vapid_private_key"), "cannot read \(keyPath)")
+            throw ConfigurationError(key: section.keyPath("vapid_private_key"), "cannot read \(ConfigurationError.shownPath(keyPath))")
         }
         do {
             self.vapidKey = try VAPIDSigner.loadKey(pem: pem)
         } catch {
-            throw ConfigurationError(key: section.keyPath("vapid_private_key"), "\(keyPath) is not a PEM P-256 private key")
+            throw ConfigurationError(key: section.keyPath("vapid_private_key"), "\(ConfigurationError.shownPath(keyPath)) is not a PEM P-256 private key")
         }
         guard let contact = try section.string("vapid_contact_email"), !contact.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw ConfigurationError(key: section.keyPath("vapid_contact_email"), "is required: a contact e-mail address for the push services")
