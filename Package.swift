@@ -210,6 +210,8 @@ let package = Package(
                 "PushgateProviderSupport",
                 "PushgateNextcloud",
                 .hummingbird,
+                .hummingbirdCore,
+                .nioHTTP1,
                 .logging,
                 .nioCore,
                 .prometheus,

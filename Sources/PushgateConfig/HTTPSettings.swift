@@ -1,4 +1,5 @@
-/// The `http` section: where the gateway listens. Keys as Sygnal's, plus Pushgate's body limit.
+/// The `http` section: where the gateway listens. Keys as Sygnal's, plus Pushgate's body limit, read
+/// timeouts and connection cap.
 public struct HTTPSettings: Sendable, Equatable {
     /// Addresses to listen on, one listener each (`http.bind_addresses`, default `['127.0.0.1']`).
     public var bindAddresses: [String] = ["127.0.0.1"]
@@ -6,11 +7,24 @@ public struct HTTPSettings: Sendable, Equatable {
     public var port: Int = 5000
     /// Request bodies larger than this get 413 (`http.max_request_body_size`, bytes, default 1 MiB).
     public var maxRequestBodySize: Int = 1 << 20
+    /// How long a new connection may take to send its first request's head (`http.header_timeout`,
+    /// seconds, default 10); then it is closed.
+    public var headerTimeout: Duration = .seconds(10)
+    /// How long a request's body may take to arrive in full (`http.body_timeout`, seconds, default 30).
+    public var bodyTimeout: Duration = .seconds(30)
+    /// How long a keep-alive connection may wait for its next request's head (`http.idle_timeout`,
+    /// seconds, default 60).
+    public var idleTimeout: Duration = .seconds(60)
+    /// The most connections open at once per listener (`http.max_connections`); further connections are
+    /// answered 503 and closed. Nil chooses from the process's file-descriptor limit at start.
+    public var maxConnections: Int?
 
     /// The defaults.
     public init() {}
 
-    static let knownKeys: Set<String> = ["bind_addresses", "port", "max_request_body_size"]
+    static let knownKeys: Set<String> = [
+        "bind_addresses", "port", "max_request_body_size", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
+    ]
 
     init(_ section: ConfigSection) throws {
         if let addresses = try section.stringList("bind_addresses") {
@@ -21,5 +35,9 @@ public struct HTTPSettings: Sendable, Equatable {
         }
         self.port = try section.int("port", in: 0...65535) ?? self.port
         self.maxRequestBodySize = try section.int("max_request_body_size", in: 1...(1 << 30)) ?? self.maxRequestBodySize
+        self.headerTimeout = .seconds(try section.int("header_timeout", in: 1...3600) ?? 10)
+        self.bodyTimeout = .seconds(try section.int("body_timeout", in: 1...3600) ?? 30)
+        self.idleTimeout = .seconds(try section.int("idle_timeout", in: 1...3600) ?? 60)
+        self.maxConnections = try section.int("max_connections", in: 1...1_000_000)
     }
 }

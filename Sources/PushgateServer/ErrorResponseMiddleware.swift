@@ -1,6 +1,8 @@
 import Hummingbird
 import PushgateHTTP
 import Logging
+import NIOCore
+import NIOHTTP1
 import PushgateStore
 
 /// Turns every error into a response in a known shape, so no request ends in a dropped connection or a
@@ -33,6 +35,18 @@ struct ErrorResponseMiddleware: RouterMiddleware {
                 return try GatewayErrorBody(status: error.status, errcode: Self.errcode(for: error.status), message: message)
                     .response(from: request, context: context)
             }
+        } catch is NIOTooManyBytesError {
+            // A streamed body over the limit: the same answer as a declared one.
+            return try GatewayErrorBody.tooLarge.response(from: request, context: context)
+        } catch let error as HTTPParserError {
+            // The client sent a body that cannot be parsed (or went away mid-body): its mistake, not ours.
+            context.logger.debug("request body could not be read", metadata: ["error": "\(error)"])
+            return try GatewayErrorBody(status: .badRequest, errcode: "M_BAD_JSON", message: "Malformed HTTP request body")
+                .response(from: request, context: context)
+        } catch let error as ChannelError {
+            context.logger.debug("the client went away", metadata: ["error": "\(error)"])
+            return try GatewayErrorBody(status: .badRequest, errcode: "M_UNKNOWN", message: "The connection closed before the request was read")
+                .response(from: request, context: context)
         } catch let error as any HTTPResponseError {
             return try error.response(from: request, context: context)
         } catch let error as StoreError {

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import PushgateHTTP
 public import Logging
 public import PushgateConfig
@@ -110,9 +111,13 @@ public struct Gateway: Sendable {
         let responder = router.buildResponder()
         let sweeper = ExpiredCounterSweeper(store: store, logger: logger)
         var services: [any Service] = try (sandbox?.services() ?? []) + [store] + backEnds.map(\.service) + [worker, sweeper]
+        let limits = ListenerLimits(configuration.http)
         for address in configuration.http.bindAddresses {
             services.append(
-                Self.listener(name: "http", responder: responder, host: address, port: configuration.http.port, logger: logger, onListening: onListening)
+                Self.listener(
+                    name: "http", responder: responder, limits: limits, host: address, port: configuration.http.port, logger: logger,
+                    onListening: onListening
+                )
             )
         }
         if configuration.metrics.prometheusListenerEnabled {
@@ -120,7 +125,7 @@ public struct Gateway: Sendable {
             metricsRouter.get("/metrics") { _, _ in OperationsRoutes.metricsResponse(metrics) }
             services.append(
                 Self.listener(
-                    name: "metrics", responder: metricsRouter.buildResponder(), host: configuration.metrics.prometheusAddress,
+                    name: "metrics", responder: metricsRouter.buildResponder(), limits: limits, host: configuration.metrics.prometheusAddress,
                     port: configuration.metrics.prometheusPort, logger: logger, onListening: onListening
                 )
             )
@@ -172,13 +177,19 @@ public struct Gateway: Sendable {
     private static func listener<Responder: HTTPResponder>(
         name: String,
         responder: Responder,
+        limits: ListenerLimits,
         host: String,
         port: Int,
         logger: Logger,
         onListening: @escaping ListeningHandler
     ) -> some Service where Responder.Context == GatewayRequestContext {
-        Application(
+        let connections = OpenConnections(limit: limits.maxConnections)
+        let guardLimits = limits.connectionGuard
+        return Application(
             responder: responder,
+            server: HTTPServerBuilder { responder in
+                GuardedHTTP1Channel(http1: HTTP1Channel(responder: responder), limits: guardLimits, connections: connections)
+            },
             configuration: .init(address: .hostname(host, port: port), serverName: "Pushgate"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? port

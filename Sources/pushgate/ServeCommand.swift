@@ -25,6 +25,9 @@ struct ServeCommand: AsyncParsableCommand {
         for warning in configuration.warnings {
             logger.warning("configuration: \(warning)")
         }
+        // Every connection takes a descriptor: the usual soft limit of 1,024 is soon reached by idle clients.
+        let descriptors = FileDescriptorLimit.raiseToHardLimit()
+        logger.info("file descriptor limit", metadata: ["limit": "\(descriptors)"])
         let gateway: Gateway
         do {
             gateway = try await Gateway.build(configuration: configuration, logger: logger)

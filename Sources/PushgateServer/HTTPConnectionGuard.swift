@@ -1,0 +1,196 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Guards one HTTP/1 connection against slow, hostile or malformed clients, below the framework: it
+/// sits right after the request decoder, so it sees every request head, body and end, every response, and
+/// every parse error.
+///
+/// - A connection over the listener's cap is answered 503 and closed.
+/// - The first request head must arrive within the header timeout, each body within the body timeout,
+///   and the next head on a kept-alive connection within the idle timeout; otherwise the connection is
+///   closed (408 if a body was under way).
+/// - A request that is not kept alive (HTTP/1.0 without `keep-alive`, or `Connection: close`), or that
+///   is answered before its body was read, gets `Connection: close` on its response and the connection
+///   is closed after it.
+/// - `CONNECT` is answered 405 and the connection closed: nothing here tunnels.
+/// - A request that cannot be parsed before its head is complete is answered 400 (501 for an unknown
+///   method) and the connection closed; errors once a request is under way reach its handler, which
+///   answers in its protocol's shape. Neither is logged above debug level: clients cannot fill the log.
+final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// The timeouts and the cap a listener applies.
+    struct Limits: Sendable {
+        var headerTimeout: TimeAmount
+        var bodyTimeout: TimeAmount
+        var idleTimeout: TimeAmount
+    }
+
+    private enum State {
+        /// Waiting for a request head: the first one, or the next on a kept-alive connection.
+        case waitingForHead(first: Bool)
+        /// A head arrived; its body is being read.
+        case readingBody
+        /// The request is complete; the handler is answering.
+        case answering
+        /// An answer of this guard's own is being written; everything else is dropped.
+        case closing
+    }
+
+    private let limits: Limits
+    private let connections: OpenConnections
+    private let logger: Logger
+    private var state = State.waitingForHead(first: true)
+    private var timer: Scheduled<Void>?
+    private var closeAfterResponse = false
+    private var counted = false
+
+    init(limits: Limits, connections: OpenConnections, logger: Logger) {
+        self.limits = limits
+        self.connections = connections
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { self.connectionOpened(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.connectionOpened(context)
+        context.fireChannelActive()
+    }
+
+    /// Counts the connection in (or refuses it) and starts waiting for its first request head.
+    private func connectionOpened(_ context: ChannelHandlerContext) {
+        guard !self.counted, case .waitingForHead(first: true) = self.state, self.timer == nil else { return }
+        guard self.connections.open() else {
+            self.logger.debug("http: connection refused, the listener is at its cap", metadata: ["max_connections": "\(self.connections.limit)"])
+            self.answerAndClose(context, status: .serviceUnavailable, errcode: "M_UNKNOWN", message: "Too many connections; try again later")
+            return
+        }
+        self.counted = true
+        self.startTimer(context, self.limits.headerTimeout)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.cancelTimer()
+        if self.counted {
+            self.counted = false
+            self.connections.close()
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = self.unwrapInboundIn(data)
+        switch (self.state, part) {
+        case (.closing, _):
+            return
+        case (_, .head(let head)):
+            self.cancelTimer()
+            if head.method == .CONNECT {
+                self.answerAndClose(context, status: .methodNotAllowed, errcode: "M_UNRECOGNIZED", message: "CONNECT is not supported")
+                return
+            }
+            self.closeAfterResponse = !head.isKeepAlive
+            self.state = .readingBody
+            self.startTimer(context, self.limits.bodyTimeout)
+        case (_, .end):
+            self.cancelTimer()
+            self.state = .answering
+        case (_, .body):
+            break
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = self.unwrapOutboundIn(data), case .readingBody = self.state {
+            // Answered before the body was read (413, say): the rest of the body is not read, so the
+            // connection cannot carry another request.
+            self.closeAfterResponse = true
+            self.cancelTimer()
+        }
+        guard self.closeAfterResponse else {
+            if case .end = self.unwrapOutboundIn(data), case .answering = self.state {
+                self.state = .waitingForHead(first: false)
+                self.startTimer(context, self.limits.idleTimeout)
+            }
+            context.write(data, promise: promise)
+            return
+        }
+        switch self.unwrapOutboundIn(data) {
+        case .head(var head):
+            head.headers.replaceOrAdd(name: "Connection", value: "close")
+            context.write(self.wrapOutboundOut(.head(head)), promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            let written = promise ?? context.eventLoop.makePromise()
+            context.write(data, promise: written)
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            written.futureResult.whenComplete { _ in loopBound.value.close(promise: nil) }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let parserError = error as? HTTPParserError, case .waitingForHead = self.state {
+            self.logger.debug("http: unparsable request", metadata: ["error": "\(parserError)"])
+            if case .invalidMethod = parserError {
+                self.answerAndClose(context, status: .notImplemented, errcode: "M_UNRECOGNIZED", message: "Unknown method")
+            } else {
+                self.answerAndClose(context, status: .badRequest, errcode: "M_UNRECOGNIZED", message: "Malformed HTTP request")
+            }
+            return
+        }
+        context.fireErrorCaught(error)
+    }
+
+    /// Writes an answer of the guard's own (a Matrix-shaped JSON error) and closes the connection.
+    private func answerAndClose(_ context: ChannelHandlerContext, status: HTTPResponseStatus, errcode: String, message: String) {
+        self.cancelTimer()
+        self.state = .closing
+        let body = (try? JSONSerialization.data(withJSONObject: ["errcode": errcode, "error": message], options: [.sortedKeys])) ?? Data()
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Content-Length", value: String(body.count))
+        headers.add(name: "Connection", value: "close")
+        headers.add(name: "Server", value: "Pushgate")
+        context.write(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
+    }
+
+    private func startTimer(_ context: ChannelHandlerContext, _ timeout: TimeAmount) {
+        self.cancelTimer()
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        self.timer = context.eventLoop.scheduleTask(in: timeout) {
+            let (guardHandler, context) = loopBound.value
+            guardHandler.timedOut(context)
+        }
+    }
+
+    private func cancelTimer() {
+        self.timer?.cancel()
+        self.timer = nil
+    }
+
+    private func timedOut(_ context: ChannelHandlerContext) {
+        self.timer = nil
+        switch self.state {
+        case .waitingForHead(let first):
+            self.logger.debug(first ? "http: no request head in time, closing" : "http: idle connection closed")
+            context.close(promise: nil)
+        case .readingBody:
+            self.logger.debug("http: request body not complete in time, closing")
+            self.answerAndClose(context, status: .requestTimeout, errcode: "M_UNKNOWN", message: "The request body did not arrive in time")
+        case .answering, .closing:
+            break
+        }
+    }
+}

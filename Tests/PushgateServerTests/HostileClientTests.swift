@@ -1,0 +1,149 @@
+import Foundation
+import PushgateTestSupport
+import Testing
+
+/// The real binary against clients that send malformed, slow or unusual requests, over raw sockets (a
+/// small Python client, so nothing between it and the gateway tidies the bytes up): each gets a clear
+/// answer in the Matrix error shape or a closed connection, never a 500, and none is logged as an error.
+@Suite("Hostile clients")
+struct HostileClientTests {
+    /// What the client script sends, one case per line of its output: `name`, the bytes sent, how long to
+    /// wait; it prints what came back, and whether and when the server closed the connection.
+    static let client = #"""
+        import json, socket, sys, time
+        port = int(sys.argv[1])
+        def raw(data, wait, chunks=None):
+            s = socket.create_connection(("127.0.0.1", port)); s.settimeout(wait)
+            started = time.time()
+            s.sendall(data)
+            out = b""; closed = None
+            try:
+                while True:
+                    d = s.recv(65536)
+                    if not d: closed = time.time() - started; break
+                    out += d
+            except socket.timeout: pass
+            except ConnectionResetError: closed = time.time() - started
+            s.close()
+            return {"answer": out.decode("latin-1"), "closed_after": closed}
+        cases = {
+            "bad_chunk": raw(b"POST /_matrix/push/v1/notify HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", 20),
+            "streamed_too_large": raw(b"POST /_matrix/push/v1/notify HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + b"800\r\n" + b"a" * 2048 + b"\r\n" + b"800\r\n" + b"a" * 100, 20),
+            "http10": raw(b"GET /health HTTP/1.0\r\n\r\n", 20),
+            "connect": raw(b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", 20),
+            "unknown_method": raw(b"FOO /health HTTP/1.1\r\nHost: x\r\n\r\n", 20),
+            "garbage": raw(b"\x16\x03\x01\x00\xa5garbage\r\n\r\n", 20),
+            "trickled_head": raw(b"GET /health HTTP/1.1\r\nHost: x\r\n", 30),
+            "idle_keep_alive": raw(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n", 30),
+            "trickled_body": raw(b"POST /_matrix/push/v1/notify HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{", 30),
+        }
+        # More connections than the cap, each sending nothing: the next is refused at once, and once they
+        # are gone the gateway serves again.
+        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(int(sys.argv[2]) + 5)]
+        time.sleep(1)
+        cases["over_the_cap"] = raw(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 20)
+        for s in idle: s.close()
+        time.sleep(1)
+        cases["after_the_cap"] = raw(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 20)
+        print(json.dumps(cases))
+        """#
+
+    struct Outcome: Decodable {
+        let answer: String
+        let closed_after: Double?
+
+        var status: Int? { self.answer.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } }
+        var body: String { self.answer.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n") }
+        var responses: Int { self.answer.components(separatedBy: "HTTP/1.1 ").count - 1 }
+    }
+
+    @Test func malformedSlowAndUnusualRequestsGetClearAnswersAndClosedConnections() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("pushgate.yaml", """
+            http: {bind_addresses: ['127.0.0.1'], port: 0, max_request_body_size: 1024, header_timeout: 2, body_timeout: 2, idle_timeout: 3, max_connections: 40}
+            log: {format: json, level: info}
+            database: {url: 'sqlite:store.sqlite'}
+            """)
+        let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        let port = try #require(try await gateway.waitForListeners().first).port
+        let output = try await PythonReference.run(Self.client, arguments: [String(port), "40"])
+        let cases = try JSONDecoder().decode([String: Outcome].self, from: Data(output.utf8))
+        func outcome(_ name: String) throws -> Outcome { try #require(cases[name], "\(name) missing") }
+
+        let badChunk = try outcome("bad_chunk")
+        #expect(badChunk.status == 400, "\(badChunk.answer)")
+        #expect(badChunk.body.contains(#""errcode":"M_BAD_JSON""#))
+
+        let tooLarge = try outcome("streamed_too_large")
+        #expect(tooLarge.status == 413, "\(tooLarge.answer)")
+        #expect(tooLarge.body.contains(#"{"errcode":"M_TOO_LARGE","error":"Request body too large"}"#))
+        #expect(tooLarge.responses == 1, "one answer, then the connection closes: \(tooLarge.answer)")
+        #expect(tooLarge.closed_after != nil)
+
+        let http10 = try outcome("http10")
+        #expect(http10.status == 200)
+        #expect(http10.answer.contains("Connection: close"))
+        #expect(try #require(http10.closed_after) < 10, "an HTTP/1.0 request without keep-alive closes after its answer")
+
+        let connect = try outcome("connect")
+        #expect(connect.status == 405, "\(connect.answer)")
+        #expect(connect.closed_after != nil, "CONNECT leaves no tunnel open")
+
+        let unknown = try outcome("unknown_method")
+        #expect(unknown.status == 501, "\(unknown.answer)")
+        #expect(unknown.body.contains(#""errcode":"M_UNRECOGNIZED""#))
+
+        let garbage = try outcome("garbage")
+        #expect(garbage.status == 400 || garbage.status == 501, "\(garbage.answer)")
+        #expect(garbage.closed_after != nil)
+
+        // Timeouts of 2 and 3 s close the connection; the client waited up to 30 s, so the upper bounds
+        // only have to be far below that.
+        let trickledHead = try outcome("trickled_head")
+        #expect(trickledHead.answer.isEmpty)
+        let headClosed = try #require(trickledHead.closed_after, "a head that never completes is closed")
+        #expect(headClosed >= 1.5 && headClosed < 25)
+
+        let idle = try outcome("idle_keep_alive")
+        #expect(idle.status == 200)
+        let idleClosed = try #require(idle.closed_after, "an idle keep-alive connection is closed")
+        #expect(idleClosed >= 2.5 && idleClosed < 25)
+
+        let trickledBody = try outcome("trickled_body")
+        #expect(trickledBody.status == 408, "\(trickledBody.answer)")
+        let bodyClosed = try #require(trickledBody.closed_after)
+        #expect(bodyClosed >= 1.5 && bodyClosed < 25)
+
+        let overTheCap = try outcome("over_the_cap")
+        #expect(overTheCap.status == 503, "\(overTheCap.answer)")
+        #expect(overTheCap.body.contains(#""errcode":"M_UNKNOWN""#))
+        #expect(try outcome("after_the_cap").status == 200)
+
+        // Nothing a client did is an error in the gateway's log, and nothing was answered 500.
+        let events = gateway.logEvents
+        #expect(!events.contains { $0["level"] == "error" || $0["level"] == "critical" }, "\(gateway.errors)")
+        #expect(!gateway.errors.contains("HTTPParserError\",\"level\":\"error"))
+        #expect(!cases.values.contains { $0.status == 500 })
+    }
+
+    @Test func theFileDescriptorLimitIsRaisedAtStart() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("pushgate.yaml", """
+            http: {bind_addresses: ['127.0.0.1'], port: 0}
+            log: {format: json, level: info}
+            database: {url: 'sqlite:store.sqlite'}
+            """)
+        // A soft limit of 1,024 under a higher hard limit, as many systems start services.
+        let script = "import resource, os, sys; h = resource.getrlimit(resource.RLIMIT_NOFILE)[1]; resource.setrlimit(resource.RLIMIT_NOFILE, (1024, h)); os.execv(sys.argv[1], sys.argv[1:])"
+        let python = try PythonReference.interpreter()
+        let gateway = try GatewayProcess(
+            arguments: ["-c", script, GatewayProcess.binary, "serve", "--config", config], directory: directory.url.path, executable: python
+        )
+        _ = try await gateway.waitForListeners()
+        let limit = try #require(gateway.logEvents.first { $0["msg"] == "file descriptor limit" }?["limit"].flatMap(Int.init))
+        var hard = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &hard)
+        #expect(limit == Int(min(hard.rlim_max, rlim_t(Int32.max))))
+        #expect(limit > 1024 || hard.rlim_max <= 1024)
+    }
+}
