@@ -103,7 +103,7 @@ public struct Gateway: Sendable {
             sandboxRoutes.append(GatewayRoute(.get, "/sandbox/deliveries") { _, _ in SandboxEnvironment.deliveriesResponse(log) })
         }
         let router = GatewayRouterBuilder.build(
-            routes: operations.routes + matrix.routes + nextcloudDevices.routes + nextcloudNotifications.routes + sandboxRoutes,
+            routes: operations.routes + matrix.routes + nextcloudDevices.routes + nextcloudNotifications.routes + sandboxRoutes + OpenAPIRoute.routes,
             metrics: metrics,
             maxRequestBodySize: configuration.http.maxRequestBodySize,
             accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor

@@ -1,0 +1,54 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import PushgateHTTP
+@testable import PushgateServer
+import Testing
+
+/// `GET /openapi.json` serves the repository's `openapi.json` byte for byte, so the two cannot drift.
+@Suite("OpenAPI document")
+struct OpenAPIRouteTests {
+    /// `openapi.json` at the repository's root.
+    static var repositoryDocument: Data {
+        get throws {
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            return try Data(contentsOf: root.appendingPathComponent("openapi.json"))
+        }
+    }
+
+    static func withApplication(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let router = GatewayRouterBuilder.build(routes: OpenAPIRoute.routes, metrics: GatewayMetrics(), maxRequestBodySize: 1024)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: TestLogging.quiet)
+        try await app.test(.live) { client in try await body(client) }
+    }
+
+    @Test func theServedDocumentIsTheRepositoryFileByteForByte() async throws {
+        let expected = try Self.repositoryDocument
+        #expect(Data(OpenAPIDocument.json.utf8) == expected, "run scripts/embed-openapi after editing openapi.json")
+        try await Self.withApplication { client in
+            let response = try await client.execute(uri: "/openapi.json", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "application/json")
+            #expect(Data(response.body.readableBytesView) == expected)
+            let head = try await client.execute(uri: "/openapi.json", method: .head)
+            #expect(head.status == .ok)
+            #expect(head.body.readableBytes == 0)
+        }
+    }
+
+    @Test func theDocumentIsOpenAPI31AndDescribesEveryRoute() throws {
+        let document = try #require(try JSONSerialization.jsonObject(with: Self.repositoryDocument) as? [String: Any])
+        #expect((document["openapi"] as? String)?.hasPrefix("3.1.") == true)
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        let operations = Set(paths.flatMap { path, item in item.keys.map { "\($0.uppercased()) \(path)" } })
+        // Every route the gateway registers (at the default Nextcloud prefix, with the sandbox), and HEAD
+        // wherever GET is.
+        #expect(operations == [
+            "POST /_matrix/push/v1/notify", "POST /_matrix/push/v1/notify/{rest}",
+            "POST /devices", "DELETE /devices", "POST /notifications",
+            "GET /health", "HEAD /health", "GET /metrics", "HEAD /metrics",
+            "GET /openapi.json", "HEAD /openapi.json", "GET /sandbox/deliveries", "HEAD /sandbox/deliveries",
+        ])
+    }
+}
