@@ -106,6 +106,8 @@ let package = Package(
                 .nioCore,
                 .nioExtras,
                 .nioHTTP1,
+                .nioPosix,
+                .nioSSL,
             ]
         ),
         // Delivery back ends, one per provider. They know their provider and nothing of front ends or stores.
@@ -159,7 +161,7 @@ let package = Package(
             name: "PushgateNextcloud",
             dependencies: [
                 "PushgateCore", "PushgateConfig", "PushgateHTTP", "PushgateStore", "PushgateDelivery", "PushgateProviderSupport", .hummingbird,
-                .logging, .crypto, .cryptoExtras, .bigInt, .asyncHTTPClient, .nioCore, .nioHTTP1,
+                .logging, .crypto, .cryptoExtras, .bigInt, .nioCore, .nioHTTP1, .nioSSL,
             ]
         ),
         // The device side of the Nextcloud push protocol: keys, registration, verifying and decrypting pushes.

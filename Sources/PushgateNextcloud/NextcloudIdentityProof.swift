@@ -1,7 +1,7 @@
-import AsyncHTTPClient
 public import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import PushgateCore
 public import PushgateConfig
 public import PushgateProviderSupport
@@ -12,7 +12,8 @@ public import PushgateProviderSupport
 ///
 /// The server name comes from the request, so the lookup is guarded like any caller-chosen outbound
 /// request: https only (http for hosts `http_hosts` names), no loopback, private or link-local addresses
-/// unless `allowed_hosts` names the host, no redirects, a short deadline and a small size cap.
+/// unless `allowed_hosts` names the host, the connection made to the very addresses that were checked (no
+/// second lookup), no redirects, a short deadline and a small size cap.
 public struct NextcloudIdentityProof: Sendable {
     /// Why no key could be had.
     public enum Failure: Error, Equatable, CustomStringConvertible {
@@ -37,11 +38,18 @@ public struct NextcloudIdentityProof: Sendable {
 
     private let settings: NextcloudSettings.IdentityProof
     private let resolver: HostResolver
+    /// Connections to users' servers, on the checked addresses; none is kept idle (lookups are rare).
+    private let connections: HTTP1ConnectionPool
 
     /// Creates the lookup.
     public init(settings: NextcloudSettings.IdentityProof, resolver: HostResolver = .system) {
         self.settings = settings
         self.resolver = resolver
+        self.connections = HTTP1ConnectionPool(
+            tls: Result { try NIOSSLContext(configuration: .makeClientConfiguration()) }, proxy: nil,
+            connectTimeout: .milliseconds(settings.timeout.wholeMilliseconds), idleTimeout: .seconds(1), maximumIdlePerOrigin: 0,
+            bodyLimit: Self.maximumResponseSize
+        )
     }
 
     /// The URL of the key of `cloudID`'s user, or why there is none to ask.
@@ -59,8 +67,9 @@ public struct NextcloudIdentityProof: Sendable {
         return url
     }
 
-    /// Whether the lookup may contact `url`'s host.
-    func check(_ url: URL) async throws(Failure) {
+    /// Whether the lookup may contact `url`'s host, and where: the addresses that were checked, which the
+    /// connection then goes to (a second lookup could answer differently: DNS rebinding).
+    func check(_ url: URL) async throws(Failure) -> [IPAddress] {
         guard let host = url.host?.lowercased() else { throw .malformedCloudID }
         let hostAndPort = url.port.map { "\(host):\($0)" } ?? host
         func listed(_ globs: [String]) -> Bool {
@@ -68,45 +77,41 @@ public struct NextcloudIdentityProof: Sendable {
         }
         if url.scheme == "http", !listed(self.settings.httpHosts) { throw .refused("http is not allowed for this host") }
         guard url.scheme == "https" || url.scheme == "http" else { throw .refused("unsupported scheme") }
-        if listed(self.settings.allowedHosts) { return }
         let addresses: [IPAddress]
         if let literal = IPAddress(literal: host) {
             addresses = [literal]
-        } else if let resolved = await self.resolver.resolve(host) {
+        } else if let resolved = await self.resolver.resolve(host), !resolved.isEmpty {
             addresses = resolved
         } else {
             throw .unavailable("the host does not resolve")
         }
-        if let restriction = addresses.lazy.compactMap(\.restriction).first {
+        if !listed(self.settings.allowedHosts), let restriction = addresses.lazy.compactMap(\.restriction).first {
             throw .refused("the host is on a \(restriction) address")
         }
+        return addresses
     }
 
     /// The user's current public key (PEM) as their server publishes it.
     public func publicKey(cloudID: String) async throws(Failure) -> String {
         let url = try self.keyURL(cloudID: cloudID)
-        try await self.check(url)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
-        let result: Result<String, Failure>
+        let addresses = try await self.check(url)
+        var headers = HTTPHeaders()
+        headers.add(name: "Accept", value: "application/json")
+        headers.add(name: "OCS-APIRequest", value: "true")
+        headers.add(name: "User-Agent", value: "Pushgate")
+        let answer: HTTP1Answer
         do {
-            var request = HTTPClientRequest(url: url.absoluteString)
-            request.headers.add(name: "Accept", value: "application/json")
-            request.headers.add(name: "OCS-APIRequest", value: "true")
-            request.headers.add(name: "User-Agent", value: "Pushgate")
-            let response = try await client.execute(request, timeout: .milliseconds(self.settings.timeout.wholeMilliseconds))
-            let body = try await response.body.collect(upTo: Self.maximumResponseSize)
-            if response.status == .ok, let key = Self.key(fromOCS: Data(body.readableBytesView)) {
-                result = .success(key)
-            } else {
-                result = .failure(.unavailable("the server answered \(response.status.code) without a key"))
-            }
-        } catch let failure as Failure {
-            result = .failure(failure)
+            answer = try await self.connections.request(
+                .GET, url, at: addresses, headers: headers, deadline: .now() + .milliseconds(self.settings.timeout.wholeMilliseconds)
+            )
         } catch {
-            result = .failure(.unavailable("\(error)"))
+            throw .unavailable("\(error)")
         }
-        try? await client.shutdown()
-        return try result.get()
+        // No redirects are followed; an answer over the size cap is cut short and so is not a key.
+        guard answer.status == 200, answer.body.count < Self.maximumResponseSize, let key = Self.key(fromOCS: Data(answer.body)) else {
+            throw .unavailable("the server answered \(answer.status) without a key")
+        }
+        return key
     }
 
     /// The `public` key of an OCS answer (v1 or v2 envelope).

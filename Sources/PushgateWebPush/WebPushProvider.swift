@@ -11,7 +11,7 @@ import Synchronization
 /// Delivers notifications to browsers' push services (RFC 8030) with `aes128gcm` encryption (RFC 8291) and
 /// VAPID authentication (RFC 8292).
 ///
-/// The provider keeps its own HTTP/1.1 connections to the push services (``WebPushConnectionPool``:
+/// The provider keeps its own HTTP/1.1 connections to the push services (``HTTP1ConnectionPool``:
 /// keep-alive, per origin, TLS for `https`, through the CONNECT proxy when one is set, no redirects); run
 /// it as a `Service` so they are closed on graceful shutdown. At most `max_connections` requests are in flight (a `ConcurrencyGate` with that many
 /// permits; more wait for one until their deadline), and at most `inflight_request_limit` deliveries
@@ -27,7 +27,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     public var platform: Platform { .webPush }
 
     private let configuration: WebPushConfiguration
-    private let connections: WebPushConnectionPool
+    private let connections: HTTP1ConnectionPool
     private let signer: VAPIDSigner
     private let policy: WebPushEndpointPolicy
     private let requestSlots: ConcurrencyGate
@@ -50,7 +50,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         self.requestSlots = ConcurrencyGate(permits: configuration.maxConnections)
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.applicationProtocols = ["http/1.1"]
-        self.connections = WebPushConnectionPool(
+        self.connections = HTTP1ConnectionPool(
             tls: Result { try NIOSSLContext(configuration: tls) }, proxy: configuration.proxy, connectTimeout: .seconds(10),
             idleTimeout: .seconds(60), maximumIdlePerOrigin: configuration.maxConnections
         )
@@ -148,13 +148,13 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         guard await self.requestSlots.enter(until: deadline) == .admitted else { return nil }
         defer { self.requestSlots.leave() }
         do {
-            let answer = try await self.connections.post(endpoint, at: addresses, headers: headers, body: body, deadline: deadline.nioDeadline)
+            let answer = try await self.connections.request(.POST, endpoint, at: addresses, headers: headers, body: body, deadline: deadline.nioDeadline)
             var text = ""
             if !(200...299).contains(answer.status) {
                 text = String(decoding: answer.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             }
             return (WebPushResponse.outcome(status: answer.status, retryAfter: answer.retryAfter, body: text), answer.status)
-        } catch WebPushExchangeError.deadlineExceeded {
+        } catch HTTP1ExchangeError.deadlineExceeded {
             return (.retryLater(after: nil, reason: "deadline passed"), nil)
         } catch {
             return (.retryLater(after: nil, reason: "transport error: \(Self.describe(error))"), nil)
@@ -163,7 +163,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
 
     /// The error's description for our own exchange errors (they carry no URL), else its type; never a URL.
     private static func describe(_ error: any Error) -> String {
-        if let exchangeError = error as? WebPushExchangeError { return exchangeError.description }
+        if let exchangeError = error as? HTTP1ExchangeError { return exchangeError.description }
         if let sslError = error as? NIOSSLError { return "TLS: \(sslError)" }
         return String(describing: type(of: error))
     }

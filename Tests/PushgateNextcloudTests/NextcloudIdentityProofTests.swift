@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import PushgateConfig
 @testable import PushgateNextcloud
+import PushgateProviderSupport
 import PushgateStore
 import Synchronization
 import Testing
@@ -105,6 +106,45 @@ struct NextcloudIdentityProofTests {
                 return
             }
             #expect(reason.hasPrefix("the host is on a"))
+        }
+    }
+}
+
+/// The lookup connects to the addresses it checked, never to a second lookup's answer (DNS rebinding).
+@Suite struct NextcloudIdentityProofPinningTests {
+    @Test func theConnectionGoesToTheCheckedAddressNotASecondLookup() async throws {
+        let user = try NextcloudUser(cloudID: "frank@cloud.example.com", tokenID: 7)
+        try await NextcloudIdentityProofTests.withKeyServer(user: "frank", publishing: user.publicKey) { port, requests in
+            let lookups = Mutex(0)
+            // A rebinding name: checked as one address, answering another the next time. `.invalid` never
+            // resolves through the system, so a connection can only have used the checked answer.
+            let resolver = HostResolver { host in
+                let count = lookups.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
+                guard host == "rebind.invalid" else { return nil }
+                return [IPAddress(literal: count == 1 ? "127.0.0.1" : "127.0.0.2")!]
+            }
+            var settings = NextcloudSettings.IdentityProof()
+            settings.httpHosts = ["rebind.invalid:*"]
+            settings.allowedHosts = ["rebind.invalid"]
+            let proof = NextcloudIdentityProof(settings: settings, resolver: resolver)
+            let published = try await proof.publicKey(cloudID: "frank@http://rebind.invalid:\(port)")
+            #expect(NextcloudIdentityProof.sameKey(published, user.publicKey))
+            #expect(lookups.withLock { $0 } == 1)
+            #expect(requests() == 1)
+        }
+    }
+
+    @Test func aNameThatResolvesToAForbiddenAddressIsNeverContacted() async throws {
+        let resolver = HostResolver { _ in [IPAddress(literal: "::ffff:127.0.0.1")!] }
+        let proof = NextcloudIdentityProof(settings: NextcloudSettings.IdentityProof(), resolver: resolver)
+        do {
+            _ = try await proof.publicKey(cloudID: "frank@rebind.example")
+            Issue.record("a loopback answer was contacted")
+        } catch let failure as NextcloudIdentityProof.Failure {
+            #expect(failure == .refused("the host is on a loopback address"))
         }
     }
 }

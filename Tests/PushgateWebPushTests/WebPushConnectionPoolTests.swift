@@ -4,15 +4,15 @@ import NIOHTTP1
 import NIOSSL
 import PushgateProviderSupport
 import PushgateSandbox
-@testable import PushgateWebPush
+import PushgateWebPush
 import Testing
 
 /// The Web Push provider's own HTTP/1.1 connections, against scripted servers.
 @Suite("Web Push connections")
-struct WebPushConnectionPoolTests {
-    static func pool(tls: NIOSSLContext? = nil, idleTimeout: TimeAmount = .seconds(60)) throws -> WebPushConnectionPool {
+struct HTTP1ConnectionPoolTests {
+    static func pool(tls: NIOSSLContext? = nil, idleTimeout: TimeAmount = .seconds(60)) throws -> HTTP1ConnectionPool {
         let context = try tls ?? NIOSSLContext(configuration: .makeClientConfiguration())
-        return WebPushConnectionPool(tls: .success(context), proxy: nil, connectTimeout: .seconds(5), idleTimeout: idleTimeout, maximumIdlePerOrigin: 4)
+        return HTTP1ConnectionPool(tls: .success(context), proxy: nil, connectTimeout: .seconds(5), idleTimeout: idleTimeout, maximumIdlePerOrigin: 4)
     }
 
     /// A safety net, not what these tests measure: long enough for a loaded machine.
@@ -24,7 +24,7 @@ struct WebPushConnectionPoolTests {
         let pool = try Self.pool()
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/abc?x=1"))
         for _ in 0..<5 {
-            let answer = try await pool.post(url, headers: Self.headers, body: ByteBuffer(repeating: 7, count: 100), deadline: Self.soon)
+            let answer = try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(repeating: 7, count: 100), deadline: Self.soon)
             #expect(answer.status == 201)
         }
         let record = server.snapshot
@@ -46,10 +46,10 @@ struct WebPushConnectionPoolTests {
         }
         let pool = try Self.pool()
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/x"))
-        let gone = try await pool.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon)
+        let gone = try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon)
         #expect(gone.status == 410)
-        #expect(gone.body.count == WebPushHTTP1Handler.bodyLimit)
-        #expect(try await pool.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        #expect(gone.body.count == HTTP1ConnectionPool.defaultBodyLimit)
+        #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
         #expect(server.snapshot.connections == 2)
         await pool.shutdown()
         try await server.close()
@@ -60,14 +60,14 @@ struct WebPushConnectionPoolTests {
         let server = try await ScriptedHTTP1Server { number in number == 1 ? .hangUp : .answer(status: 201, body: "", close: false) }
         let pool = try Self.pool()
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/x"))
-        #expect(try await pool.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
         // A request lost with a hung-up connection is reported, not retried (the service may have it).
-        await #expect(throws: WebPushExchangeError.self) {
-            try await pool.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon)
+        await #expect(throws: HTTP1ExchangeError.self) {
+            try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon)
         }
         // The closed connection is not taken again; the next message opens a new one.
         try await Task.sleep(for: .milliseconds(100))
-        #expect(try await pool.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
         #expect(server.snapshot.connections == 2)
         await pool.shutdown()
         try await server.close()
@@ -78,13 +78,13 @@ struct WebPushConnectionPoolTests {
         let pool = try Self.pool()
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/x"))
         let started = ContinuousClock.now
-        await #expect(throws: WebPushExchangeError.self) {
-            try await pool.post(url, headers: Self.headers, body: ByteBuffer(), deadline: .now() + .milliseconds(300))
+        await #expect(throws: HTTP1ExchangeError.self) {
+            try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: .now() + .milliseconds(300))
         }
         let elapsed = ContinuousClock.now - started
         // Well under the 60-second idle timeout, with room for a machine loaded by the rest of the suite.
         #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(30))
-        #expect(try await pool.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
         #expect(server.snapshot.connections == 2)
         await pool.shutdown()
         try await server.close()
@@ -99,11 +99,11 @@ struct WebPushConnectionPoolTests {
         var trusting = TLSConfiguration.makeClientConfiguration()
         trusting.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(authority.caCertificatePEM.utf8)))
         let verified = try Self.pool(tls: NIOSSLContext(configuration: trusting))
-        #expect(try await verified.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        #expect(try await verified.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
         // The system trust store does not know the sandbox CA: the handshake fails and nothing is sent.
         let untrusting = try Self.pool()
         await #expect(throws: (any Error).self) {
-            try await untrusting.post(url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon)
+            try await untrusting.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon)
         }
         #expect(server.snapshot.heads.count == 1)
         await verified.shutdown()
@@ -117,7 +117,7 @@ struct WebPushConnectionPoolTests {
         // `.invalid` never resolves: the connection can only have gone to the pinned address.
         let url = try #require(URL(string: "http://push.invalid:\(server.port)/push/x"))
         let loopback = try #require(IPAddress(literal: "127.0.0.1"))
-        #expect(try await pool.post(url, at: [loopback], headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        #expect(try await pool.request(.POST, url, at: [loopback], headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
         #expect(server.snapshot.heads.first?.headers["Host"] == ["push.invalid:\(server.port)"])
         await pool.shutdown()
         try await server.close()
@@ -125,15 +125,15 @@ struct WebPushConnectionPoolTests {
 
     @Test func requestTargetsKeepTheEndpointsEncoding() throws {
         let encoded = try #require(URL(string: "https://push.example/wpush/v2/gAAAA%3D%3D?a=b"))
-        #expect(WebPushConnectionPool.target(of: encoded) == "/wpush/v2/gAAAA%3D%3D?a=b")
+        #expect(HTTP1ConnectionPool.target(of: encoded) == "/wpush/v2/gAAAA%3D%3D?a=b")
         let bare = try #require(URL(string: "https://push.example"))
-        #expect(WebPushConnectionPool.target(of: bare) == "/")
+        #expect(HTTP1ConnectionPool.target(of: bare) == "/")
         let ipv6 = try #require(URL(string: "https://[::1]:8443/x"))
-        let origin = try #require(WebPushConnectionPool.Origin(ipv6))
+        let origin = try #require(HTTP1ConnectionPool.Origin(ipv6))
         #expect(origin.host == "::1")
         #expect(origin.hostHeader == "[::1]:8443")
         #expect(origin.serverName == nil)
         let named = try #require(URL(string: "https://fcm.googleapis.com/fcm/send/x"))
-        #expect(WebPushConnectionPool.Origin(named)?.hostHeader == "fcm.googleapis.com")
+        #expect(HTTP1ConnectionPool.Origin(named)?.hostHeader == "fcm.googleapis.com")
     }
 }

@@ -1,15 +1,15 @@
-/// A push service's answer to one message: the status, `Retry-After`, and the start of the body.
-struct WebPushAnswer: Sendable {
-    var status: Int
-    var retryAfter: String?
-    /// At most ``WebPushHTTP1Handler/bodyLimit`` bytes of the body.
-    var body: [UInt8]
+/// A server's answer to one request: the status, `Retry-After`, and the start of the body.
+public struct HTTP1Answer: Sendable {
+    public var status: Int
+    public var retryAfter: String?
+    /// At most the pool's `bodyLimit` bytes of the body.
+    public var body: [UInt8]
     /// Whether the connection may carry another message (a keep-alive answer, read to its end).
-    var connectionReusable: Bool
+    public var connectionReusable: Bool
 }
 
-/// Why a message got no answer.
-enum WebPushExchangeError: Error, CustomStringConvertible {
+/// Why a request got no answer.
+public enum HTTP1ExchangeError: Error, CustomStringConvertible {
     /// The deadline passed first (the connection was closed).
     case deadlineExceeded
     /// The connection closed or failed before the answer ended.
@@ -19,7 +19,7 @@ enum WebPushExchangeError: Error, CustomStringConvertible {
     /// The connection could not take the request (it had closed); nothing was sent.
     case notSent
 
-    var description: String {
+    public var description: String {
         switch self {
         case .deadlineExceeded: "deadline exceeded"
         case .connectionLost(let why): "connection lost: \(why)"

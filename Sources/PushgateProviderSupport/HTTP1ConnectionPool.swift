@@ -1,24 +1,27 @@
-import Foundation
-import NIOCore
-import NIOHTTP1
+public import Foundation
+public import NIOCore
+public import NIOHTTP1
 import NIOPosix
-import NIOSSL
-import PushgateProviderSupport
+public import NIOSSL
 import Synchronization
 
-/// Keep-alive HTTP/1.1 connections to push services, kept per origin (scheme, host, port) between
-/// messages: TCP (through the proxy's CONNECT tunnel when there is one), TLS for `https`, NIO's HTTP/1
-/// codec and ``WebPushHTTP1Handler``. A message takes an idle connection of its origin or opens one; after
+/// Keep-alive HTTP/1.1 connections to the servers provider requests go to (push services, a Nextcloud
+/// server's identity proof), kept per origin (scheme, host, port) between requests: TCP (through the proxy's CONNECT tunnel when there is one), TLS for `https`, NIO's HTTP/1
+/// codec and ``HTTP1ExchangeHandler``. A message takes an idle connection of its origin or opens one; after
 /// a complete keep-alive answer the connection goes back (at most `maximumIdlePerOrigin` are kept, each
 /// closed after `idleTimeout`). How many messages are out at once is the provider's `ConcurrencyGate`.
-final class WebPushConnectionPool: Sendable {
+public final class HTTP1ConnectionPool: Sendable {
     /// Where connections go.
-    struct Origin: Hashable, Sendable {
-        var isTLS: Bool
-        var host: String
-        var port: Int
+    /// The most bytes of an answer's body kept unless a pool says otherwise (error bodies of push
+    /// services are short).
+    public static let defaultBodyLimit = 2048
 
-        init?(_ url: URL) {
+    public struct Origin: Hashable, Sendable {
+        public var isTLS: Bool
+        public var host: String
+        public var port: Int
+
+        public init?(_ url: URL) {
             guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host, !host.isEmpty else {
                 return nil
             }
@@ -29,23 +32,23 @@ final class WebPushConnectionPool: Sendable {
         }
 
         /// The `Host` header: the host (IPv6 in brackets) and the port when not the scheme's default.
-        var hostHeader: String {
+        public var hostHeader: String {
             let host = self.host.contains(":") ? "[\(self.host)]" : self.host
             return self.port == (self.isTLS ? 443 : 80) ? host : "\(host):\(self.port)"
         }
 
         /// The TLS server name: the host, unless it is an IP address (verified against the address then).
-        var serverName: String? { IPAddress.tlsServerName(forHost: self.host) }
+        public var serverName: String? { IPAddress.tlsServerName(forHost: self.host) }
     }
 
     /// One open connection.
     private final class Connection: Sendable {
         let channel: any Channel
-        let handler: NIOLoopBound<WebPushHTTP1Handler>
+        let handler: NIOLoopBound<HTTP1ExchangeHandler>
         /// Closes the connection once it has been idle too long; cancelled when it is taken again.
         let idleClose = Mutex<Scheduled<Void>?>(nil)
 
-        init(channel: any Channel, handler: WebPushHTTP1Handler) {
+        init(channel: any Channel, handler: HTTP1ExchangeHandler) {
             self.channel = channel
             self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
         }
@@ -62,9 +65,22 @@ final class WebPushConnectionPool: Sendable {
     private let connectTimeout: TimeAmount
     private let idleTimeout: TimeAmount
     private let maximumIdlePerOrigin: Int
+    private let bodyLimit: Int
     private let state = Mutex(State())
 
-    init(tls: Result<NIOSSLContext, any Error>, proxy: OutboundProxy?, connectTimeout: TimeAmount, idleTimeout: TimeAmount, maximumIdlePerOrigin: Int) {
+    /// Creates a pool.
+    /// - Parameters:
+    ///   - tls: the client TLS context for `https` origins (an error is reported per request).
+    ///   - proxy: the CONNECT proxy requests tunnel through, if any.
+    ///   - connectTimeout: the longest a connection may take to open.
+    ///   - idleTimeout: how long an idle connection is kept.
+    ///   - maximumIdlePerOrigin: the most idle connections kept per origin.
+    ///   - bodyLimit: the most bytes of an answer's body kept (the rest is read and dropped).
+    public init(
+        tls: Result<NIOSSLContext, any Error>, proxy: OutboundProxy?, connectTimeout: TimeAmount, idleTimeout: TimeAmount,
+        maximumIdlePerOrigin: Int, bodyLimit: Int = HTTP1ConnectionPool.defaultBodyLimit
+    ) {
+        self.bodyLimit = bodyLimit
         self.tls = tls
         self.proxy = proxy
         self.connectTimeout = connectTimeout
@@ -75,16 +91,30 @@ final class WebPushConnectionPool: Sendable {
     /// Posts `body` to `url` with `headers` (plus `Host` and `Content-Length`), answering before `deadline`.
     /// - Parameter addresses: where a new connection goes (the first of them), the host's addresses
     ///   as the endpoint policy checked them; empty to connect by name.
-    func post(_ url: URL, at addresses: [IPAddress] = [], headers: HTTPHeaders, body: ByteBuffer, deadline: NIODeadline) async throws -> WebPushAnswer {
-        guard let origin = Origin(url) else { throw WebPushExchangeError.connectionLost("endpoint is not an http(s) URL") }
-        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: Self.target(of: url), headers: headers)
+    /// Sends one request and returns the answer.
+    /// - Parameters:
+    ///   - method: the request method.
+    ///   - url: the `http` or `https` URL.
+    ///   - addresses: the addresses a policy checked for the URL's host: a new connection goes to the first,
+    ///     never to a second lookup's answer (so a name cannot be checked as one address and reached at
+    ///     another); empty to resolve the host when connecting.
+    ///   - headers: the request headers (`Host` and `Content-Length` are set here).
+    ///   - body: the request body.
+    ///   - deadline: when to give up (the connection is then closed).
+    /// - Throws: ``HTTP1ExchangeError`` or the connection's error.
+    public func request(
+        _ method: HTTPMethod = .POST, _ url: URL, at addresses: [IPAddress] = [], headers: HTTPHeaders, body: ByteBuffer = ByteBuffer(),
+        deadline: NIODeadline
+    ) async throws -> HTTP1Answer {
+        guard let origin = Origin(url) else { throw HTTP1ExchangeError.connectionLost("endpoint is not an http(s) URL") }
+        var head = HTTPRequestHead(version: .http1_1, method: method, uri: Self.target(of: url), headers: headers)
         head.headers.replaceOrAdd(name: "Host", value: origin.hostHeader)
         head.headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
         // An idle connection the server has closed meanwhile takes nothing; then a new one is opened.
         if let idle = self.takeIdle(origin) {
             do {
                 return try await self.exchange(on: idle, origin: origin, head: head, body: body, deadline: deadline)
-            } catch WebPushExchangeError.notSent {}
+            } catch HTTP1ExchangeError.notSent {}
         }
         let connection = try await self.connect(origin, at: addresses, deadline: deadline).get()
         return try await self.exchange(on: connection, origin: origin, head: head, body: body, deadline: deadline)
@@ -92,12 +122,12 @@ final class WebPushConnectionPool: Sendable {
 
     private func exchange(
         on connection: Connection, origin: Origin, head: HTTPRequestHead, body: ByteBuffer, deadline: NIODeadline
-    ) async throws -> WebPushAnswer {
-        let promise = connection.channel.eventLoop.makePromise(of: WebPushAnswer.self)
+    ) async throws -> HTTP1Answer {
+        let promise = connection.channel.eventLoop.makePromise(of: HTTP1Answer.self)
         connection.channel.eventLoop.execute {
             connection.handler.value.send(head: head, body: body, deadline: deadline, promise: promise)
         }
-        let answer: WebPushAnswer
+        let answer: HTTP1Answer
         do {
             answer = try await promise.futureResult.get()
         } catch {
@@ -113,7 +143,7 @@ final class WebPushConnectionPool: Sendable {
     }
 
     /// Closes every idle connection; later messages fail.
-    func shutdown() async {
+    public func shutdown() async {
         let idle = self.state.withLock { state -> [Connection] in
             state.isShutDown = true
             defer { state.idle = [:] }
@@ -123,7 +153,7 @@ final class WebPushConnectionPool: Sendable {
     }
 
     /// The request target: the endpoint's path (percent-encoded as given; `/` when empty) and query.
-    static func target(of url: URL) -> String {
+    public static func target(of url: URL) -> String {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         var target = components?.percentEncodedPath ?? ""
         if target.isEmpty { target = "/" }
@@ -165,7 +195,7 @@ final class WebPushConnectionPool: Sendable {
 
     private func connect(_ origin: Origin, at addresses: [IPAddress], deadline: NIODeadline) -> EventLoopFuture<Connection> {
         guard !self.state.withLock({ $0.isShutDown }) else {
-            return MultiThreadedEventLoopGroup.singleton.next().makeFailedFuture(WebPushExchangeError.shutDown)
+            return MultiThreadedEventLoopGroup.singleton.next().makeFailedFuture(HTTP1ExchangeError.shutDown)
         }
         let timeout = min(self.connectTimeout, max(.milliseconds(1), deadline - .now()))
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -194,7 +224,7 @@ final class WebPushConnectionPool: Sendable {
                 }
             }
             try pipeline.addHTTPClientHandlers()
-            let handler = WebPushHTTP1Handler()
+            let handler = HTTP1ExchangeHandler(bodyLimit: self.bodyLimit)
             try pipeline.addHandler(handler)
             let connection = Connection(channel: channel, handler: handler)
             channel.closeFuture.whenComplete { _ in self.forget(connection, origin: origin) }

@@ -1,18 +1,23 @@
 import NIOCore
 import NIOHTTP1
 
-/// One HTTP/1.1 connection to a push service, one message at a time: writes the request, collects the
+/// One HTTP/1.1 connection of an ``HTTP1ConnectionPool``, one request at a time: writes the request, collects the
 /// answer's status, `Retry-After` and the start of its body, and says whether the connection may carry
 /// another request. Runs on the channel's event loop.
-final class WebPushHTTP1Handler: ChannelInboundHandler {
+final class HTTP1ExchangeHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
 
     /// The most body bytes kept (push services' error texts are short).
-    static let bodyLimit = 2048
+    /// The most bytes of an answer's body kept.
+    let bodyLimit: Int
+
+    init(bodyLimit: Int) {
+        self.bodyLimit = bodyLimit
+    }
 
     private struct Exchange {
-        var promise: EventLoopPromise<WebPushAnswer>
+        var promise: EventLoopPromise<HTTP1Answer>
         var timeout: Scheduled<Void>?
         var status: Int?
         var retryAfter: String?
@@ -32,19 +37,19 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
-        self.finish(.failure(WebPushExchangeError.connectionLost("handler removed")))
+        self.finish(.failure(HTTP1ExchangeError.connectionLost("handler removed")))
     }
 
-    /// Sends one request; `promise` gets the answer or a ``WebPushExchangeError``.
-    func send(head: HTTPRequestHead, body: ByteBuffer, deadline: NIODeadline, promise: EventLoopPromise<WebPushAnswer>) {
+    /// Sends one request; `promise` gets the answer or a ``HTTP1ExchangeError``.
+    func send(head: HTTPRequestHead, body: ByteBuffer, deadline: NIODeadline, promise: EventLoopPromise<HTTP1Answer>) {
         guard let context = self.context, self.isReusable, self.exchange == nil, context.channel.isActive else {
-            promise.fail(WebPushExchangeError.notSent)
+            promise.fail(HTTP1ExchangeError.notSent)
             return
         }
         let timeout = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] () -> Void in
             guard let self else { return }
             self.isReusable = false
-            self.finish(.failure(WebPushExchangeError.deadlineExceeded))
+            self.finish(.failure(HTTP1ExchangeError.deadlineExceeded))
             self.context?.close(promise: nil)
         }
         self.exchange = Exchange(promise: promise, timeout: timeout)
@@ -62,12 +67,12 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
             self.exchange?.retryAfter = head.headers.first(name: "Retry-After")
             self.exchange?.keepAlive = head.isKeepAlive
         case .body(let bytes):
-            guard let kept = self.exchange?.body.count, kept < Self.bodyLimit else { return }
-            self.exchange?.body += bytes.readableBytesView.prefix(Self.bodyLimit - kept)
+            guard let kept = self.exchange?.body.count, kept < self.bodyLimit else { return }
+            self.exchange?.body += bytes.readableBytesView.prefix(self.bodyLimit - kept)
         case .end:
             guard let exchange = self.exchange, let status = exchange.status else { return }
             if !exchange.keepAlive { self.isReusable = false }
-            let answer = WebPushAnswer(status: status, retryAfter: exchange.retryAfter, body: exchange.body, connectionReusable: self.isReusable)
+            let answer = HTTP1Answer(status: status, retryAfter: exchange.retryAfter, body: exchange.body, connectionReusable: self.isReusable)
             // Answer first: closing fires channelInactive at once, which would fail the exchange.
             self.finish(.success(answer))
             if !self.isReusable { context.close(promise: nil) }
@@ -76,7 +81,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         self.isReusable = false
-        self.finish(.failure(WebPushExchangeError.connectionLost(self.failure ?? "connection closed")))
+        self.finish(.failure(HTTP1ExchangeError.connectionLost(self.failure ?? "connection closed")))
         context.fireChannelInactive()
     }
 
@@ -86,7 +91,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    private func finish(_ result: Result<WebPushAnswer, any Error>) {
+    private func finish(_ result: Result<HTTP1Answer, any Error>) {
         guard let exchange = self.exchange else { return }
         self.exchange = nil
         exchange.timeout?.cancel()
