@@ -69,12 +69,16 @@ public final class BoundedStore: PushStore {
         return try await self.calls.run { try await call(base) }
     }
 
-    private func write<T: Sendable>(_ call: @escaping @Sendable (any PushStore) async throws -> T) async throws -> T {
+    /// Runs a write and records its outcome. A write that changed nothing (an empty claim, a delete of
+    /// nothing: `changed` says) is not counted as a success: it may not have needed the disk at all.
+    private func write<T: Sendable>(
+        _ call: @escaping @Sendable (any PushStore) async throws -> T, changed: (T) -> Bool = { _ in true }
+    ) async throws -> T {
         let base = self.base
         let started = ContinuousClock.now
         do {
             let value = try await self.calls.run { try await call(base) }
-            self.writes.succeeded(started: started)
+            if changed(value) { self.writes.succeeded(started: started) }
             return value
         } catch let error as StoreError where error.isSameKind(as: .corruptRow("")) {
             throw error
@@ -97,7 +101,7 @@ public final class BoundedStore: PushStore {
     }
 
     public func insertDeviceIfAbsent(_ device: DeviceRegistration) async throws -> Bool {
-        try await self.write { try await $0.insertDeviceIfAbsent(device) }
+        try await self.write({ try await $0.insertDeviceIfAbsent(device) }, changed: { $0 })
     }
 
     public func device(namespace: String, deviceID: String) async throws -> DeviceRegistration? {
@@ -109,11 +113,11 @@ public final class BoundedStore: PushStore {
     }
 
     public func deleteDevice(namespace: String, deviceID: String) async throws -> Bool {
-        try await self.write { try await $0.deleteDevice(namespace: namespace, deviceID: deviceID) }
+        try await self.write({ try await $0.deleteDevice(namespace: namespace, deviceID: deviceID) }, changed: { $0 })
     }
 
     public func deleteDevices(appID: String, pushToken: String) async throws -> Int {
-        try await self.write { try await $0.deleteDevices(appID: appID, pushToken: pushToken) }
+        try await self.write({ try await $0.deleteDevices(appID: appID, pushToken: pushToken) }, changed: { $0 > 0 })
     }
 
     public func deviceCount(namespace: String) async throws -> Int {
@@ -127,15 +131,15 @@ public final class BoundedStore: PushStore {
     }
 
     public func claimDue(now: Date, limit: Int, leaseFor lease: Duration, owner: String) async throws -> [OutboxEntry] {
-        try await self.write { try await $0.claimDue(now: now, limit: limit, leaseFor: lease, owner: owner) }
+        try await self.write({ try await $0.claimDue(now: now, limit: limit, leaseFor: lease, owner: owner) }, changed: { !$0.isEmpty })
     }
 
     public func complete(id: Int64, owner: String) async throws -> Bool {
-        try await self.write { try await $0.complete(id: id, owner: owner) }
+        try await self.write({ try await $0.complete(id: id, owner: owner) }, changed: { $0 })
     }
 
     public func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool {
-        try await self.write { try await $0.reschedule(id: id, owner: owner, notBefore: notBefore, error: error) }
+        try await self.write({ try await $0.reschedule(id: id, owner: owner, notBefore: notBefore, error: error) }, changed: { $0 })
     }
 
     public func pendingCount() async throws -> Int {
@@ -161,7 +165,7 @@ public final class BoundedStore: PushStore {
     }
 
     public func purgeExpiredCounters(now: Date) async throws -> Int {
-        try await self.write { try await $0.purgeExpiredCounters(now: now) }
+        try await self.write({ try await $0.purgeExpiredCounters(now: now) }, changed: { $0 > 0 })
     }
 
     // MARK: Invalid tokens
@@ -175,7 +179,7 @@ public final class BoundedStore: PushStore {
     }
 
     public func clearInvalidToken(appID: String, pushToken: String) async throws -> Bool {
-        try await self.write { try await $0.clearInvalidToken(appID: appID, pushToken: pushToken) }
+        try await self.write({ try await $0.clearInvalidToken(appID: appID, pushToken: pushToken) }, changed: { $0 })
     }
 
     public func invalidTokens(since: Date, limit: Int) async throws -> [InvalidTokenRecord] {

@@ -69,8 +69,8 @@ struct APNsConnectionTests {
             #expect(outcome == .retryLater(after: nil, reason: "deadline passed"))
             // Far under any other timeout, with room for a machine loaded by the rest of the suite.
             #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(30))
-            // The RST_STREAM reaches the server.
-            for _ in 0..<500 where server.record.withLock({ $0.resets }) == 0 {
+            // The RST_STREAM reaches the server (within a minute, however loaded the machine).
+            for _ in 0..<6000 where server.record.withLock({ $0.resets }) == 0 {
                 try await Task.sleep(for: .milliseconds(10))
             }
             #expect(server.record.withLock { $0.resets } == 1)

@@ -32,7 +32,7 @@ struct FCMServiceLifecycleTests {
                 let provider = try FCMProvider(configuration: try FCMConfiguration(settings: settings), logger: TestLogging.quiet)
                 group.addTask { try await ServiceGroup(services: [provider], logger: TestLogging.quiet).run() }
 
-                #expect(await provider.deliver(.sample(), to: "device-1", deadline: .now + .seconds(10)) == .delivered)
+                #expect(await provider.deliver(.sample(), to: "device-1", deadline: .now + .seconds(60)) == .delivered)
                 #expect(emulator.log.all.map(\.token) == ["device-1"])
 
                 trigger.triggerGracefulShutdown()
@@ -67,7 +67,7 @@ struct FCMServiceLifecycleTests {
                 let base = ["type: gcm", "project_id: pushgate-sandbox", "service_account_file: \(path)", "base_url: \(baseURL)"]
 
                 let trusting = try FCMProvider(configuration: try FCMConfiguration(settings: try appSettings(base + ["ca_file: \(caFile)"])), logger: TestLogging.quiet)
-                #expect(await trusting.deliver(.sample(), to: "device-tls", deadline: .now + .seconds(10)) == .delivered)
+                #expect(await trusting.deliver(.sample(), to: "device-tls", deadline: .now + .seconds(60)) == .delivered)
                 #expect(emulator.log.all.map(\.token) == ["device-tls"])
                 #expect(emulator.issuedTokenCount == 1)
                 try await trusting.shutdown()

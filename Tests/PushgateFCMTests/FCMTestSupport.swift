@@ -93,8 +93,8 @@ struct EmulatedFCM: Sendable {
         }
     }
 
-    /// Delivers with a deadline `seconds` from now.
-    func deliver(_ notification: PushNotification, to token: String, within seconds: Int = 10) async -> DeliveryOutcome {
+    /// Delivers with a deadline `seconds` from now (a minute by default: a safety net for a loaded machine).
+    func deliver(_ notification: PushNotification, to token: String, within seconds: Int = 60) async -> DeliveryOutcome {
         await self.provider.deliver(notification, to: token, deadline: .now + .seconds(seconds))
     }
 }

@@ -42,15 +42,15 @@ struct GoogleAccessTokenProviderTests {
     @Test func aTokenIsCachedUntilFiveMinutesBeforeExpiry() async throws {
         let clock = ManualClock()
         try await Self.withTokenProvider(clock: clock) { tokens, emulator async throws in
-            let first = try await tokens.token(deadline: .now + .seconds(10))
+            let first = try await tokens.token(deadline: .now + .seconds(60))
             #expect(emulator.isValidAccessToken(first))
-            #expect(try await tokens.token(deadline: .now + .seconds(10)) == first)
+            #expect(try await tokens.token(deadline: .now + .seconds(60)) == first)
             // The emulator's tokens live 3599 s: still cached 3599 - 300 - 1 s later.
             clock.advance(by: 3599 - 301)
-            #expect(try await tokens.token(deadline: .now + .seconds(10)) == first)
+            #expect(try await tokens.token(deadline: .now + .seconds(60)) == first)
             #expect(emulator.tokenRequestCount == 1)
             clock.advance(by: 2)
-            let second = try await tokens.token(deadline: .now + .seconds(10))
+            let second = try await tokens.token(deadline: .now + .seconds(60))
             #expect(second != first)
             #expect(emulator.tokenRequestCount == 2)
             #expect(await tokens.fetchCount == 2)
@@ -60,7 +60,7 @@ struct GoogleAccessTokenProviderTests {
     @Test func concurrentCallersShareOneRefresh() async throws {
         try await Self.withTokenProvider(clock: ManualClock()) { tokens, emulator async throws in
             let values = try await withThrowingTaskGroup(of: String.self) { group in
-                for _ in 0..<20 { group.addTask { try await tokens.token(deadline: .now + .seconds(10)) } }
+                for _ in 0..<20 { group.addTask { try await tokens.token(deadline: .now + .seconds(60)) } }
                 return try await group.reduce(into: Set<String>()) { $0.insert($1) }
             }
             #expect(values.count == 1)
@@ -70,14 +70,14 @@ struct GoogleAccessTokenProviderTests {
 
     @Test func invalidateForcesANewToken() async throws {
         try await Self.withTokenProvider(clock: ManualClock()) { tokens, emulator async throws in
-            let first = try await tokens.token(deadline: .now + .seconds(10))
+            let first = try await tokens.token(deadline: .now + .seconds(60))
             await tokens.invalidate("some other token")
-            #expect(try await tokens.token(deadline: .now + .seconds(10)) == first)
+            #expect(try await tokens.token(deadline: .now + .seconds(60)) == first)
             await tokens.invalidate(first)
-            let second = try await tokens.token(deadline: .now + .seconds(10))
+            let second = try await tokens.token(deadline: .now + .seconds(60))
             #expect(second != first)
             await tokens.invalidate()
-            #expect(try await tokens.token(deadline: .now + .seconds(10)) != second)
+            #expect(try await tokens.token(deadline: .now + .seconds(60)) != second)
             #expect(emulator.tokenRequestCount == 3)
         }
     }
@@ -87,7 +87,7 @@ struct GoogleAccessTokenProviderTests {
         let clock = ManualClock(Date().addingTimeInterval(7200))
         try await Self.withTokenProvider(clock: clock, emulatorClock: ManualClock()) { tokens, emulator async throws in
             let error = await #expect(throws: AccessTokenError.self) {
-                try await tokens.token(deadline: .now + .seconds(10))
+                try await tokens.token(deadline: .now + .seconds(60))
             }
             #expect(error?.status == 400)
             #expect(error?.message.contains("invalid_grant") == true)

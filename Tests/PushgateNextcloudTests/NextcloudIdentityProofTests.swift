@@ -34,6 +34,7 @@ struct NextcloudIdentityProofTests {
         var settings = NextcloudSettings.IdentityProof()
         settings.httpHosts = ["127.0.0.1:*"]
         settings.allowedHosts = ["127.0.0.1"]
+        settings.timeout = .seconds(60)  // a safety net for a loaded machine, not what is tested
         return settings
     }()
 
@@ -129,6 +130,7 @@ struct NextcloudIdentityProofTests {
             var settings = NextcloudSettings.IdentityProof()
             settings.httpHosts = ["rebind.invalid:*"]
             settings.allowedHosts = ["rebind.invalid"]
+            settings.timeout = .seconds(60)  // a safety net for a loaded machine, not what is tested
             let proof = NextcloudIdentityProof(settings: settings, resolver: resolver)
             let published = try await proof.publicKey(cloudID: "frank@http://rebind.invalid:\(port)")
             #expect(NextcloudIdentityProof.sameKey(published, user.publicKey))
