@@ -69,11 +69,14 @@ struct APNsConnectionTests {
             #expect(outcome == .retryLater(after: nil, reason: "deadline passed"))
             // Far under any other timeout, with room for a machine loaded by the rest of the suite.
             #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(30))
-            // The RST_STREAM reaches the server (within a minute, however loaded the machine).
-            for _ in 0..<6000 where server.record.withLock({ $0.resets }) == 0 {
+            // The RST_STREAM reaches the server (within a minute, however loaded the machine) — unless the
+            // deadline passed before the request was even sent (a loaded machine), when there is no stream
+            // to reset and the server never saw it.
+            for _ in 0..<6000 where server.record.withLock({ $0.resets == 0 && $0.requests > loops }) {
                 try await Task.sleep(for: .milliseconds(10))
             }
-            #expect(server.record.withLock { $0.resets } == 1)
+            let record = server.record.withLock { $0 }
+            #expect(record.resets == 1 || (record.resets == 0 && record.requests == loops), "\(record)")
             try await provider.shutdown()
             try await server.close()
         }
