@@ -138,8 +138,14 @@ let package = Package(
         .target(
             name: "PushgateHTTP",
             dependencies: [
+                "PushgateConfig",
+                "PushgateDelivery",
+                "PushgateStore",
+                .coreMetrics,
                 .hummingbird,
+                .logging,
                 .nioCore,
+                .serviceLifecycle,
             ]
         ),
         // Front end: the Matrix Push Gateway API (a drop-in for Sygnal).

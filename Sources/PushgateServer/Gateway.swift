@@ -62,8 +62,8 @@ public struct Gateway: Sendable {
         }
         // Back ends first: a configuration error must stop start-up before anything is opened.
         let configuredApps = try ProviderFactory.configure(configuration.apps, proxy: Self.outboundProxy(configuration))
-        let matrixOptions = try Self.matrixOptions(configuration.apps)
-        try Self.checkNextcloudApps(configuration)
+        _ = try MatrixFrontEnd.appOptions(configuration.apps)
+        try NextcloudFrontEnd.check(configuration)
         for key in configuredApps.flatMap(\.unknownKeys) {
             logger.warning("configuration: unknown key \(key) (ignored)")
         }
@@ -87,23 +87,21 @@ public struct Gateway: Sendable {
         case .sqlite: storeIsShared = false
         case .postgres: storeIsShared = true
         }
-        let matrix = MatrixNotifyHandler(
-            dispatcher: dispatcher, apps: matrixOptions, store: store, storeIsShared: storeIsShared,
-            metrics: MatrixMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry)), logger: logger
+        let environment = FrontEndEnvironment(
+            configuration: configuration, store: store, storeIsShared: storeIsShared, dispatcher: dispatcher,
+            metricsFactory: PrometheusMetricsFactory(registry: metrics.registry), logger: logger
         )
-        let nextcloudDevices = NextcloudDeviceRoutes(
-            store: store, router: NextcloudAppRouter(settings: configuration.nextcloud), pathPrefix: configuration.nextcloud.pathPrefix,
-            identityProof: NextcloudIdentityProof(settings: configuration.nextcloud.identityProof), logger: logger
-        )
-        let nextcloudNotifications = NextcloudNotificationRoutes(
-            store: store, dispatcher: dispatcher, settings: configuration.nextcloud, logger: logger
-        )
-        var sandboxRoutes: [GatewayRoute] = []
+        // Every front end the gateway serves, each built from its own configuration section.
+        var frontEnds = [
+            FrontEnd(name: "operations", routes: operations.routes + OpenAPIRoute.routes),
+            try MatrixFrontEnd.make(environment),
+            NextcloudFrontEnd.make(environment),
+        ]
         if let log = sandbox?.log {
-            sandboxRoutes.append(GatewayRoute(.get, "/sandbox/deliveries") { _, _ in SandboxEnvironment.deliveriesResponse(log) })
+            frontEnds.append(FrontEnd(name: "sandbox", routes: [GatewayRoute(.get, "/sandbox/deliveries") { _, _ in SandboxEnvironment.deliveriesResponse(log) }]))
         }
         let router = GatewayRouterBuilder.build(
-            routes: operations.routes + matrix.routes + nextcloudDevices.routes + nextcloudNotifications.routes + sandboxRoutes + OpenAPIRoute.routes,
+            routes: frontEnds.flatMap(\.routes),
             metrics: metrics,
             maxRequestBodySize: configuration.http.maxRequestBodySize,
             accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor
@@ -111,6 +109,7 @@ public struct Gateway: Sendable {
         let responder = router.buildResponder()
         let sweeper = ExpiredCounterSweeper(store: store, logger: logger)
         var services: [any Service] = try (sandbox?.services() ?? []) + [store] + backEnds.map(\.service) + [worker, sweeper]
+            + frontEnds.flatMap(\.services)
         let limits = ListenerLimits(configuration.http)
         for address in configuration.http.bindAddresses {
             services.append(
@@ -139,39 +138,14 @@ public struct Gateway: Sendable {
     /// - Throws: ``ConfigurationError`` naming the key at fault.
     public static func check(_ configuration: GatewayConfiguration) throws -> [String] {
         let configured = try ProviderFactory.configure(configuration.apps, proxy: Self.outboundProxy(configuration))
-        _ = try Self.matrixOptions(configuration.apps)
-        try Self.checkNextcloudApps(configuration)
+        _ = try MatrixFrontEnd.appOptions(configuration.apps)
+        try NextcloudFrontEnd.check(configuration)
         return configured.flatMap(\.unknownKeys).map { "unknown key \($0) (ignored)" }
-    }
-
-    /// Every app the `nextcloud` section names must be configured under `apps`.
-    static func checkNextcloudApps(_ configuration: GatewayConfiguration) throws {
-        let known = Set(configuration.apps.map(\.id))
-        let settings = configuration.nextcloud
-        var named: [(String, String?)] = [("nextcloud.fcm_app", settings.fcmApp), ("nextcloud.apns_app", settings.apnsApp), ("nextcloud.apns_voip_app", settings.apnsVoipApp)]
-        for (index, route) in settings.routes.enumerated() {
-            named += [("nextcloud.routes[\(index)].app", route.app), ("nextcloud.routes[\(index)].voip_app", route.voipApp)]
-        }
-        for case (let key, let app?) in named where !known.contains(app) {
-            throw ConfigurationError(key: key, "names \(app), which is not configured under apps")
-        }
     }
 
     /// The proxy for provider requests: the `proxy` key, else `HTTPS_PROXY`, as Sygnal chooses it.
     static func outboundProxy(_ configuration: GatewayConfiguration) -> OutboundProxy? {
         configuration.proxy.flatMap(OutboundProxy.init(url:)) ?? OutboundProxy.fromEnvironment(ProcessInfo.processInfo.environment)
-    }
-
-    /// The Matrix payload options of every app (Sygnal's `send_badge_counts`, `convert_device_token_to_hex`).
-    private static func matrixOptions(_ apps: [AppSettings]) throws -> [String: MatrixAppOptions] {
-        var options: [String: MatrixAppOptions] = [:]
-        for app in apps {
-            options[app.id] = MatrixAppOptions(
-                sendBadgeCounts: try app.options.bool("send_badge_counts") ?? true,
-                convertDeviceTokenToHex: try app.options.bool("convert_device_token_to_hex") ?? true
-            )
-        }
-        return options
     }
 
     private static func listener<Responder: HTTPResponder>(

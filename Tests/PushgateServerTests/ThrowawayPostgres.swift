@@ -1,4 +1,5 @@
 import Foundation
+import PushgateSandbox
 import PushgateTestSupport
 import Testing
 
@@ -17,7 +18,7 @@ final class ThrowawayPostgres: Sendable {
     init() async throws {
         self.bin = try #require(ProcessInfo.processInfo.environment["PUSHGATE_TEST_PG_BIN"], "run with scripts/test (it sets PUSHGATE_TEST_PG_BIN)")
         self.directory = try TemporaryDirectory()
-        self.port = try FreePort.pick()
+        self.port = try #require(FreePort.pick(), "no free port on 127.0.0.1")
         if getuid() == 0 {
             try await Self.command("/bin/chown", ["postgres", self.directory.url.path])
         }
@@ -61,24 +62,5 @@ final class ThrowawayPostgres: Sendable {
     /// Stops the server at once; call when the test ends, whatever its outcome.
     func remove() async {
         _ = try? await self.pg("pg_ctl", ["-D", self.data, "-m", "immediate", "-w", "stop"])
-    }
-}
-
-/// A free TCP port on 127.0.0.1, found by binding port 0.
-enum FreePort {
-    static func pick() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ProcessError("socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw ProcessError("bind() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -36,7 +36,9 @@ public struct SandboxEnvironment: Sendable {
     /// - Throws: when the directory cannot be written or no free port is found.
     public static func prepare(directory: URL, host: String = "127.0.0.1", logger: Logger) throws -> SandboxEnvironment {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        guard let apnsPort = FreePort.pick(host: host), let fcmPort = FreePort.pick(host: host), let webPushPort = FreePort.pick(host: host) else {
+        guard let apnsPort = FreePort.pick(host: host), let fcmPort = FreePort.pick(host: host, avoiding: [apnsPort]),
+            let webPushPort = FreePort.pick(host: host, avoiding: [apnsPort, fcmPort])
+        else {
             throw SandboxError("no free port on \(host)")
         }
         let log = SandboxDeliveryLog(capacity: 1_000)

@@ -1,0 +1,20 @@
+public import ServiceLifecycle
+
+/// What one front end (an inbound protocol, or the gateway's own operations routes) contributes to the
+/// gateway: its routes and the long-lived services it needs. The composition root assembles the gateway
+/// from a list of these instead of wiring each protocol by hand.
+public struct FrontEnd: Sendable {
+    /// A short name for logs (`matrix`, `nextcloud`).
+    public var name: String
+    /// The routes it answers.
+    public var routes: [GatewayRoute]
+    /// Services it runs for as long as the gateway runs (none for most front ends).
+    public var services: [any Service]
+
+    /// Creates a front end's contribution.
+    public init(name: String, routes: [GatewayRoute], services: [any Service] = []) {
+        self.name = name
+        self.routes = routes
+        self.services = services
+    }
+}

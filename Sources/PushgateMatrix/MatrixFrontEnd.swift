@@ -1,0 +1,28 @@
+public import PushgateConfig
+public import PushgateHTTP
+
+/// The Matrix Push Gateway API as one ``FrontEnd``: always on, as it is Sygnal's only protocol.
+public enum MatrixFrontEnd {
+    /// Builds the front end from its environment.
+    /// - Throws: ``ConfigurationError`` when an app's Matrix payload keys have the wrong type.
+    public static func make(_ environment: FrontEndEnvironment) throws -> FrontEnd {
+        let handler = MatrixNotifyHandler(
+            dispatcher: environment.dispatcher, apps: try Self.appOptions(environment.configuration.apps), store: environment.store,
+            storeIsShared: environment.storeIsShared, metrics: MatrixMetrics(factory: environment.metricsFactory), logger: environment.logger
+        )
+        return FrontEnd(name: "matrix", routes: handler.routes)
+    }
+
+    /// The Matrix payload options of every app (Sygnal's `send_badge_counts`, `convert_device_token_to_hex`).
+    /// - Throws: ``ConfigurationError`` naming a key of the wrong type.
+    public static func appOptions(_ apps: [AppSettings]) throws -> [String: MatrixAppOptions] {
+        var options: [String: MatrixAppOptions] = [:]
+        for app in apps {
+            options[app.id] = MatrixAppOptions(
+                sendBadgeCounts: try app.options.bool("send_badge_counts") ?? true,
+                convertDeviceTokenToHex: try app.options.bool("convert_device_token_to_hex") ?? true
+            )
+        }
+        return options
+    }
+}
