@@ -19,8 +19,13 @@ public struct GatewayErrorBody: HTTPResponseError {
         self.message = message
     }
 
+    /// The body's bytes: `{"errcode":"…","error":"…"}`.
+    public var json: [UInt8] {
+        Array((try? JSONSerialization.data(withJSONObject: ["errcode": self.errcode, "error": self.message], options: [.sortedKeys])) ?? Data())
+    }
+
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = try JSONSerialization.data(withJSONObject: ["errcode": self.errcode, "error": self.message], options: [.sortedKeys])
+        let body = self.json
         var headers = self.headers
         headers[.contentType] = "application/json"
         return Response(status: self.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))

@@ -60,10 +60,8 @@ public struct Gateway: Sendable {
                 metadata: ["apps": "\(configuration.apps.map(\.id).joined(separator: ", "))", "credentials": "\(sandboxDirectory.path)"]
             )
         }
-        // Back ends first: a configuration error must stop start-up before anything is opened.
-        let configuredApps = try ProviderFactory.configure(configuration.apps, proxy: Self.outboundProxy(configuration))
-        _ = try MatrixFrontEnd.appOptions(configuration.apps)
-        try NextcloudFrontEnd.check(configuration)
+        // A configuration error must stop start-up before anything is opened.
+        let configuredApps = try Self.validate(configuration)
         for key in configuredApps.flatMap(\.unknownKeys) {
             logger.warning("configuration: unknown key \(key) (ignored)")
         }
@@ -137,10 +135,16 @@ public struct Gateway: Sendable {
     /// - Returns: warnings about keys that are ignored.
     /// - Throws: ``ConfigurationError`` naming the key at fault.
     public static func check(_ configuration: GatewayConfiguration) throws -> [String] {
+        try Self.validate(configuration).flatMap(\.unknownKeys).map { "unknown key \($0) (ignored)" }
+    }
+
+    /// What `check` and start-up both verify: every app's settings and key files, and each front end's
+    /// section.
+    private static func validate(_ configuration: GatewayConfiguration) throws -> [ProviderFactory.Configured] {
         let configured = try ProviderFactory.configure(configuration.apps, proxy: Self.outboundProxy(configuration))
         _ = try MatrixFrontEnd.appOptions(configuration.apps)
         try NextcloudFrontEnd.check(configuration)
-        return configured.flatMap(\.unknownKeys).map { "unknown key \($0) (ignored)" }
+        return configured
     }
 
     /// The proxy for provider requests: the `proxy` key, else `HTTPS_PROXY`, as Sygnal chooses it.

@@ -1,7 +1,8 @@
-import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import HTTPTypes
+import PushgateHTTP
 
 /// Guards one HTTP/1 connection against slow, hostile or malformed clients, below the framework: it
 /// sits right after the request decoder, so it sees every request head, body and end, every response, and
@@ -154,7 +155,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func answerAndClose(_ context: ChannelHandlerContext, status: HTTPResponseStatus, errcode: String, message: String) {
         self.cancelTimer()
         self.state = .closing
-        let body = (try? JSONSerialization.data(withJSONObject: ["errcode": errcode, "error": message], options: [.sortedKeys])) ?? Data()
+        let body = GatewayErrorBody(status: .init(code: Int(status.code)), errcode: errcode, message: message).json
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Content-Length", value: String(body.count))

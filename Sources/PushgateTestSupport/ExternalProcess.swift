@@ -39,16 +39,16 @@ public enum ExternalProcess {
                 }
                 // Standard error is drained on a thread of its own so that neither pipe can fill and stall the child.
                 let errorData = Mutex(Data())
-                let drained = Mutex(false)
+                let drained = DispatchSemaphore(value: 0)
                 let drain = Thread {
                     let data = errorHandle.readDataToEndOfFile()
                     errorData.withLock { $0 = data }
-                    drained.withLock { $0 = true }
+                    drained.signal()
                 }
                 drain.start()
                 let outputData = outputHandle.readDataToEndOfFile()
                 process.waitUntilExit()
-                while !drained.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) }
+                drained.wait()
                 continuation.resume(
                     returning: Result(
                         status: process.terminationStatus,
