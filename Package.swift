@@ -170,6 +170,19 @@ let package = Package(
                 .logging, .crypto, .cryptoExtras, .bigInt, .nioCore, .nioHTTP1, .nioSSL,
             ]
         ),
+        // Front end: gorush's HTTP API (a drop-in for gorush's callers, Status push notification servers included).
+        .target(
+            name: "PushgateGorush",
+            dependencies: [
+                "PushgateCore", "PushgateConfig", "PushgateHTTP", "PushgateStore", "PushgateDelivery", .hummingbird, .logging, .coreMetrics,
+                .nioCore, .httpTypes,
+            ]
+        ),
+        // Back end: JSON posts to a URL the operator configured (a front end's feedback to its senders).
+        .target(
+            name: "PushgateWebhook",
+            dependencies: backEndDependencies
+        ),
         // The device side of the Nextcloud push protocol: keys, registration, verifying and decrypting pushes.
         // No server dependencies: usable from an iOS app and on Linux.
         .target(
@@ -217,6 +230,8 @@ let package = Package(
                 "PushgateSandbox",
                 "PushgateProviderSupport",
                 "PushgateNextcloud",
+                "PushgateGorush",
+                "PushgateWebhook",
                 .hummingbird,
                 .hummingbirdCore,
                 .nioHTTP1,
@@ -340,6 +355,10 @@ let package = Package(
                 .crypto,
                 .cryptoExtras,
             ]
+        ),
+        .testTarget(
+            name: "PushgateGorushTests",
+            dependencies: ["PushgateGorush", "PushgateConfig", "PushgateCore", "PushgateDelivery", "PushgateStore"]
         ),
         .testTarget(name: "PushgateConfigTests", dependencies: ["PushgateConfig", "PushgateCore"]),
         .testTarget(

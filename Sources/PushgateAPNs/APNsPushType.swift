@@ -6,4 +6,9 @@ public enum APNsPushType: String, Sendable, Hashable, CaseIterable {
     case complication
     case fileprovider
     case mdm
+    case location
+    case liveactivity
+    case pushtotalk
+    case widgets
+    case controls
 }

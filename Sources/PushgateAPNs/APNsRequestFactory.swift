@@ -14,6 +14,11 @@ public struct APNsRequestFactory: Sendable {
         self.configuredPushType = configuredPushType
     }
 
+    /// The `apns-push-type` of a notification: the one its front end chose, else the one of its kind.
+    public func pushType(for notification: PushNotification) -> String {
+        notification.apnsPushType ?? self.pushType(for: notification.kind)
+    }
+
     /// The `apns-push-type` for a notification kind.
     public func pushType(for kind: PushKind) -> String {
         switch kind {
@@ -21,6 +26,12 @@ public struct APNsRequestFactory: Sendable {
         case .background: APNsPushType.background.rawValue
         case .voip: APNsPushType.voip.rawValue
         }
+    }
+
+    /// The `apns-topic` of a notification: the one its front end chose, else the app's (see
+    /// ``topic(for:)-(PushKind)``).
+    public func topic(for notification: PushNotification) -> String {
+        notification.apnsTopic ?? self.topic(for: notification.kind)
     }
 
     /// The `apns-topic`: the app's topic, with `.voip` appended for VoIP pushes.
@@ -32,7 +43,7 @@ public struct APNsRequestFactory: Sendable {
     /// The `apns-priority`: 10 for high-priority alerts and VoIP, 5 otherwise; background pushes are
     /// always 5, as APNs requires.
     public func priority(for notification: PushNotification) -> String {
-        if self.pushType(for: notification.kind) == APNsPushType.background.rawValue { return "5" }
+        if self.pushType(for: notification) == APNsPushType.background.rawValue { return "5" }
         switch notification.priority {
         case .high: return "10"
         case .normal: return "5"
@@ -46,12 +57,14 @@ public struct APNsRequestFactory: Sendable {
     ///   - now: the time `apns-expiration` counts from.
     public func headers(for notification: PushNotification, apnsID: UUID, now: Date) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = [
-            ("apns-topic", self.topic(for: notification.kind)),
-            ("apns-push-type", self.pushType(for: notification.kind)),
+            ("apns-topic", self.topic(for: notification)),
+            ("apns-push-type", self.pushType(for: notification)),
             ("apns-priority", self.priority(for: notification)),
-            ("apns-id", apnsID.uuidString.lowercased()),
+            ("apns-id", notification.apnsID ?? apnsID.uuidString.lowercased()),
         ]
-        if let timeToLive = notification.timeToLive {
+        if let expiration = notification.expiration {
+            headers.append(("apns-expiration", String(max(0, expiration))))
+        } else if let timeToLive = notification.timeToLive {
             let expiration = Int64(now.timeIntervalSince1970.rounded(.down)) + Int64(max(0, timeToLive))
             headers.append(("apns-expiration", String(expiration)))
         }
@@ -70,6 +83,15 @@ public struct APNsRequestFactory: Sendable {
         }
         if let collapseID = notification.collapseID, collapseID.utf8.count > APNs.maximumCollapseIDSize {
             return "collapse id longer than \(APNs.maximumCollapseIDSize) bytes"
+        }
+        if let pushType = notification.apnsPushType, APNsPushType(rawValue: pushType) == nil {
+            return "apns-push-type \(pushType) is not one APNs defines"
+        }
+        if let topic = notification.apnsTopic, topic != self.topic, !topic.hasPrefix(self.topic + ".") {
+            return "apns-topic \(topic) is not this app's topic \(self.topic) or a suffix of it"
+        }
+        if let apnsID = notification.apnsID, UUID(uuidString: apnsID) == nil {
+            return "apns-id \(apnsID) is not a UUID"
         }
         return nil
     }

@@ -22,6 +22,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var databaseTimeout: Duration = .seconds(3)
     /// The Nextcloud push proxy front end (`nextcloud`).
     public var nextcloud = NextcloudSettings()
+    /// The gorush-compatible front end (`gorush`); nil when the section is absent (the front end is off).
+    public var gorush: GorushSettings?
     /// The configured apps, in file order.
     public var apps: [AppSettings] = []
     /// Keys that were ignored, and why, for the operator.
@@ -31,7 +33,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public init() {}
 
     /// Top-level sections Pushgate reads.
-    static let knownSections: Set<String> = ["http", "log", "metrics", "proxy", "apps", "database", "nextcloud"]
+    static let knownSections: Set<String> = ["http", "log", "metrics", "proxy", "apps", "database", "nextcloud", "gorush"]
 
     /// Parses configuration text.
     /// - Throws: ``ConfigurationError`` naming the first key that cannot be used.
@@ -56,6 +58,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
             self.databaseTimeout = .seconds(try database.int("timeout", in: 1...300) ?? 3)
         }
         if let nextcloud = try top.section("nextcloud") { self.nextcloud = try NextcloudSettings(nextcloud, warnings: &warnings) }
+        if let gorush = try top.section("gorush") { self.gorush = try GorushSettings(gorush, warnings: &warnings) }
         if let apps = try top.section("apps") {
             self.apps = try apps.map.entries.map { id, value in
                 guard case .map(let map) = value else {

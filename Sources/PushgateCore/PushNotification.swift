@@ -46,11 +46,24 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// The Web Push `Urgency`; nil: the default for ``kind`` and ``priority`` (see
     /// ``effectiveWebPushUrgency``). Other providers ignore it.
     public var webPushUrgency: WebPushUrgency?
+    /// The APNs `apns-topic` the sender chose (a gorush caller's `topic`); nil: the app's topic. The APNs
+    /// back end sends it unchanged when it is the app's topic or that topic with a suffix (`.voip`,
+    /// `.complication`, `.push-type.liveactivity`, …) and rejects the notification otherwise.
+    public var apnsTopic: String?
+    /// The APNs `apns-push-type` the sender chose, when ``kind`` cannot say it (`liveactivity`,
+    /// `location`, `complication`, …); nil: the push type of ``kind``. The APNs back end rejects a value
+    /// APNs does not define.
+    public var apnsPushType: String?
+    /// The APNs `apns-id` the sender chose (a UUID); nil: a new one per attempt.
+    public var apnsID: String?
+    /// When the notification stops being worth delivering, in seconds since 1970 (APNs
+    /// `apns-expiration`, an absolute time); when set it wins over ``timeToLive`` for APNs. Nil: none.
+    public var expiration: Int64?
 
     /// Creates a notification.
     public init(
         kind: PushKind = .alert, priority: PushPriority = .high, payload: JSONValue, timeToLive: Int? = nil, collapseID: String? = nil,
-        webPushUrgency: WebPushUrgency? = nil
+        webPushUrgency: WebPushUrgency? = nil, apnsTopic: String? = nil, apnsPushType: String? = nil, apnsID: String? = nil, expiration: Int64? = nil
     ) {
         self.kind = kind
         self.priority = priority
@@ -58,6 +71,10 @@ public struct PushNotification: Sendable, Hashable, Codable {
         self.timeToLive = timeToLive
         self.collapseID = collapseID
         self.webPushUrgency = webPushUrgency
+        self.apnsTopic = apnsTopic
+        self.apnsPushType = apnsPushType
+        self.apnsID = apnsID
+        self.expiration = expiration
     }
 
     /// The Web Push `Urgency` to send: ``webPushUrgency`` when the front end stated one, else

@@ -77,10 +77,47 @@ public struct Dispatcher: Sendable {
 
     /// Queues notifications in the outbox; they survive restarts and are retried until delivered, refused
     /// or too old.
+    /// - Parameter report: when set, the front end it names hears each token's final outcome (see
+    ///   ``DeliveryOutcomeObserver``).
     /// - Throws: a store error when they could not be stored (nothing was queued then).
-    public func enqueue(_ notification: PushNotification, appID: String, tokens: [String], notBefore: Date = Date()) async throws {
-        let payload = try OutboxPayloadCoding.encode(notification)
+    public func enqueue(
+        _ notification: PushNotification, appID: String, tokens: [String], notBefore: Date = Date(), report: DeliveryReport? = nil
+    ) async throws {
+        let payload = try OutboxPayloadCoding.encode(notification, report: report)
         _ = try await self.store.enqueue(tokens.map { OutboxMessage(appID: appID, pushToken: $0, payload: payload, notBefore: notBefore) })
+        self.wakeUp.signal()
+    }
+
+    /// Notifications for one app, queued together with others by ``enqueue(_:)``.
+    public struct Queued: Sendable {
+        /// The notification.
+        public var notification: PushNotification
+        /// The app that delivers it.
+        public var appID: String
+        /// Its tokens.
+        public var tokens: [String]
+        /// Who hears the outcomes, if anyone.
+        public var report: DeliveryReport?
+
+        /// Creates a group.
+        public init(_ notification: PushNotification, appID: String, tokens: [String], report: DeliveryReport? = nil) {
+            self.notification = notification
+            self.appID = appID
+            self.tokens = tokens
+            self.report = report
+        }
+    }
+
+    /// Queues several notifications in one store call: all of them are queued or, when it throws, none.
+    /// - Throws: a store error when they could not be stored.
+    public func enqueue(_ groups: [Queued], notBefore: Date = Date()) async throws {
+        var messages: [OutboxMessage] = []
+        for group in groups {
+            let payload = try OutboxPayloadCoding.encode(group.notification, report: group.report)
+            messages += group.tokens.map { OutboxMessage(appID: group.appID, pushToken: $0, payload: payload, notBefore: notBefore) }
+        }
+        guard !messages.isEmpty else { return }
+        _ = try await self.store.enqueue(messages)
         self.wakeUp.signal()
     }
 

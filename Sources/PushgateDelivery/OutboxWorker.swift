@@ -36,6 +36,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     private let wakeUp: OutboxWakeUp
     private let configuration: Configuration
     private let owner: String
+    private let observers: [String: any DeliveryOutcomeObserver]
     private let logger: Logger
 
     public var description: String { "OutboxWorker" }
@@ -49,8 +50,10 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         wakeUp: OutboxWakeUp,
         configuration: Configuration = Configuration(),
         owner: String = "pushgate-\(UUID().uuidString.prefix(8))",
+        observers: [any DeliveryOutcomeObserver] = [],
         logger: Logger
     ) {
+        self.observers = Dictionary(observers.map { ($0.frontEnd, $0) }, uniquingKeysWith: { first, _ in first })
         self.dispatcher = dispatcher
         self.store = store
         self.metrics = metrics
@@ -125,6 +128,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                     self.logger.notice("outbox: delivery refused", metadata: ["app": "\(entry.message.appID)", "reason": "\(reason)"])
                 }
                 _ = try await self.store.complete(id: entry.id, owner: self.owner)
+                await self.report(entry, outcome)
             case .retryLater(let requested, let reason):
                 let age = Date().timeIntervalSince(entry.createdAt)
                 let delay = self.configuration.retry.delay(afterAttempts: entry.attempts, requested: requested, random: Double.random(in: 0..<1))
@@ -132,6 +136,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                     self.metrics.recordGivenUp(appID: entry.message.appID)
                     self.logger.warning("outbox: giving up", metadata: ["app": "\(entry.message.appID)", "attempts": "\(entry.attempts)", "reason": "\(reason)"])
                     _ = try await self.store.complete(id: entry.id, owner: self.owner)
+                    await self.report(entry, outcome)
                 } else {
                     let notBefore = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
                     _ = try await self.store.reschedule(id: entry.id, owner: self.owner, notBefore: notBefore, error: reason)
@@ -141,5 +146,13 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             // The lease runs out and the entry is delivered again: at-least-once rather than lost.
             self.logger.error("outbox: cannot record an outcome", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// Tells the front end that asked how the entry ended.
+    private func report(_ entry: OutboxEntry, _ outcome: DeliveryOutcome) async {
+        guard !self.observers.isEmpty, let report = OutboxPayloadCoding.report(entry.message.payload),
+            let observer = self.observers[report.frontEnd]
+        else { return }
+        await observer.deliveryEnded(report, appID: entry.message.appID, token: entry.message.pushToken, outcome: outcome)
     }
 }

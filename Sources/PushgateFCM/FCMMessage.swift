@@ -2,6 +2,14 @@ import PushgateCore
 
 /// Builds the body of `messages:send` for one notification and one registration token.
 enum FCMMessage {
+    /// Whether a message goes to a topic or condition rather than to a token.
+    static func isTopicSend(_ message: [String: JSONValue]) -> Bool {
+        for key in ["topic", "condition"] {
+            if case .string(let value)? = message[key], !value.isEmpty { return true }
+        }
+        return false
+    }
+
     /// `{"message": fcm_options ⊕ payload, with android priority/ttl/collapse_key and the token}`, or nil
     /// when the payload is not a JSON object.
     static func body(options: [String: JSONValue], notification: PushNotification, token: String) -> JSONValue? {
@@ -23,6 +31,8 @@ enum FCMMessage {
             android["collapse_key"] = .string(collapseID)
         }
         message["android"] = .object(android)
+        // A topic or condition send (the front end put `topic` or `condition` in the payload) has no token.
+        if Self.isTopicSend(message) { return .object(["message": .object(message)]) }
         message["token"] = .string(token)
         return .object(["message": .object(message)])
     }

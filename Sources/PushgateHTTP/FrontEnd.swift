@@ -1,3 +1,4 @@
+public import PushgateDelivery
 public import ServiceLifecycle
 
 /// What one front end (an inbound protocol, or the gateway's own operations routes) contributes to the
@@ -10,11 +11,14 @@ public struct FrontEnd: Sendable {
     public var routes: [GatewayRoute]
     /// Services it runs for as long as the gateway runs (none for most front ends).
     public var services: [any Service]
+    /// Hears how the notifications it queued with a ``DeliveryReport`` ended; nil for most front ends.
+    public var outcomeObserver: (any DeliveryOutcomeObserver)?
 
     /// Creates a front end's contribution.
-    public init(name: String, routes: [GatewayRoute], services: [any Service] = []) {
+    public init(name: String, routes: [GatewayRoute], services: [any Service] = [], outcomeObserver: (any DeliveryOutcomeObserver)? = nil) {
         self.name = name
         self.routes = routes
         self.services = services
+        self.outcomeObserver = outcomeObserver
     }
 }

@@ -169,6 +169,8 @@ public struct MatrixNotifyHandler: Sendable {
                 )
                 return (.send(push), message.subscription)
             }
+        case .webhook:
+            return (.reject(reason: "the app is not a push provider"), device.pushkey)
         }
     }
 

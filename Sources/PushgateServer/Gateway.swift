@@ -7,6 +7,8 @@ public import PushgateDelivery
 import Prometheus
 import PushgateMatrix
 import PushgateNextcloud
+import PushgateGorush
+import PushgateWebhook
 import PushgateProviderSupport
 import PushgateSandbox
 public import Foundation
@@ -66,7 +68,8 @@ public struct Gateway: Sendable {
             logger.warning("configuration: unknown key \(key) (ignored)")
         }
         let store = BoundedStore(try await StoreFactory.open(configuration.database, logger: logger), timeout: configuration.databaseTimeout)
-        let backEnds = try configuredApps.map { try ProviderFactory.build($0, logger: logger) }
+        var backEnds = try configuredApps.map { try ProviderFactory.build($0, logger: logger) }
+        backEnds += Self.webhooks(configuration, logger: logger)
         let metrics = GatewayMetrics()
         let deliveryMetrics = DeliveryMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry))
         deliveryMetrics.prepare(appIDs: configuration.apps.map(\.id))
@@ -78,7 +81,6 @@ public struct Gateway: Sendable {
             directory: ProviderDirectory(backEnds.map(\.provider)), inflightLimits: inflightLimits, store: store,
             metrics: deliveryMetrics, wakeUp: wakeUp, logger: logger
         )
-        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: deliveryMetrics, wakeUp: wakeUp, logger: logger)
         let operations = OperationsRoutes(store: store, metrics: metrics, healthDeadline: .seconds(2))
         let storeIsShared: Bool
         switch configuration.database {
@@ -95,6 +97,7 @@ public struct Gateway: Sendable {
             try MatrixFrontEnd.make(environment),
             NextcloudFrontEnd.make(environment),
         ]
+        if let gorush = GorushFrontEnd.make(environment) { frontEnds.append(gorush) }
         if let log = sandbox?.log {
             frontEnds.append(FrontEnd(name: "sandbox", routes: [GatewayRoute(.get, "/sandbox/deliveries") { _, _ in SandboxEnvironment.deliveriesResponse(log) }]))
         }
@@ -105,6 +108,10 @@ public struct Gateway: Sendable {
             accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor
         )
         let responder = router.buildResponder()
+        let worker = OutboxWorker(
+            dispatcher: dispatcher, store: store, metrics: deliveryMetrics, wakeUp: wakeUp, observers: frontEnds.compactMap(\.outcomeObserver),
+            logger: logger
+        )
         let sweeper = ExpiredCounterSweeper(store: store, logger: logger)
         var services: [any Service] = try (sandbox?.services() ?? []) + [store] + backEnds.map(\.service) + [worker, sweeper]
             + frontEnds.flatMap(\.services)
@@ -144,7 +151,17 @@ public struct Gateway: Sendable {
         let configured = try ProviderFactory.configure(configuration.apps, proxy: Self.outboundProxy(configuration))
         _ = try MatrixFrontEnd.appOptions(configuration.apps)
         try NextcloudFrontEnd.check(configuration)
+        try GorushFrontEnd.check(configuration)
         return configured
+    }
+
+    /// The back ends that post front ends' feedback to URLs the operator configured.
+    private static func webhooks(_ configuration: GatewayConfiguration, logger: Logger) -> [ProviderFactory.Built] {
+        guard let settings = configuration.gorush, settings.isServed, let hook = settings.feedbackHookURL, let url = URL(string: hook) else { return [] }
+        let provider = WebhookProvider(
+            appID: GorushFrontEnd.feedbackAppID, url: url, headers: settings.feedbackHeaders, timeout: settings.feedbackTimeout, logger: logger
+        )
+        return [(provider, provider)]
     }
 
     /// The proxy for provider requests: the `proxy` key, else `HTTPS_PROXY`, as Sygnal chooses it.

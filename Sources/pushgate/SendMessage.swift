@@ -27,7 +27,7 @@ struct SendMessage: Sendable {
                 })
             }
             payload = .object(message)
-        case .webPush:
+        case .webPush, .webhook:
             var body = self.data
             if let alert { body["body"] = .string(alert) }
             payload = .object(body)

@@ -28,6 +28,23 @@ struct APNsRequestAndOutcomeTests {
         #expect(factory.problem(with: long, body: []) != nil)
     }
 
+    @Test func aFrontEndsTopicPushTypeIDAndExpirationAreSentOrRefused() {
+        let factory = APNsRequestFactory(topic: "im.example", configuredPushType: .background)
+        let live = PushNotification(
+            kind: .alert, priority: .high, payload: .object([:]), timeToLive: 60, apnsTopic: "im.example.push-type.liveactivity",
+            apnsPushType: "liveactivity", apnsID: "0E3F8C2A-1B2C-4D5E-8F90-A1B2C3D4E5F6", expiration: 1_700_000_000
+        )
+        let headers = factory.headers(for: live, apnsID: UUID(), now: Date(timeIntervalSince1970: 1000))
+        #expect(headers.map(\.value) == ["im.example.push-type.liveactivity", "liveactivity", "10", "0E3F8C2A-1B2C-4D5E-8F90-A1B2C3D4E5F6", "1700000000"])
+        #expect(factory.problem(with: live, body: []) == nil)
+        #expect(factory.problem(with: PushNotification(payload: .object([:]), apnsTopic: "im.other"), body: []) != nil)
+        #expect(factory.problem(with: PushNotification(payload: .object([:]), apnsTopic: "im.examples"), body: []) != nil)
+        #expect(factory.problem(with: PushNotification(payload: .object([:]), apnsPushType: "sms"), body: []) != nil)
+        #expect(factory.problem(with: PushNotification(payload: .object([:]), apnsID: "not-a-uuid"), body: []) != nil)
+        // A stated background push type is sent at priority 5, as APNs requires.
+        #expect(factory.priority(for: PushNotification(priority: .high, payload: .object([:]), apnsPushType: "background")) == "5")
+    }
+
     @Test(arguments: [
         (200, nil, APNsResponseClassifier.Verdict.outcome(.delivered)),
         (410, "Unregistered", .outcome(.invalidToken(reason: "Unregistered"))),

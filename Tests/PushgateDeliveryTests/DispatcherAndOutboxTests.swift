@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import PushgateCore
 import PushgateDelivery
@@ -115,6 +116,48 @@ struct DispatcherAndOutboxTests {
             #expect(delivered.filter { $0 == "dead" }.count == 1)
             #expect(delivered.filter { $0 == "refused" }.count == 1)
             #expect(try await store.invalidToken(appID: "app", pushToken: "dead") != nil)
+        }
+    }
+
+    /// Records what it hears.
+    final class RecordingObserver: DeliveryOutcomeObserver {
+        let frontEnd = "listener"
+        let heard = Mutex<[(token: String, outcome: String, context: JSONValue)]>([])
+
+        func deliveryEnded(_ report: DeliveryReport, appID: String, token: String, outcome: DeliveryOutcome) async {
+            self.heard.withLock { $0.append((token, outcome.label, report.context)) }
+        }
+    }
+
+    @Test func theFrontEndThatAskedHearsEachFinalOutcomeOnce() async throws {
+        let (store, _) = try await Self.openStore()
+        let provider = ScriptedProvider(appID: "app", script: [
+            "flaky": [.retryLater(after: nil, reason: "503"), .delivered], "dead": [.invalidToken(reason: "410")],
+            "down": [.retryLater(after: .seconds(3600), reason: "503")],
+        ])
+        let wakeUp = OutboxWakeUp()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        let dispatcher = Dispatcher(directory: ProviderDirectory([provider]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        var configuration = OutboxWorker.Configuration()
+        configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .seconds(1), maximumAge: .seconds(60))
+        configuration.pollInterval = .milliseconds(20)
+        let observer = RecordingObserver()
+        let worker = OutboxWorker(
+            dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, observers: [observer],
+            logger: TestLogging.quiet
+        )
+        try await Self.running([store, worker]) { () async throws in
+            try await dispatcher.enqueue([
+                Dispatcher.Queued(Self.notification, appID: "app", tokens: ["ok", "flaky", "dead", "down"], report: DeliveryReport(frontEnd: "listener", context: ["n": "id"])),
+                Dispatcher.Queued(Self.notification, appID: "app", tokens: ["unreported"]),
+                Dispatcher.Queued(Self.notification, appID: "app", tokens: ["elsewhere"], report: DeliveryReport(frontEnd: "nobody", context: .null)),
+            ])
+            #expect(try await Self.eventually { () async throws in try await store.pendingCount() == 0 })
+            let heard = observer.heard.withLock { $0 }.sorted { $0.token < $1.token }
+            #expect(heard.map(\.token) == ["dead", "down", "flaky", "ok"])
+            #expect(heard.map(\.outcome) == ["invalid_token", "retry_later", "delivered", "delivered"])
+            #expect(heard.allSatisfy { $0.context == ["n": "id"] })
+            #expect(Set(provider.deliveredTokens).isSuperset(of: ["unreported", "elsewhere"]))
         }
     }
 

@@ -25,4 +25,15 @@ struct OutboxPayloadCodingTests {
         let notification = PushNotification(kind: .alert, priority: .normal, payload: ["body": "hi"], collapseID: "room-1", webPushUrgency: .low)
         #expect(try OutboxPayloadCoding.decode(OutboxPayloadCoding.encode(notification)) == notification)
     }
+
+    @Test func aReportRequestIsStoredBesideTheNotification() throws {
+        let notification = PushNotification(payload: ["aps": [:]], apnsTopic: "im.example", expiration: 1_700_000_000)
+        let report = DeliveryReport(frontEnd: "gorush", context: ["n": "id-1", "p": 1])
+        let bytes = try OutboxPayloadCoding.encode(notification, report: report)
+        #expect(try OutboxPayloadCoding.decode(bytes) == notification)
+        #expect(OutboxPayloadCoding.report(bytes) == report)
+        #expect(OutboxPayloadCoding.report(try OutboxPayloadCoding.encode(notification)) == nil)
+        // An entry written before reports existed has none.
+        #expect(OutboxPayloadCoding.report(Array(#"{"kind":"alert","priority":"high","payload":{}}"#.utf8)) == nil)
+    }
 }

@@ -53,6 +53,12 @@ public struct APNsEmulatorRules: Sendable {
         "pushtotalk", "widgets", "controls",
     ]
 
+    /// The push types that go to a topic of their own: the bundle id with this suffix.
+    public static let topicSuffixes: [String: String] = [
+        "voip": ".voip", "complication": ".complication", "fileprovider": ".pushkit.fileprovider", "liveactivity": ".push-type.liveactivity",
+        "location": ".location-query", "pushtotalk": ".voip-ptt",
+    ]
+
     /// The app's bundle id: the topic it accepts (`<bundle id>.voip` for VoIP).
     public var bundleID: String
 
@@ -69,8 +75,10 @@ public struct APNsEmulatorRules: Sendable {
 
         guard let topic = headers["apns-topic"], !topic.isEmpty else { return .init(status: 400, reason: "MissingTopic") }
         let voipTopic = self.bundleID + ".voip"
-        guard topic == self.bundleID || topic == voipTopic else { return .init(status: 400, reason: "TopicDisallowed") }
+        let suffixed = Self.topicSuffixes.values.map { self.bundleID + $0 }
+        guard topic == self.bundleID || suffixed.contains(topic) else { return .init(status: 400, reason: "TopicDisallowed") }
         guard (pushType == "voip") == (topic == voipTopic) else { return .init(status: 400, reason: "DeviceTokenNotForTopic") }
+        if let suffix = Self.topicSuffixes[pushType], topic != self.bundleID + suffix { return .init(status: 400, reason: "DeviceTokenNotForTopic") }
 
         let priority = headers["apns-priority"] ?? "10"
         guard ["1", "5", "10"].contains(priority) else { return .init(status: 400, reason: "BadPriority") }

@@ -194,10 +194,13 @@ public final class FCMEmulator: Sendable {
         return message
     }
 
-    /// The message's `token` when it is a string, else empty.
+    /// The message's recipient: its `token` when it is a string, else `/topics/<topic>` or
+    /// `condition:<condition>` for a topic or condition send, else empty.
     static func token(of message: [String: JSONValue]?) -> String {
-        guard case .string(let token)? = message?["token"] else { return "" }
-        return token
+        if case .string(let token)? = message?["token"] { return token }
+        if case .string(let topic)? = message?["topic"], !topic.isEmpty { return "/topics/" + topic }
+        if case .string(let condition)? = message?["condition"], !condition.isEmpty { return "condition:" + condition }
+        return ""
     }
 
     /// What the log shows of a send: its `message` with sorted keys, else the body as it came.

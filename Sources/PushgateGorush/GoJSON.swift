@@ -1,0 +1,36 @@
+import PushgateCore
+
+/// JSON text as Go's `encoding/json` writes it, where gorush's callers see it byte for byte: object keys
+/// sorted, no spaces, and `<`, `>`, `&`, U+2028 and U+2029 escaped as `\u003c`, `\u003e`, `\u0026`,
+/// `\u2028`, `\u2029`.
+enum GoJSON {
+    /// The compact text of a value.
+    static func text(_ value: JSONValue) -> String {
+        let bytes = (try? JSONText.encode(value)) ?? Array("null".utf8)
+        return Self.escapingHTML(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// `text` with Go's HTML-safe escapes (only inside strings matter, and these characters cannot occur
+    /// outside them in JSON).
+    static func escapingHTML(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0 == "<" || $0 == ">" || $0 == "&" || $0 == "\u{2028}" || $0 == "\u{2029}" }) else { return text }
+        var result = ""
+        result.reserveCapacity(text.utf8.count + 16)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "<": result += "\\u003c"
+            case ">": result += "\\u003e"
+            case "&": result += "\\u0026"
+            case "\u{2028}": result += "\\u2028"
+            case "\u{2029}": result += "\\u2029"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// A JSON string literal, Go-escaped.
+    static func string(_ text: String) -> String {
+        Self.text(.string(text))
+    }
+}

@@ -1,0 +1,123 @@
+import PushgateCore
+
+/// The APNs notification gorush would send for a platform-1 notification: the `aps` dictionary built
+/// from the fields as gorush builds it, every `data` key as a top-level payload key, and the headers
+/// (`apns-topic` = `topic`, `apns-push-type` = `push_type`, `priority` normal → 5 / high → 10,
+/// `expiration`, `apns_id`, `collapse_id`).
+enum GorushAPNsPayload {
+    /// The `alert` members gorush's `Alert` holds as strings.
+    static let alertStringKeys = [
+        "title", "subtitle", "body", "action", "action-loc-key", "launch-image", "loc-key", "title-loc-key", "summary-arg",
+    ]
+
+    /// Why a notification cannot be built.
+    struct Refusal: Error, Equatable {
+        let reason: String
+    }
+
+    /// The provider-ready notification.
+    /// - Throws: ``Refusal`` when `data` carries an `aps` key beside fields that build `aps` (which
+    ///   makes gorush crash).
+    static func notification(for request: GorushNotification) throws(Refusal) -> PushNotification {
+        let aps = Self.aps(request)
+        var payload: [String: JSONValue] = [:]
+        for (key, value) in request.data where key != "aps" {
+            payload[key] = value
+        }
+        if let custom = request.data["aps"] {
+            // gorush lets `data.aps` replace the dictionary when no field builds one (and crashes when one does).
+            guard aps.isEmpty else {
+                throw Refusal(reason: "data.aps cannot be combined with fields that build the aps dictionary (message, title, alert, badge, sound, …)")
+            }
+            payload["aps"] = custom
+        } else {
+            payload["aps"] = .object(aps)
+        }
+        let kind: PushKind
+        switch request.pushType {
+        case "background": kind = .background
+        case "voip": kind = .voip
+        case "": kind = Self.isSilent(aps) ? .background : .alert
+        default: kind = .alert
+        }
+        return PushNotification(
+            kind: kind,
+            priority: request.priority == "normal" ? .normal : .high,
+            payload: .object(payload),
+            collapseID: request.collapseID.isEmpty ? nil : request.collapseID,
+            apnsTopic: request.topic.isEmpty ? nil : request.topic,
+            apnsPushType: request.pushType.isEmpty ? nil : request.pushType,
+            apnsID: request.apnsID.isEmpty ? nil : request.apnsID,
+            expiration: request.expiration
+        )
+    }
+
+    /// A payload that only wakes the app: content-available and nothing the user sees or hears.
+    private static func isSilent(_ aps: [String: JSONValue]) -> Bool {
+        aps["content-available"] != nil && aps["alert"] == nil && aps["sound"] == nil && aps["badge"] == nil
+    }
+
+    /// The `aps` dictionary, field by field as gorush sets it.
+    static func aps(_ request: GorushNotification) -> [String: JSONValue] {
+        var aps: [String: JSONValue] = [:]
+        if !request.message.isEmpty, request.title.isEmpty {
+            aps["alert"] = .string(request.message)
+        }
+        if let badge = request.badge, badge >= 0 {
+            aps["badge"] = .number(Double(badge))
+        }
+        if request.mutableContent { aps["mutable-content"] = 1 }
+        if let sound = Self.sound(request) { aps["sound"] = sound }
+        if request.contentAvailable { aps["content-available"] = 1 }
+        if !request.urlArgs.isEmpty { aps["url-args"] = .array(request.urlArgs.map(JSONValue.string)) }
+        if !request.threadID.isEmpty { aps["thread-id"] = .string(request.threadID) }
+        if !request.interruptionLevel.isEmpty { aps["interruption-level"] = .string(request.interruptionLevel) }
+        if !request.category.isEmpty { aps["category"] = .string(request.category) }
+        if let alert = Self.alertDictionary(request) { aps["alert"] = .object(alert) }
+        // Live Activities.
+        if !request.contentState.isEmpty { aps["content-state"] = .object(request.contentState) }
+        if request.staleDate > 0 { aps["stale-date"] = .number(Double(request.staleDate)) }
+        if request.dismissalDate > 0 { aps["dismissal-date"] = .number(Double(request.dismissalDate)) }
+        if !request.event.isEmpty { aps["event"] = .string(request.event) }
+        if request.timestamp > 0 { aps["timestamp"] = .number(Double(request.timestamp)) }
+        if !request.attributesType.isEmpty { aps["attributes-type"] = .string(request.attributesType) }
+        if !request.attributes.isEmpty { aps["attributes"] = .object(request.attributes) }
+        if let score = request.relevanceScore { aps["relevance-score"] = .number(score) }
+        return aps
+    }
+
+    /// The alert dictionary, or nil when no field makes one (then `message` alone is a plain alert string).
+    private static func alertDictionary(_ request: GorushNotification) -> [String: JSONValue]? {
+        var alert: [String: JSONValue] = [:]
+        if !request.title.isEmpty {
+            alert["title"] = .string(request.title)
+            if !request.message.isEmpty { alert["body"] = .string(request.message) }
+        }
+        for (key, value) in request.alert { alert[key] = value }
+        return alert.isEmpty ? nil : alert
+    }
+
+    /// `sound` as a name or a `{critical, name, volume}` dictionary; `name` and `volume` make it a
+    /// dictionary.
+    private static func sound(_ request: GorushNotification) -> JSONValue? {
+        var dictionary: [String: JSONValue]?
+        var plain: JSONValue?
+        switch request.sound {
+        case .string(let name)?: plain = .string(name)
+        case .object(let members)?:
+            var sound: [String: JSONValue] = [:]
+            if case .number(let critical)? = members["critical"], critical.rounded() == critical, critical != 0 { sound["critical"] = .number(critical) }
+            if case .string(let name)? = members["name"], !name.isEmpty { sound["name"] = .string(name) }
+            if case .number(let volume)? = members["volume"], volume != 0 { sound["volume"] = .number(volume) }
+            dictionary = sound
+        default: break
+        }
+        if !request.soundName.isEmpty || request.soundVolume > 0 {
+            var sound = dictionary ?? [:]
+            if !request.soundName.isEmpty { sound["name"] = .string(request.soundName) }
+            if request.soundVolume > 0 { sound["volume"] = .number(request.soundVolume) }
+            dictionary = sound
+        }
+        return dictionary.map(JSONValue.object) ?? plain
+    }
+}

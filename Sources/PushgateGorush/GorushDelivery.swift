@@ -1,0 +1,24 @@
+import PushgateCore
+
+/// One provider request a gorush notification turns into: a token (or the topic or condition of an
+/// FCM topic send), the app that delivers it, and the provider-ready notification.
+struct GorushDelivery: Sendable {
+    /// Which notification of the request it came from.
+    let index: Int
+    let platform: GorushNotification.Platform
+    let appID: String
+    /// The device token, or the topic or condition of a topic send.
+    let token: String
+    let notification: PushNotification
+}
+
+/// A request, checked and turned into provider requests: what to deliver, and the failures known before
+/// any delivery.
+struct GorushPlan: Sendable {
+    var deliveries: [GorushDelivery] = []
+    var refusals: [GorushLogEntry] = []
+    /// gorush's `counts`.
+    var counts = 0
+    /// Every app it delivers through, for the token's app limits.
+    var appIDs: Set<String> = []
+}

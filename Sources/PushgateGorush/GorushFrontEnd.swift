@@ -1,0 +1,78 @@
+public import PushgateConfig
+import PushgateCore
+import Hummingbird
+public import PushgateHTTP
+import NIOCore
+import Logging
+import HTTPTypes
+
+/// The gorush-compatible front end as one ``FrontEnd``: `POST /api/push`, `GET /api/stat/app`,
+/// `GET|HEAD /healthz` and `GET /version` (paths as gorush's `api:` section sets them), on when the
+/// configuration has a `gorush:` section that allows some callers.
+public enum GorushFrontEnd {
+    /// The front end's name in logs and delivery reports.
+    public static let name = "gorush"
+    /// The id the feedback webhook's back end must be registered under.
+    public static let feedbackAppID = GorushFeedback.appID
+
+    /// Builds the front end; nil when the configuration does not serve it.
+    public static func make(_ environment: FrontEndEnvironment) -> FrontEnd? {
+        guard let settings = environment.configuration.gorush, settings.isServed else { return nil }
+        let router = GorushAppRouter(settings: settings, apps: environment.configuration.apps)
+        let stats = GorushStats(store: environment.store, factory: environment.metricsFactory)
+        let feedback = settings.feedbackHookURL.map { _ in GorushFeedback(dispatcher: environment.dispatcher, logger: environment.logger) }
+        let push = GorushPushRoute(
+            settings: settings, planner: GorushPlanner(router: router, hideToken: settings.hideToken, hideMessages: settings.hideMessages),
+            authenticator: GorushAuthenticator(settings: settings), dispatcher: environment.dispatcher, stats: stats, feedback: feedback,
+            logger: environment.logger
+        )
+        let maximumBody = max(1 << 20, settings.maxNotification * 64 * 1024)
+        let routes = [
+            GatewayRoute(.post, settings.pushPath, maximumBodySize: maximumBody) { request, context in
+                Self.versioned(try await push.push(request, context: context))
+            },
+            GatewayRoute(.get, settings.statAppPath) { _, context in
+                do {
+                    return Self.versioned(GorushResponse.json(.ok, try await stats.appStatus(version: PushgateVersion.current)))
+                } catch {
+                    context.logger.error("gorush: cannot read the counters", metadata: ["error": "\(error)"])
+                    return Self.versioned(GorushResponse.error(.serviceUnavailable, "The counters cannot be read now.", headers: [.retryAfter: "5"]))
+                }
+            },
+            GatewayRoute(.get, settings.healthPath) { _, _ in Self.versioned(Response(status: .ok)) },
+            GatewayRoute(.head, settings.healthPath) { _, _ in Self.versioned(Response(status: .ok)) },
+            GatewayRoute(.get, "/version") { _, _ in
+                Self.versioned(GorushResponse.json(.ok, "{\"source\":\"pushgate\",\"version\":" + GoJSON.string(PushgateVersion.current) + "}"))
+            },
+        ]
+        let observer = GorushOutcomeObserver(stats: stats, feedback: feedback, hideToken: settings.hideToken, hideMessages: settings.hideMessages)
+        return FrontEnd(name: Self.name, routes: routes, outcomeObserver: observer)
+    }
+
+    /// gorush marks every answer with its version.
+    private static func versioned(_ response: Response) -> Response {
+        var response = response
+        response.headers[HTTPField.Name("X-GORUSH-VERSION")!] = PushgateVersion.current
+        return response
+    }
+
+    /// The apps the `gorush` section names must exist with the right type.
+    /// - Throws: ``ConfigurationError`` naming the key at fault.
+    public static func check(_ configuration: GatewayConfiguration) throws {
+        guard let settings = configuration.gorush else { return }
+        let kinds = Dictionary(configuration.apps.map { ($0.id, $0.kind) }, uniquingKeysWith: { first, _ in first })
+        for (key, app, kind) in [("gorush.ios_app", settings.iosApp, AppSettings.Kind.apns), ("gorush.android_app", settings.androidApp, .gcm)] {
+            guard let app else { continue }
+            guard let found = kinds[app] else { throw ConfigurationError(key: key, "names \(app), which is not configured under apps") }
+            guard found == kind else { throw ConfigurationError(key: key, "names \(app), which is a \(found.rawValue) app, not \(kind.rawValue)") }
+        }
+        if settings.huaweiApp != nil {
+            throw ConfigurationError(key: "gorush.huawei_app", "Huawei Push Kit (HMS) apps are not available in this version")
+        }
+        for (index, token) in settings.authTokens.enumerated() {
+            for app in (token.apps ?? []).sorted() where kinds[app] == nil {
+                throw ConfigurationError(key: "gorush.auth_tokens[\(index)].apps", "names \(app), which is not configured under apps")
+            }
+        }
+    }
+}

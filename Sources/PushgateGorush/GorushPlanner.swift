@@ -1,0 +1,79 @@
+import PushgateConfig
+import PushgateCore
+
+/// Turns the notifications of one request into provider requests, as gorush would send them: platform
+/// 1 one APNs request per token, platform 2 one FCM message per token (plus one to the topic or
+/// condition), notifications for platforms that are not configured dropped and not counted.
+struct GorushPlanner: Sendable {
+    let router: GorushAppRouter
+    let hideToken: Bool
+    let hideMessages: Bool
+
+    func plan(_ notifications: [GorushNotification]) -> GorushPlan {
+        var plan = GorushPlan()
+        for (index, notification) in notifications.enumerated() {
+            guard let platform = notification.knownPlatform, self.router.serves(platform.rawValue) else { continue }
+            plan.counts += notification.countedTargets
+            func refuse(_ tokens: [String], _ error: String) {
+                for token in tokens {
+                    plan.refusals.append(
+                        GorushLogEntry(failureOf: notification, platform: platform, token: token, error: error, hideToken: self.hideToken, hideMessages: self.hideMessages)
+                    )
+                }
+            }
+            let appID: String
+            switch self.router.app(for: notification, platform: platform) {
+            case .success(let app): appID = app
+            case .failure(let refusal):
+                refuse(notification.tokens.isEmpty ? [""] : notification.tokens, refusal.reason)
+                continue
+            }
+            switch platform {
+            case .ios:
+                let built: PushNotification
+                do {
+                    built = try GorushAPNsPayload.notification(for: notification)
+                } catch {
+                    refuse(notification.tokens.isEmpty ? [""] : notification.tokens, error.reason)
+                    continue
+                }
+                plan.appIDs.insert(appID)
+                for token in notification.tokens {
+                    if token.isEmpty {
+                        refuse([token], "the device token cannot be empty")
+                    } else {
+                        plan.deliveries.append(GorushDelivery(index: index, platform: platform, appID: appID, token: token, notification: built))
+                    }
+                }
+            case .android:
+                var tokens = notification.tokens
+                if !notification.to.isEmpty { tokens.append(notification.to) }
+                guard !tokens.isEmpty || notification.isTopicSend else {
+                    refuse([""], "please provide at least one device token")
+                    continue
+                }
+                plan.appIDs.insert(appID)
+                if notification.isTopicSend {
+                    let target = notification.condition.isEmpty ? notification.topic : notification.condition
+                    plan.deliveries.append(
+                        GorushDelivery(
+                            index: index, platform: platform, appID: appID, token: target,
+                            notification: GorushFCMPayload.notification(for: notification, toTopic: true)
+                        )
+                    )
+                }
+                let built = GorushFCMPayload.notification(for: notification)
+                for token in tokens {
+                    if token.isEmpty {
+                        refuse([token], "the device token cannot be empty")
+                    } else {
+                        plan.deliveries.append(GorushDelivery(index: index, platform: platform, appID: appID, token: token, notification: built))
+                    }
+                }
+            case .huawei:
+                refuse(notification.tokens.isEmpty ? [""] : notification.tokens, "Huawei Push Kit is not available in this version")
+            }
+        }
+        return plan
+    }
+}

@@ -1,0 +1,191 @@
+import PushgateCore
+
+/// Reads a `POST /api/push` body as gorush's JSON binding does: unknown keys are ignored, `null` leaves a
+/// field at its zero value, keys match field names exactly or, failing that, ignoring ASCII case, and a
+/// value of the wrong type fails the whole request (gorush then answers `Missing notifications field.`).
+enum GorushRequestReader {
+    /// Why a body cannot be read.
+    struct Unreadable: Error, Equatable {
+        /// What was wrong, for the debug log (never the value itself).
+        let reason: String
+    }
+
+    /// The notifications of a body.
+    /// - Throws: ``Unreadable`` for anything gorush's binding refuses (bad JSON, a wrong type, no
+    ///   `notifications`).
+    static func notifications(_ body: [UInt8]) throws(Unreadable) -> [GorushNotification] {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(body)
+        } catch {
+            throw Unreadable(reason: "the body is not JSON (\(error.description))")
+        }
+        guard case .object(let members) = root else { throw Unreadable(reason: "the body is not a JSON object") }
+        let fields = Fields(members, path: "")
+        guard let list = try fields.value("notifications") else { throw Unreadable(reason: "notifications is missing") }
+        guard case .array(let items) = list else { throw Unreadable(reason: "notifications is not an array") }
+        return try items.enumerated().map { index, item throws(Unreadable) in
+            switch item {
+            case .null: return GorushNotification()
+            case .object(let members): return try Self.notification(Fields(members, path: "notifications[\(index)]."))
+            default: throw Unreadable(reason: "notifications[\(index)] is not an object")
+            }
+        }
+    }
+
+    private static func notification(_ fields: Fields) throws(Unreadable) -> GorushNotification {
+        var notification = GorushNotification()
+        notification.notifID = try fields.string("notif_id")
+        notification.to = try fields.string("to")
+        notification.topic = try fields.string("topic")
+        notification.tokens = try fields.strings("tokens")
+        notification.platform = try fields.int("platform") ?? 0
+        notification.message = try fields.string("message")
+        notification.title = try fields.string("title")
+        notification.image = try fields.string("image")
+        notification.priority = try fields.string("priority")
+        notification.contentAvailable = try fields.bool("content_available")
+        notification.mutableContent = try fields.bool("mutable_content")
+        notification.sound = try fields.value("sound")
+        notification.data = try fields.object("data") ?? [:]
+        notification.retry = try fields.int("retry") ?? 0
+        notification.app = try fields.string("app")
+        notification.notification = try fields.object("notification")
+        notification.android = try fields.object("android")
+        notification.webpush = try fields.object("webpush")
+        notification.apns = try fields.object("apns")
+        notification.fcmOptions = try fields.object("fcm_options")
+        notification.condition = try fields.string("condition")
+        // Huawei's fields are read for their types only, until the HMS back end exists.
+        for key in ["app_id", "app_secret", "huawei_data", "huawei_ttl", "bi_tag"] { _ = try fields.string(key) }
+        for key in ["huawei_collapse_key", "fast_app_target"] { _ = try fields.int(key) }
+        _ = try fields.object("huawei_notification")
+        notification.expiration = try fields.int64("expiration")
+        notification.apnsID = try fields.string("apns_id")
+        notification.collapseID = try fields.string("collapse_id")
+        notification.pushType = try fields.string("push_type")
+        notification.badge = try fields.int("badge")
+        notification.category = try fields.string("category")
+        notification.threadID = try fields.string("thread-id")
+        notification.urlArgs = try fields.strings("url-args")
+        notification.alert = try Self.alert(fields)
+        notification.production = try fields.bool("production")
+        notification.development = try fields.bool("development")
+        notification.soundName = try fields.string("name")
+        notification.soundVolume = try fields.number("volume") ?? 0
+        notification.interruptionLevel = try fields.string("interruption_level")
+        notification.contentState = try fields.object("content-state") ?? [:]
+        notification.staleDate = try fields.int64("stale-date") ?? 0
+        notification.dismissalDate = try fields.int64("dismissal-date") ?? 0
+        notification.event = try fields.string("event")
+        notification.timestamp = try fields.int64("timestamp") ?? 0
+        notification.attributesType = try fields.string("attributes-type")
+        notification.attributes = try fields.object("attributes") ?? [:]
+        notification.relevanceScore = try fields.number("relevance-score")
+        return notification
+    }
+
+    /// The `alert` object, its members type-checked as gorush's `Alert` declares them.
+    private static func alert(_ fields: Fields) throws(Unreadable) -> [String: JSONValue] {
+        guard let members = try fields.object("alert") else { return [:] }
+        let alert = Fields(members, path: fields.path + "alert.")
+        var result: [String: JSONValue] = [:]
+        for key in GorushAPNsPayload.alertStringKeys {
+            let value = try alert.string(key)
+            if !value.isEmpty { result[key] = .string(value) }
+        }
+        for key in ["loc-args", "title-loc-args"] {
+            let value = try alert.strings(key)
+            if !value.isEmpty { result[key] = .array(value.map(JSONValue.string)) }
+        }
+        if let count = try alert.int("summary-arg-count"), count > 0 { result["summary-arg-count"] = .number(Double(count)) }
+        return result
+    }
+
+    /// The members of one JSON object, looked up as Go's decoder does.
+    private struct Fields {
+        let members: [String: JSONValue]
+        let path: String
+
+        init(_ members: [String: JSONValue], path: String) {
+            self.members = members
+            self.path = path
+        }
+
+        /// The member for `key`: an exact match, else one that differs only in ASCII case; nil when absent
+        /// or null.
+        func value(_ key: String) throws(Unreadable) -> JSONValue? {
+            var found = self.members[key]
+            if found == nil {
+                let lowered = key.lowercased()
+                found = self.members.first { $0.key.lowercased() == lowered }?.value
+            }
+            if case .null? = found { return nil }
+            return found
+        }
+
+        private func mismatch(_ key: String, _ expected: String) -> Unreadable {
+            Unreadable(reason: "\(self.path)\(key) is not \(expected)")
+        }
+
+        func string(_ key: String) throws(Unreadable) -> String {
+            switch try self.value(key) {
+            case nil: return ""
+            case .string(let text)?: return text
+            default: throw self.mismatch(key, "a string")
+            }
+        }
+
+        func strings(_ key: String) throws(Unreadable) -> [String] {
+            switch try self.value(key) {
+            case nil: return []
+            case .array(let items)?:
+                var result: [String] = []
+                result.reserveCapacity(items.count)
+                for item in items {
+                    switch item {
+                    case .string(let text): result.append(text)
+                    case .null: result.append("")
+                    default: throw self.mismatch(key, "a list of strings")
+                    }
+                }
+                return result
+            default: throw self.mismatch(key, "a list of strings")
+            }
+        }
+
+        func bool(_ key: String) throws(Unreadable) -> Bool {
+            switch try self.value(key) {
+            case nil: return false
+            case .bool(let flag)?: return flag
+            default: throw self.mismatch(key, "true or false")
+            }
+        }
+
+        func number(_ key: String) throws(Unreadable) -> Double? {
+            switch try self.value(key) {
+            case nil: return nil
+            case .number(let number)?: return number
+            default: throw self.mismatch(key, "a number")
+            }
+        }
+
+        func int64(_ key: String) throws(Unreadable) -> Int64? {
+            guard let number = try self.number(key) else { return nil }
+            guard number.rounded() == number, abs(number) < 9.2e18 else { throw self.mismatch(key, "an integer") }
+            return Int64(number)
+        }
+
+        func int(_ key: String) throws(Unreadable) -> Int? {
+            try self.int64(key).map { Int($0) }
+        }
+
+        func object(_ key: String) throws(Unreadable) -> [String: JSONValue]? {
+            switch try self.value(key) {
+            case nil: return nil
+            case .object(let members)?: return members
+            default: throw self.mismatch(key, "an object")
+            }
+        }
+    }
+}

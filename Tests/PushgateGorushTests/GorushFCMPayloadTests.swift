@@ -1,0 +1,53 @@
+import PushgateCore
+@testable import PushgateGorush
+import Testing
+
+@Suite("gorush → FCM: the v1 message gorush would send")
+struct GorushFCMPayloadTests {
+    static func notification(_ fields: String) throws -> GorushNotification {
+        try #require(try GorushRequestReader.notifications(Array(#"{"notifications":[{"platform":2,"tokens":["t"],\#(fields)}]}"#.utf8)).first)
+    }
+
+    static func build(_ fields: String, toTopic: Bool = false) throws -> PushNotification {
+        GorushFCMPayload.notification(for: try Self.notification(fields), toTopic: toTopic)
+    }
+
+    static func json(_ text: String) throws -> JSONValue {
+        try JSONParser.parse(Array(text.utf8))
+    }
+
+    @Test(arguments: [
+        (#""title":"T","message":"M","image":"https://i/x.png""#, #"{"notification":{"title":"T","body":"M","image":"https://i/x.png"}}"#),
+        (#""notification":{"title":"N","click_action":"open"},"message":"M""#, #"{"notification":{"title":"N","click_action":"open","body":"M"}}"#),
+        // data: strings unchanged, anything else as Go's JSON text (HTML characters escaped).
+        (#""data":{"s":"v","n":1,"f":1.5,"b":true,"o":{"z":1,"a":"<&>"},"l":[1,"x"],"nil":null}"#,
+         #"{"data":{"s":"v","n":"1","f":"1.5","b":"true","o":"{\"a\":\"\\u003c\\u0026\\u003e\",\"z\":1}","l":"[1,\"x\"]","nil":"null"}}"#),
+        (#""priority":"high""#, #"{"android":{"priority":"HIGH"}}"#),
+        (#""priority":"normal","android":{"collapse_key":"k","ttl":3600000000000}"#, #"{"android":{"priority":"NORMAL","collapse_key":"k","ttl":"3600s"}}"#),
+        (#""sound":"ding""#, #"{"android":{"notification":{"sound":"ding"}},"apns":{"payload":{"aps":{"sound":"ding"}}}}"#),
+        (#""message":"M","mutable_content":true"#, #"{"notification":{"body":"M"},"apns":{"payload":{"aps":{"mutable-content":1}}}}"#),
+        (#""content_available":true,"data":{"k":"v"}"#,
+         #"{"data":{"k":"v"},"apns":{"headers":{"apns-priority":"5"},"payload":{"aps":{"content-available":1,"k":"v"}}}}"#),
+        (#""apns":{"payload":{"aps":{"content-available":true}}},"webpush":{"headers":{"TTL":"60"}},"fcm_options":{"analytics_label":"x"}"#,
+         #"{"apns":{"payload":{"aps":{"content-available":1}}},"webpush":{"headers":{"TTL":"60"}},"fcm_options":{"analytics_label":"x"}}"#),
+    ])
+    func messageRules(_ fields: String, _ expected: String) throws {
+        #expect(try Self.build(fields).payload == Self.json(expected))
+    }
+
+    @Test func aTopicSendCarriesTheTopicOrCondition() throws {
+        #expect(try Self.build(#""topic":"news","message":"M""#, toTopic: true).payload == Self.json(#"{"notification":{"body":"M"},"topic":"news"}"#))
+        #expect(
+            try Self.build(#""condition":"'a' in topics","message":"M""#, toTopic: true).payload
+                == Self.json(#"{"notification":{"body":"M"},"condition":"'a' in topics"}"#)
+        )
+        // The per-token messages of the same notification carry neither.
+        #expect(try Self.build(#""topic":"news","message":"M""#).payload == Self.json(#"{"notification":{"body":"M"}}"#))
+    }
+
+    @Test func priorityAndKindFollowTheRequest() throws {
+        #expect(try Self.build(#""priority":"normal""#).priority == .normal)
+        #expect(try Self.build(#""message":"m""#).priority == .high)
+        #expect(try Self.build(#""content_available":true"#).kind == .background)
+    }
+}

@@ -1,0 +1,127 @@
+import PushgateConfig
+import PushgateCore
+@testable import PushgateGorush
+import Testing
+
+@Suite("gorush: routing, counting, refusals, masking and tokens")
+struct GorushPlannerTests {
+    static let configuration = try! GatewayConfiguration(yaml: """
+        apps:
+          ios.main: {type: apns, topic: com.example.main, keyfile: k, key_id: K, team_id: T}
+          ios.other: {type: apns, topic: com.example.other, keyfile: k, key_id: K, team_id: T}
+          android.main: {type: gcm, project_id: p, service_account_file: s}
+        gorush:
+          ios_app: ios.main
+          android_app: android.main
+          allow_unauthenticated: true
+          auth_tokens: [open-sesame, {token: ios-only, apps: [ios.other]}]
+        """)
+
+    static func planner(hideToken: Bool = false) -> GorushPlanner {
+        let settings = Self.configuration.gorush!
+        return GorushPlanner(router: GorushAppRouter(settings: settings, apps: Self.configuration.apps), hideToken: hideToken, hideMessages: false)
+    }
+
+    static func plan(_ body: String, hideToken: Bool = false) throws -> GorushPlan {
+        Self.planner(hideToken: hideToken).plan(try GorushRequestReader.notifications(Array(body.utf8)))
+    }
+
+    @Test func anIOSNotificationGoesThroughTheAppWhoseTopicItNames() throws {
+        let plan = try Self.plan(#"""
+            {"notifications":[
+              {"platform":1,"tokens":["a"],"topic":"com.example.other"},
+              {"platform":1,"tokens":["b"],"topic":"com.example.other.voip","push_type":"voip"},
+              {"platform":1,"tokens":["c"],"topic":"com.example.otherwise"},
+              {"platform":1,"tokens":["d"]},
+              {"platform":1,"tokens":["e"],"app":"ios.other"}]}
+            """#)
+        #expect(plan.deliveries.map(\.appID) == ["ios.other", "ios.other", "ios.main", "ios.main", "ios.other"])
+        #expect(plan.deliveries[1].notification.apnsTopic == "com.example.other.voip")
+        #expect(plan.refusals.isEmpty)
+    }
+
+    @Test func countsMatchGorushAndUnservedPlatformsAreDroppedUncounted() throws {
+        let plan = try Self.plan(#"""
+            {"notifications":[
+              {"platform":1,"tokens":["a","b"],"topic":"com.example.main"},
+              {"platform":2,"tokens":["c"],"topic":"news"},
+              {"platform":3,"tokens":["d"]},
+              {"platform":0,"tokens":["e"]},
+              {"platform":9,"tokens":["f"]}]}
+            """#)
+        #expect(plan.counts == 5)
+        // The Android topic send comes first, then its token.
+        #expect(plan.deliveries.map(\.token) == ["a", "b", "news", "c"])
+    }
+
+    @Test func moreThan500AndroidTokensAreAllDelivered() throws {
+        let tokens = (0..<1200).map { "\"tok\($0)\"" }.joined(separator: ",")
+        let plan = try Self.plan(#"{"notifications":[{"platform":2,"tokens":[\#(tokens)],"message":"m"}]}"#)
+        #expect(plan.deliveries.count == 1200)
+        #expect(plan.counts == 1200)
+    }
+
+    @Test func failuresKnownBeforeDeliveryAreListed() throws {
+        let plan = try Self.plan(#"""
+            {"notifications":[
+              {"notif_id":"x1","platform":1,"tokens":[""],"message":"m"},
+              {"platform":1,"tokens":["t"],"app":"android.main"},
+              {"platform":1,"tokens":["u"],"title":"t","data":{"aps":{}}},
+              {"platform":2,"message":"no tokens"},
+              {"platform":2,"to":"via-to","message":"m"}]}
+            """#)
+        #expect(plan.refusals.map(\.error) == [
+            "the device token cannot be empty", "app android.main is not a configured ios app",
+            "data.aps cannot be combined with fields that build the aps dictionary (message, title, alert, badge, sound, …)",
+            "please provide at least one device token",
+        ])
+        #expect(plan.refusals[0].notifID == "x1")
+        #expect(plan.refusals[0].json == #"{"notif_id":"x1","type":"failed-push","platform":"ios","token":"","message":"m","error":"the device token cannot be empty"}"#)
+        #expect(plan.deliveries.map(\.token) == ["via-to"])
+    }
+
+    @Test(arguments: [
+        ("", ""),
+        ("short", "*****"),
+        ("0123456789abcdefghij", "********************"),
+        ("0123456789-middle-abcdefghij", "**********-middle-**********"),
+        // Go's ReplaceAll: every occurrence of the first and last ten characters.
+        ("aaaaaaaaaaXaaaaaaaaaa", "**********X**********"),
+    ])
+    func tokensAreMaskedAsGorushMasksThem(_ token: String, _ masked: String) {
+        #expect(GorushLogEntry.masked(token) == masked)
+    }
+
+    @Test func logEntriesAreWrittenAsGoWritesThem() {
+        var notification = GorushNotification()
+        notification.message = "<b> & \"q\""
+        let entry = GorushLogEntry(failureOf: notification, platform: .android, token: "t", error: "e", hideToken: false, hideMessages: false)
+        #expect(entry.json == #"{"type":"failed-push","platform":"android","token":"t","message":"\u003cb\u003e \u0026 \"q\"","error":"e"}"#)
+        let hidden = GorushLogEntry(failureOf: notification, platform: .ios, token: "t", error: "e", hideToken: true, hideMessages: true)
+        #expect(hidden.message == "(message redacted)")
+        #expect(hidden.token == "*")
+    }
+
+    @Test func bearerTokensAreCheckedAndLimitedToTheirApps() {
+        let authenticator = GorushAuthenticator(settings: Self.configuration.gorush!)
+        #expect(authenticator.verdict(authorization: nil) == .allowed(apps: nil))
+        #expect(authenticator.verdict(authorization: "Bearer open-sesame") == .allowed(apps: nil))
+        #expect(authenticator.verdict(authorization: "bearer ios-only") == .allowed(apps: ["ios.other"]))
+        #expect(authenticator.verdict(authorization: "Bearer open-sesam") == .refused("Invalid bearer token."))
+        #expect(authenticator.verdict(authorization: "Basic b3Blbg==") == .refused("Invalid authorization header."))
+        var closed = Self.configuration.gorush!
+        closed.allowUnauthenticated = false
+        #expect(GorushAuthenticator(settings: closed).verdict(authorization: nil) == .refused("Missing bearer token."))
+    }
+
+    @Test func configurationMistakesAreNamed() throws {
+        #expect(throws: ConfigurationError.self) {
+            try GorushFrontEnd.check(try GatewayConfiguration(yaml: "apps: {a: {type: gcm, project_id: p, service_account_file: s}}\ngorush: {ios_app: a, allow_unauthenticated: true}"))
+        }
+        #expect(throws: ConfigurationError.self) { try GatewayConfiguration(yaml: "gorush: {grpc: {enabled: true}}") }
+        #expect(throws: ConfigurationError.self) { try GatewayConfiguration(yaml: "gorush: {feedback_hook_url: 'ftp://x'}") }
+        let unserved = try GatewayConfiguration(yaml: "gorush: {ios_app: a}")
+        #expect(unserved.warnings.contains { $0.contains("neither auth_tokens nor allow_unauthenticated") })
+        #expect(unserved.gorush?.isServed == false)
+    }
+}

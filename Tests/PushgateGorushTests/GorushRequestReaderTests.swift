@@ -1,0 +1,52 @@
+import PushgateCore
+@testable import PushgateGorush
+import Testing
+
+@Suite("gorush requests: reading the body as gorush's binding does")
+struct GorushRequestReaderTests {
+    static func read(_ text: String) throws(GorushRequestReader.Unreadable) -> [GorushNotification] {
+        try GorushRequestReader.notifications(Array(text.utf8))
+    }
+
+    @Test(arguments: [
+        "not json", "[]", "{}", #"{"notifications":null}"#, #"{"notifications":{}}"#, #"{"notifications":[1]}"#,
+        #"{"notifications":[{"platform":"1"}]}"#, #"{"notifications":[{"tokens":"abc"}]}"#, #"{"notifications":[{"tokens":[1]}]}"#,
+        #"{"notifications":[{"platform":1.5}]}"#, #"{"notifications":[{"badge":true}]}"#, #"{"notifications":[{"data":[]}]}"#,
+        #"{"notifications":[{"content_available":"yes"}]}"#, #"{"notifications":[{"alert":{"loc-args":"x"}}]}"#,
+        #"{"notifications":[{"android":"high"}]}"#, #"{"notifications":[{"huawei_collapse_key":"1"}]}"#,
+    ])
+    func whatGorushsBindingRefusesIsUnreadable(_ body: String) {
+        #expect(throws: GorushRequestReader.Unreadable.self) { try Self.read(body) }
+    }
+
+    @Test func fieldsAreReadWithGorushsNamesAndZeroValues() throws {
+        let notifications = try Self.read(#"""
+            {"notifications":[{"notif_id":"n1","tokens":["t1","t2"],"platform":1,"message":"m","title":"t","badge":0,
+              "thread-id":"th","url-args":["a"],"expiration":1700000000,"apns_id":"A","collapse_id":"c","push_type":"alert",
+              "alert":{"subtitle":"s","loc-args":["x"],"summary-arg-count":2,"unknown":1},"name":"ding","volume":0.5,
+              "Topic":"im.example","unknown_field":{"x":[1]},"sound":null}, null]}
+            """#)
+        #expect(notifications.count == 2)
+        let first = notifications[0]
+        #expect(first.notifID == "n1")
+        #expect(first.tokens == ["t1", "t2"])
+        #expect(first.platform == 1)
+        #expect(first.badge == 0)
+        #expect(first.threadID == "th")
+        #expect(first.urlArgs == ["a"])
+        #expect(first.expiration == 1_700_000_000)
+        #expect(first.alert == ["subtitle": "s", "loc-args": ["x"], "summary-arg-count": 2])
+        #expect(first.soundName == "ding")
+        #expect(first.soundVolume == 0.5)
+        // Go matches a key that differs only in case.
+        #expect(first.topic == "im.example")
+        #expect(first.sound == nil)
+        #expect(notifications[1] == GorushNotification())
+        #expect(notifications[1].badge == nil)
+    }
+
+    @Test func countsAreTokensPlusOneForATopic() throws {
+        let notifications = try Self.read(#"{"notifications":[{"tokens":["a","b"],"platform":1,"topic":"x"},{"tokens":["c"],"platform":2}]}"#)
+        #expect(notifications.map(\.countedTargets) == [3, 1])
+    }
+}
