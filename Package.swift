@@ -120,6 +120,10 @@ let package = Package(
             dependencies: backEndDependencies
         ),
         .target(
+            name: "PushgateHMS",
+            dependencies: backEndDependencies
+        ),
+        .target(
             name: "PushgateWebPush",
             dependencies: backEndDependencies + [.nioPosix]
         ),
@@ -232,6 +236,7 @@ let package = Package(
                 "PushgateNextcloud",
                 "PushgateGorush",
                 "PushgateWebhook",
+                "PushgateHMS",
                 .hummingbird,
                 .hummingbirdCore,
                 .nioHTTP1,
@@ -338,6 +343,10 @@ let package = Package(
         .testTarget(
             name: "PushgateAPNsTests",
             dependencies: backEndTestDependencies + ["PushgateAPNs", .nioHTTP2, .nioHPACK, .nioPosix, .nioSSL]
+        ),
+        .testTarget(
+            name: "PushgateHMSTests",
+            dependencies: backEndTestDependencies + ["PushgateHMS"]
         ),
         .testTarget(
             name: "PushgateFCMTests",

@@ -8,6 +8,8 @@ public struct AppSettings: Sendable, Equatable {
         case gcm
         /// Web Push.
         case webpush
+        /// Huawei Push Kit.
+        case hms
     }
 
     /// The app id or glob (`*` and `?`) as written under `apps`.
@@ -19,12 +21,12 @@ public struct AppSettings: Sendable, Equatable {
 
     init(id: String, section: ConfigSection) throws {
         guard let type = try section.string("type") else {
-            throw ConfigurationError(key: section.keyPath("type"), "is required (apns, gcm or webpush)")
+            throw ConfigurationError(key: section.keyPath("type"), "is required (apns, gcm, webpush or hms)")
         }
         guard let kind = Kind(rawValue: type) else {
             throw ConfigurationError(
                 key: section.keyPath("type"),
-                "must be apns, gcm or webpush, found \(type) (Sygnal's Python pushkin classes cannot be loaded by Pushgate)"
+                "must be apns, gcm, webpush or hms, found \(type) (Sygnal's Python pushkin classes cannot be loaded by Pushgate)"
             )
         }
         self.id = id

@@ -7,7 +7,7 @@ import Foundation
 /// gorush:
 ///   ios_app: com.example.ios          # the APNs app for platform 1 (another APNs app's topic picks that app)
 ///   android_app: com.example.android  # the FCM app for platform 2
-///   huawei_app: com.example.huawei    # the HMS app for platform 3 (not built yet: refused)
+///   huawei_app: com.example.huawei    # the HMS app for platform 3
 ///   max_notification: 100             # notifications one request may carry
 ///   sync: false                       # wait for delivery and list failures in `logs`
 ///   sync_timeout: 30                  # seconds a synchronous answer waits for providers

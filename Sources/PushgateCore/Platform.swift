@@ -6,6 +6,8 @@ public enum Platform: String, Sendable, Hashable, CaseIterable, Codable {
     case fcm
     /// Web Push (RFC 8030, 8291, 8292).
     case webPush = "webpush"
+    /// Huawei Push Kit (HMS).
+    case hms
     /// A JSON POST to a URL the operator configured (a front end's feedback to its senders), not a
     /// device provider.
     case webhook

@@ -37,7 +37,7 @@ struct GorushAppRouter: Sendable {
         let kind: AppSettings.Kind? = switch platform {
         case .ios: .apns
         case .android: .gcm
-        case .huawei: nil
+        case .huawei: .hms
         }
         if !notification.app.isEmpty {
             guard let found = self.kinds[notification.app], found == kind else {

@@ -7,7 +7,7 @@ import Logging
 import HTTPTypes
 
 /// The gorush-compatible front end as one ``FrontEnd``: `POST /api/push`, `GET /api/stat/app`,
-/// `GET|HEAD /healthz` and `GET /version` (paths as gorush's `api:` section sets them), on when the
+/// `GET /healthz` and `GET /version` (HEAD wherever GET is) (paths as gorush's `api:` section sets them), on when the
 /// configuration has a `gorush:` section that allows some callers.
 public enum GorushFrontEnd {
     /// The front end's name in logs and delivery reports.
@@ -40,7 +40,6 @@ public enum GorushFrontEnd {
                 }
             },
             GatewayRoute(.get, settings.healthPath) { _, _ in Self.versioned(Response(status: .ok)) },
-            GatewayRoute(.head, settings.healthPath) { _, _ in Self.versioned(Response(status: .ok)) },
             GatewayRoute(.get, "/version") { _, _ in
                 Self.versioned(GorushResponse.json(.ok, "{\"source\":\"pushgate\",\"version\":" + GoJSON.string(PushgateVersion.current) + "}"))
             },
@@ -61,13 +60,11 @@ public enum GorushFrontEnd {
     public static func check(_ configuration: GatewayConfiguration) throws {
         guard let settings = configuration.gorush else { return }
         let kinds = Dictionary(configuration.apps.map { ($0.id, $0.kind) }, uniquingKeysWith: { first, _ in first })
-        for (key, app, kind) in [("gorush.ios_app", settings.iosApp, AppSettings.Kind.apns), ("gorush.android_app", settings.androidApp, .gcm)] {
+        let defaults = [("gorush.ios_app", settings.iosApp, AppSettings.Kind.apns), ("gorush.android_app", settings.androidApp, .gcm), ("gorush.huawei_app", settings.huaweiApp, .hms)]
+        for (key, app, kind) in defaults {
             guard let app else { continue }
             guard let found = kinds[app] else { throw ConfigurationError(key: key, "names \(app), which is not configured under apps") }
             guard found == kind else { throw ConfigurationError(key: key, "names \(app), which is a \(found.rawValue) app, not \(kind.rawValue)") }
-        }
-        if settings.huaweiApp != nil {
-            throw ConfigurationError(key: "gorush.huawei_app", "Huawei Push Kit (HMS) apps are not available in this version")
         }
         for (index, token) in settings.authTokens.enumerated() {
             for app in (token.apps ?? []).sorted() where kinds[app] == nil {

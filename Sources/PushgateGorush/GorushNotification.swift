@@ -45,6 +45,14 @@ struct GorushNotification: Sendable, Equatable {
     var fcmOptions: [String: JSONValue]?
     var condition = ""
 
+    // Huawei (HMS)
+    var huaweiNotification: [String: JSONValue]?
+    var huaweiData = ""
+    var huaweiCollapseKey = 0
+    var huaweiTTL = ""
+    var biTag = ""
+    var fastAppTarget = 0
+
     // iOS (APNs)
     var expiration: Int64?
     var apnsID = ""

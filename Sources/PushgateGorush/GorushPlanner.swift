@@ -45,7 +45,7 @@ struct GorushPlanner: Sendable {
                         plan.deliveries.append(GorushDelivery(index: index, platform: platform, appID: appID, token: token, notification: built))
                     }
                 }
-            case .android:
+            case .android, .huawei:
                 var tokens = notification.tokens
                 if !notification.to.isEmpty { tokens.append(notification.to) }
                 guard !tokens.isEmpty || notification.isTopicSend else {
@@ -58,11 +58,11 @@ struct GorushPlanner: Sendable {
                     plan.deliveries.append(
                         GorushDelivery(
                             index: index, platform: platform, appID: appID, token: target,
-                            notification: GorushFCMPayload.notification(for: notification, toTopic: true)
+                            notification: Self.build(notification, platform: platform, toTopic: true)
                         )
                     )
                 }
-                let built = GorushFCMPayload.notification(for: notification)
+                let built = Self.build(notification, platform: platform, toTopic: false)
                 for token in tokens {
                     if token.isEmpty {
                         refuse([token], "the device token cannot be empty")
@@ -70,10 +70,14 @@ struct GorushPlanner: Sendable {
                         plan.deliveries.append(GorushDelivery(index: index, platform: platform, appID: appID, token: token, notification: built))
                     }
                 }
-            case .huawei:
-                refuse(notification.tokens.isEmpty ? [""] : notification.tokens, "Huawei Push Kit is not available in this version")
             }
         }
         return plan
+    }
+
+    /// The FCM or HMS message for a token or for the topic send.
+    private static func build(_ notification: GorushNotification, platform: GorushNotification.Platform, toTopic: Bool) -> PushNotification {
+        platform == .huawei
+            ? GorushHMSPayload.notification(for: notification, toTopic: toTopic) : GorushFCMPayload.notification(for: notification, toTopic: toTopic)
     }
 }

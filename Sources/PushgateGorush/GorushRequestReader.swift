@@ -56,10 +56,15 @@ enum GorushRequestReader {
         notification.apns = try fields.object("apns")
         notification.fcmOptions = try fields.object("fcm_options")
         notification.condition = try fields.string("condition")
-        // Huawei's fields are read for their types only, until the HMS back end exists.
-        for key in ["app_id", "app_secret", "huawei_data", "huawei_ttl", "bi_tag"] { _ = try fields.string(key) }
-        for key in ["huawei_collapse_key", "fast_app_target"] { _ = try fields.int(key) }
-        _ = try fields.object("huawei_notification")
+        // A request's own HMS credentials (`app_id`, `app_secret`) are read for their types only: the
+        // configured app always delivers.
+        for key in ["app_id", "app_secret"] { _ = try fields.string(key) }
+        notification.huaweiNotification = try fields.object("huawei_notification")
+        notification.huaweiData = try fields.string("huawei_data")
+        notification.huaweiCollapseKey = try fields.int("huawei_collapse_key") ?? 0
+        notification.huaweiTTL = try fields.string("huawei_ttl")
+        notification.biTag = try fields.string("bi_tag")
+        notification.fastAppTarget = try fields.int("fast_app_target") ?? 0
         notification.expiration = try fields.int64("expiration")
         notification.apnsID = try fields.string("apns_id")
         notification.collapseID = try fields.string("collapse_id")

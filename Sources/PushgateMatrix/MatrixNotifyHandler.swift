@@ -169,8 +169,8 @@ public struct MatrixNotifyHandler: Sendable {
                 )
                 return (.send(push), message.subscription)
             }
-        case .webhook:
-            return (.reject(reason: "the app is not a push provider"), device.pushkey)
+        case .webhook, .hms:
+            return (.reject(reason: "the app is not an APNs, FCM or Web Push app"), device.pushkey)
         }
     }
 

@@ -11,8 +11,8 @@ enum OpenAPIDocument {
   "info": {
     "title": "Pushgate",
     "version": "1.0.0",
-    "summary": "A push notification gateway: the Matrix Push Gateway API and the Nextcloud push proxy, delivering through APNs, FCM and Web Push.",
-    "description": "Every route Pushgate serves. Each protocol keeps its own error shape: the Matrix notify endpoint answers errors as `{\"errcode\": \"M_…\", \"error\": \"…\"}`; the Nextcloud `/devices` routes answer bare status codes with empty bodies; the Nextcloud `/notifications` route answers `{\"failed\": N, \"unknown\": [...]}`, its own errors as `{\"error\": \"…\"}`, and 429 in plain text. Routes that have no protocol of their own (and requests the gateway refuses before any route runs: unknown paths, wrong methods, bodies over the limit, unexpected failures) use the Matrix shape: 404 and 405 (with `Allow`) `M_UNRECOGNIZED`, 413 `M_TOO_LARGE`, 500 `M_UNKNOWN`. The Nextcloud routes are shown at the default `nextcloud.path_prefix` (empty); a configured prefix goes before `/devices` and `/notifications`. `HEAD` is answered wherever `GET` is."
+    "summary": "A push notification gateway: the Matrix Push Gateway API, the Nextcloud push proxy and gorush's API, delivering through APNs, FCM, Web Push and Huawei Push Kit.",
+    "description": "Every route Pushgate serves. Each protocol keeps its own error shape: the Matrix notify endpoint answers errors as `{\"errcode\": \"M_…\", \"error\": \"…\"}`; the Nextcloud `/devices` routes answer bare status codes with empty bodies; the Nextcloud `/notifications` route answers `{\"failed\": N, \"unknown\": [...]}`, its own errors as `{\"error\": \"…\"}`, and 429 in plain text. Routes that have no protocol of their own (and requests the gateway refuses before any route runs: unknown paths, wrong methods, bodies over the limit, unexpected failures) use the Matrix shape: 404 and 405 (with `Allow`) `M_UNRECOGNIZED`, 413 `M_TOO_LARGE`, 500 `M_UNKNOWN`. The Nextcloud routes are shown at the default `nextcloud.path_prefix` (empty); a configured prefix goes before `/devices` and `/notifications`. `HEAD` is answered wherever `GET` is. gorush's routes answer as gorush does: `{\"counts\": N, \"logs\": [...], \"success\": \"ok\"}`, errors as `{\"code\": N, \"message\": \"…\"}`."
   },
   "servers": [
     {
@@ -28,6 +28,10 @@ enum OpenAPIDocument {
     {
       "name": "nextcloud",
       "description": "The Nextcloud push proxy protocol, under `nextcloud.path_prefix`."
+    },
+    {
+      "name": "gorush",
+      "description": "gorush's HTTP API, when the configuration has a `gorush:` section that serves it (paths as `gorush.api` sets them; shown at their defaults)."
     },
     {
       "name": "operations",
@@ -521,6 +525,297 @@ enum OpenAPIDocument {
           }
         }
       }
+    },
+    "/api/push": {
+      "post": {
+        "tags": [
+          "gorush"
+        ],
+        "operationId": "gorushPush",
+        "summary": "Send notifications as gorush's callers do",
+        "description": "Asynchronously (gorush's default) every provider request goes to the durable outbox and the answer comes at once; with `gorush.sync: true` the answer waits and lists every failed token. With `gorush.auth_tokens` a request needs `Authorization: Bearer <token>` unless `gorush.allow_unauthenticated` is true and it sends none.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/GorushPushRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Accepted.",
+            "headers": {
+              "X-GORUSH-VERSION": {
+                "description": "Pushgate's version, on every gorush answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json; charset=utf-8": {
+                "schema": {
+                  "$ref": "#/components/schemas/GorushPushResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "`Missing notifications field.` (no `notifications`, bad JSON or a field of the wrong type), `Notifications field is empty.`, or `Number of notifications(N) over limit(M)`.",
+            "headers": {
+              "X-GORUSH-VERSION": {
+                "description": "Pushgate's version, on every gorush answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json; charset=utf-8": {
+                "schema": {
+                  "$ref": "#/components/schemas/GorushError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No valid bearer token.",
+            "headers": {
+              "X-GORUSH-VERSION": {
+                "description": "Pushgate's version, on every gorush answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json; charset=utf-8": {
+                "schema": {
+                  "$ref": "#/components/schemas/GorushError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The bearer token may not send through an app the request needs.",
+            "headers": {
+              "X-GORUSH-VERSION": {
+                "description": "Pushgate's version, on every gorush answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json; charset=utf-8": {
+                "schema": {
+                  "$ref": "#/components/schemas/GorushError"
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "The body is over the route's limit (the gateway's `M_TOO_LARGE`).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TooLargeError"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store cannot take the notifications now; nothing was sent (`Retry-After: 5`).",
+            "headers": {
+              "X-GORUSH-VERSION": {
+                "description": "Pushgate's version, on every gorush answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json; charset=utf-8": {
+                "schema": {
+                  "$ref": "#/components/schemas/GorushError"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/stat/app": {
+      "get": {
+        "tags": [
+          "gorush"
+        ],
+        "operationId": "gorushAppStatus",
+        "summary": "gorush's counters, shared by every instance on the store",
+        "responses": {
+          "200": {
+            "description": "The counters.",
+            "headers": {
+              "X-GORUSH-VERSION": {
+                "description": "Pushgate's version, on every gorush answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json; charset=utf-8": {
+                "schema": {
+                  "$ref": "#/components/schemas/GorushAppStatus"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store cannot be read now.",
+            "headers": {
+              "X-GORUSH-VERSION": {
+                "description": "Pushgate's version, on every gorush answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json; charset=utf-8": {
+                "schema": {
+                  "$ref": "#/components/schemas/GorushError"
+                }
+              }
+            }
+          }
+        }
+      },
+      "head": {
+        "tags": [
+          "gorush"
+        ],
+        "operationId": "gorushAppStatusHead",
+        "summary": "gorush's counters (no body)",
+        "responses": {
+          "200": {
+            "description": "The counters can be read.",
+            "headers": {
+              "X-GORUSH-VERSION": {
+                "description": "Pushgate's version, on every gorush answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store cannot be read now.",
+            "headers": {
+              "X-GORUSH-VERSION": {
+                "description": "Pushgate's version, on every gorush answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/healthz": {
+      "get": {
+        "tags": [
+          "gorush"
+        ],
+        "operationId": "gorushHealth",
+        "summary": "gorush's heartbeat: 200 with an empty body",
+        "responses": {
+          "200": {
+            "description": "Running.",
+            "headers": {
+              "X-GORUSH-VERSION": {
+                "description": "Pushgate's version, on every gorush answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        }
+      },
+      "head": {
+        "tags": [
+          "gorush"
+        ],
+        "operationId": "gorushHealthHead",
+        "summary": "gorush's heartbeat",
+        "responses": {
+          "200": {
+            "description": "Running.",
+            "headers": {
+              "X-GORUSH-VERSION": {
+                "description": "Pushgate's version, on every gorush answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/version": {
+      "get": {
+        "tags": [
+          "gorush"
+        ],
+        "operationId": "gorushVersion",
+        "summary": "The version, in gorush's shape",
+        "responses": {
+          "200": {
+            "description": "The version.",
+            "headers": {
+              "X-GORUSH-VERSION": {
+                "description": "Pushgate's version, on every gorush answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json; charset=utf-8": {
+                "schema": {
+                  "$ref": "#/components/schemas/GorushVersion"
+                }
+              }
+            }
+          }
+        }
+      },
+      "head": {
+        "tags": [
+          "gorush"
+        ],
+        "operationId": "gorushVersionHead",
+        "summary": "The version (no body)",
+        "responses": {
+          "200": {
+            "description": "The version.",
+            "headers": {
+              "X-GORUSH-VERSION": {
+                "description": "Pushgate's version, on every gorush answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        }
+      }
     }
   },
   "components": {
@@ -984,6 +1279,364 @@ enum OpenAPIDocument {
           "receivedAt": {
             "type": "string",
             "format": "date-time"
+          }
+        }
+      },
+      "GorushPushRequest": {
+        "type": "object",
+        "required": [
+          "notifications"
+        ],
+        "properties": {
+          "notifications": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/GorushNotification"
+            },
+            "description": "At most `gorush.max_notification` (100) notifications."
+          }
+        },
+        "description": "gorush's `RequestPush`. A field of the wrong type fails the whole request (400 `Missing notifications field.`)."
+      },
+      "GorushNotification": {
+        "type": [
+          "object",
+          "null"
+        ],
+        "description": "One notification, with gorush's field names (see gorush's README, \"Request Parameters\"). Platform 1 goes through an APNs app, 2 through FCM, 3 through Huawei Push Kit; a platform that is not configured is dropped and not counted. `app` (Pushgate) names the app explicitly.",
+        "properties": {
+          "notif_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "tokens": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "items": {
+              "type": [
+                "string",
+                "null"
+              ]
+            }
+          },
+          "platform": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "message": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "title": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "image": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "priority": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "content_available": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "mutable_content": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "sound": {},
+          "data": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "topic": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "to": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "condition": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "app": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "badge": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "expiration": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "apns_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "collapse_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "push_type": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "category": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "thread-id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "alert": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "notification": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "android": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "apns": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "webpush": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "fcm_options": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "huawei_notification": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "huawei_data": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
+      "GorushLogEntry": {
+        "type": "object",
+        "required": [
+          "type",
+          "platform",
+          "token",
+          "message",
+          "error"
+        ],
+        "properties": {
+          "notif_id": {
+            "type": "string"
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "failed-push",
+              "succeeded-push"
+            ]
+          },
+          "platform": {
+            "type": "string",
+            "enum": [
+              "ios",
+              "android",
+              "huawei"
+            ]
+          },
+          "token": {
+            "type": "string",
+            "description": "Masked as gorush masks it while `gorush.hide_token` is true."
+          },
+          "message": {
+            "type": "string"
+          },
+          "error": {
+            "type": "string"
+          }
+        }
+      },
+      "GorushPushResponse": {
+        "type": "object",
+        "required": [
+          "counts",
+          "logs",
+          "success"
+        ],
+        "properties": {
+          "counts": {
+            "type": "integer",
+            "description": "Tokens, plus one per topic, of the notifications whose platform is configured."
+          },
+          "logs": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/GorushLogEntry"
+            },
+            "description": "Failures: known before delivery in both modes; every failed token in sync mode."
+          },
+          "success": {
+            "const": "ok"
+          }
+        }
+      },
+      "GorushError": {
+        "type": "object",
+        "required": [
+          "code",
+          "message"
+        ],
+        "properties": {
+          "code": {
+            "type": "integer"
+          },
+          "message": {
+            "type": "string"
+          }
+        }
+      },
+      "GorushAppStatus": {
+        "type": "object",
+        "required": [
+          "version",
+          "busy_workers",
+          "success_tasks",
+          "failure_tasks",
+          "submitted_tasks",
+          "total_count",
+          "ios",
+          "android",
+          "huawei"
+        ],
+        "properties": {
+          "version": {
+            "type": "string"
+          },
+          "busy_workers": {
+            "type": "integer"
+          },
+          "success_tasks": {
+            "type": "integer"
+          },
+          "failure_tasks": {
+            "type": "integer"
+          },
+          "submitted_tasks": {
+            "type": "integer"
+          },
+          "total_count": {
+            "type": "integer"
+          },
+          "ios": {
+            "$ref": "#/components/schemas/GorushPlatformStatus"
+          },
+          "android": {
+            "$ref": "#/components/schemas/GorushPlatformStatus"
+          },
+          "huawei": {
+            "$ref": "#/components/schemas/GorushPlatformStatus"
+          }
+        }
+      },
+      "GorushPlatformStatus": {
+        "type": "object",
+        "required": [
+          "push_success",
+          "push_error"
+        ],
+        "properties": {
+          "push_success": {
+            "type": "integer"
+          },
+          "push_error": {
+            "type": "integer"
+          }
+        }
+      },
+      "GorushVersion": {
+        "type": "object",
+        "required": [
+          "source",
+          "version"
+        ],
+        "properties": {
+          "source": {
+            "type": "string"
+          },
+          "version": {
+            "type": "string"
           }
         }
       }

@@ -3,6 +3,7 @@ import PushgateAPNs
 import PushgateConfig
 import PushgateCore
 import PushgateFCM
+import PushgateHMS
 import PushgateProviderSupport
 import PushgateWebPush
 import ServiceLifecycle
@@ -21,6 +22,7 @@ enum ProviderFactory {
         case apns(APNsConfiguration)
         case webPush(WebPushConfiguration)
         case fcm(FCMConfiguration)
+        case hms(HMSConfiguration)
 
         /// Keys of the app that no back end reads.
         var unknownKeys: [String] {
@@ -28,6 +30,7 @@ enum ProviderFactory {
             case .webPush(let configuration): configuration.unknownKeys
             case .fcm(let configuration): configuration.unknownKeys
             case .apns(let configuration): configuration.unknownKeys
+            case .hms(let configuration): configuration.unknownKeys
             }
         }
     }
@@ -53,6 +56,10 @@ enum ProviderFactory {
             var configuration = try APNsConfiguration(settings: app)
             configuration.proxy = proxy
             return .apns(configuration)
+        case .hms:
+            var configuration = try HMSConfiguration(settings: app)
+            configuration.proxy = proxy
+            return .hms(configuration)
         }
     }
 
@@ -69,6 +76,9 @@ enum ProviderFactory {
             return (provider, provider)
         case .apns(let configuration):
             let provider = try APNsProvider(configuration: configuration, logger: logger)
+            return (provider, provider)
+        case .hms(let configuration):
+            let provider = HMSProvider(configuration: configuration, logger: logger)
             return (provider, provider)
         }
     }

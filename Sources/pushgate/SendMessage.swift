@@ -27,6 +27,12 @@ struct SendMessage: Sendable {
                 })
             }
             payload = .object(message)
+        case .hms:
+            // HMS: `data` is one string (the JSON text); a notification needs a click action (3: open the app).
+            var message: [String: JSONValue] = [:]
+            if let alert { message["android"] = ["notification": ["body": .string(alert), "click_action": ["type": 3]]] }
+            if !self.data.isEmpty, let text = try? JSONValue.object(self.data).encoded() { message["data"] = .string(String(decoding: text, as: UTF8.self)) }
+            payload = .object(message)
         case .webPush, .webhook:
             var body = self.data
             if let alert { body["body"] = .string(alert) }

@@ -232,4 +232,30 @@ struct GorushEndToEndTests {
         gateway.signal(SIGTERM)
         #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
     }
+
+    @Test func huaweiNotificationsGoThroughTheHMSApp() async throws {
+        let directory = try TemporaryDirectory()
+        let (gateway, port) = try await Self.start("""
+              huawei_app: demo.hms
+              allow_unauthenticated: true
+              sync: true
+              hide_token: false
+            """, directory: directory)
+        let answer = try await Self.post(port, "/api/push", #"""
+            {"notifications":[{"notif_id":"h1","tokens":["hms-device","invalid-device"],"platform":3,"title":"T","message":"M","priority":"high","huawei_data":"{\"k\":1}"}]}
+            """#)
+        #expect(answer.body == #"{"counts":2,"logs":[{"notif_id":"h1","type":"failed-push","platform":"huawei","token":"invalid-device","message":"M","error":"80300007 all tokens are invalid"}],"success":"ok"}"#)
+        let deliveries = try await NextcloudEndToEndTests.deliveries(port)
+        let hms = try #require(deliveries.first { $0["provider"] == "hms" && $0["token"]?.stringValue == "hms-device" })
+        #expect(hms["status"] == 200)
+        let message = try Self.json(hms["body"]?.stringValue ?? "")
+        #expect(message["android"]?["urgency"] == "HIGH")
+        #expect(message["android"]?["notification"]?["title"] == "T")
+        #expect(message["android"]?["notification"]?["body"] == "M")
+        #expect(message["android"]?["notification"]?["click_action"] == ["type": 1, "action": "Action"])
+        #expect(message["data"] == #"{"k":1}"#)
+        #expect(message["token"] == ["hms-device"])
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+    }
 }

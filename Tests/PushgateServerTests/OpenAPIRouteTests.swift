@@ -42,13 +42,14 @@ struct OpenAPIRouteTests {
         #expect((document["openapi"] as? String)?.hasPrefix("3.1.") == true)
         let paths = try #require(document["paths"] as? [String: [String: Any]])
         let operations = Set(paths.flatMap { path, item in item.keys.map { "\($0.uppercased()) \(path)" } })
-        // Every route the gateway registers (at the default Nextcloud prefix, with the sandbox), and HEAD
-        // wherever GET is.
+        // Every route the gateway registers (at the default Nextcloud prefix and gorush paths, with the
+        // sandbox), and HEAD wherever GET is.
         #expect(operations == [
             "POST /_matrix/push/v1/notify", "POST /_matrix/push/v1/notify/{rest}",
             "POST /devices", "DELETE /devices", "POST /notifications",
             "GET /health", "HEAD /health", "GET /metrics", "HEAD /metrics",
             "GET /openapi.json", "HEAD /openapi.json", "GET /sandbox/deliveries", "HEAD /sandbox/deliveries",
+            "POST /api/push", "GET /api/stat/app", "HEAD /api/stat/app", "GET /healthz", "HEAD /healthz", "GET /version", "HEAD /version",
         ])
     }
 }

@@ -26,8 +26,13 @@ struct SchemathesisTests {
     func everyRouteAndMethodAnswersInItsProtocolsShapeWithoutServerErrors() async throws {
         let python = try PythonReference.interpreter()
         let directory = try TemporaryDirectory()
-        // The embedded defaults (no apps: the sandbox runs), on a free port, with a store of its own.
-        let config = try directory.write("pushgate.yaml", ServeProcessTests.config().replacingOccurrences(of: "level: info", with: "level: notice"))
+        // The embedded defaults (no apps: the sandbox runs), on a free port, with a store of its own, and
+        // gorush's routes served to callers without credentials.
+        let config = try directory.write(
+            "pushgate.yaml",
+            ServeProcessTests.config().replacingOccurrences(of: "level: info", with: "level: notice")
+                + "\ngorush: {ios_app: demo.apns, android_app: demo.fcm, huawei_app: demo.hms, allow_unauthenticated: true}\n"
+        )
         let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
         defer { gateway.kill() }
         let listener = try #require(try await gateway.waitForListeners().first { $0.name == "http" })

@@ -19,25 +19,28 @@ public struct SandboxEnvironment: Sendable {
     public let fcm: FCMEmulator
     /// The Web Push service emulator.
     public let webPush: WebPushEmulator
+    /// The Huawei Push Kit emulator (OAuth token endpoint and messages:send).
+    public let hms: HMSEmulator
     /// The address the emulators listen on.
     public let host: String
-    /// The APNs, FCM and Web Push emulators' ports.
-    public let apnsPort: Int, fcmPort: Int, webPushPort: Int
+    /// The APNs, FCM, Web Push and HMS emulators' ports.
+    public let apnsPort: Int, fcmPort: Int, webPushPort: Int, hmsPort: Int
     /// Where the credentials and the example configuration are.
     public let directory: URL
     /// A device token each demo app delivers to.
-    public let demoAPNsToken: String, demoFCMToken: String, demoWebPushSubscription: String
+    public let demoAPNsToken: String, demoFCMToken: String, demoWebPushSubscription: String, demoHMSToken: String
     private let logger: Logger
 
     /// The app ids of the demo apps.
-    public static let demoAppIDs = (apns: "demo.apns", fcm: "demo.fcm", webPush: "demo.webpush")
+    public static let demoAppIDs = (apns: "demo.apns", fcm: "demo.fcm", webPush: "demo.webpush", hms: "demo.hms")
 
     /// Creates the emulators and writes their credentials.
     /// - Throws: when the directory cannot be written or no free port is found.
     public static func prepare(directory: URL, host: String = "127.0.0.1", logger: Logger) throws -> SandboxEnvironment {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         guard let apnsPort = FreePort.pick(host: host), let fcmPort = FreePort.pick(host: host, avoiding: [apnsPort]),
-            let webPushPort = FreePort.pick(host: host, avoiding: [apnsPort, fcmPort])
+            let webPushPort = FreePort.pick(host: host, avoiding: [apnsPort, fcmPort]),
+            let hmsPort = FreePort.pick(host: host, avoiding: [apnsPort, fcmPort, webPushPort])
         else {
             throw SandboxError("no free port on \(host)")
         }
@@ -45,11 +48,12 @@ public struct SandboxEnvironment: Sendable {
         let apns = try APNsEmulator(bundleID: "im.pushgate.sandbox", log: log)
         let fcm = try FCMEmulator(log: log)
         let webPush = WebPushEmulator(log: log)
+        let hms = HMSEmulator(log: log)
         let subscription = webPush.issuer.issue(id: "demo")
         let environment = SandboxEnvironment(
-            log: log, apns: apns, fcm: fcm, webPush: webPush, host: host, apnsPort: apnsPort, fcmPort: fcmPort, webPushPort: webPushPort,
-            directory: directory, demoAPNsToken: String(repeating: "a1", count: 32), demoFCMToken: "demo-fcm-registration-token",
-            demoWebPushSubscription: subscription.json(baseURL: "http://\(host):\(webPushPort)"), logger: logger
+            log: log, apns: apns, fcm: fcm, webPush: webPush, hms: hms, host: host, apnsPort: apnsPort, fcmPort: fcmPort, webPushPort: webPushPort,
+            hmsPort: hmsPort, directory: directory, demoAPNsToken: String(repeating: "a1", count: 32), demoFCMToken: "demo-fcm-registration-token",
+            demoWebPushSubscription: subscription.json(baseURL: "http://\(host):\(webPushPort)"), demoHMSToken: "demo-hms-token", logger: logger
         )
         try environment.writeCredentials()
         return environment
@@ -62,6 +66,7 @@ public struct SandboxEnvironment: Sendable {
         try self.apns.certificateAuthority.caCertificatePEM.write(toFile: self.path("sandbox-ca.pem"), atomically: true, encoding: .utf8)
         try self.fcm.writeServiceAccount(baseURL: "http://\(self.host):\(self.fcmPort)", to: self.path("fcm-service-account.json"))
         try P256.Signing.PrivateKey().pemRepresentation.write(toFile: self.path("vapid.pem"), atomically: true, encoding: .utf8)
+        try self.hms.appSecret.write(toFile: self.path("hms-app-secret"), atomically: true, encoding: .utf8)
         try self.demoWebPushSubscription.write(toFile: self.path("webpush-subscription.json"), atomically: true, encoding: .utf8)
         try ("# Pushgate sandbox: apps that deliver to the local provider emulators.\n" + self.appsYAML)
             .write(toFile: self.path("pushgate-sandbox.yaml"), atomically: true, encoding: .utf8)
@@ -70,7 +75,7 @@ public struct SandboxEnvironment: Sendable {
     /// An `apps:` section with one demo app per provider, pointed at the emulators.
     public var appsYAML: String {
         """
-        # Demo tokens: APNs \(self.demoAPNsToken), FCM \(self.demoFCMToken),
+        # Demo tokens: APNs \(self.demoAPNsToken), FCM \(self.demoFCMToken), HMS \(self.demoHMSToken),
         # Web Push: the subscription in webpush-subscription.json.
         # Special tokens make each failure: see GET /sandbox/deliveries for what arrived.
         apps:
@@ -93,6 +98,12 @@ public struct SandboxEnvironment: Sendable {
             vapid_private_key: \(self.path("vapid.pem"))
             vapid_contact_email: sandbox@pushgate.invalid
             allowed_endpoints: ['\(self.host):\(self.webPushPort)']
+          \(Self.demoAppIDs.hms):
+            type: hms
+            app_id: '\(self.hms.appID)'
+            app_secret_file: \(self.path("hms-app-secret"))
+            base_url: http://\(self.host):\(self.hmsPort)
+            token_url: http://\(self.host):\(self.hmsPort)/oauth2/v3/token
 
         """
     }
@@ -107,7 +118,11 @@ public struct SandboxEnvironment: Sendable {
         let webPush = self.webPush.makeApplication(
             host: self.host, port: self.webPushPort, origin: origin, deliveries: { Array(Self.deliveriesJSON(log)) }, logger: self.logger
         )
-        return [SandboxApplication(name: "apns-emulator", application: apns), fcm, SandboxApplication(name: "webpush-emulator", application: webPush)]
+        let hms = self.hms.makeApplication(host: self.host, port: self.hmsPort, logger: self.logger)
+        return [
+            SandboxApplication(name: "apns-emulator", application: apns), fcm, SandboxApplication(name: "webpush-emulator", application: webPush),
+            SandboxApplication(name: "hms-emulator", application: hms),
+        ]
     }
 
     /// `GET /sandbox/deliveries`: every recorded delivery as a JSON array, oldest first.

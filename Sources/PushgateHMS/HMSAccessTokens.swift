@@ -1,0 +1,95 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PushgateProviderSupport
+
+/// Huawei OAuth 2.0 access tokens (client-credentials grant with the app id and secret), cached until
+/// five minutes before they expire; concurrent callers share one refresh, and a token the push server
+/// refuses is dropped with ``invalidate(_:)``.
+actor HMSAccessTokens {
+    /// Why no token could be had.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        /// The token endpoint's status, when it answered.
+        let status: Int?
+    }
+
+    private struct Token {
+        let value: String
+        let expiresAt: Date
+    }
+
+    private static let refreshMargin: TimeInterval = 300
+    private static let requestTimeout: Duration = .seconds(30)
+
+    private let tokenURL: String
+    private let clientID: String
+    private let clientSecret: String
+    private let httpClient: HTTPClient
+    private var cached: Token?
+    private var refresh: Task<Token, any Error>?
+    /// Token requests made (tests).
+    private(set) var fetchCount = 0
+
+    init(tokenURL: String, clientID: String, clientSecret: String, httpClient: HTTPClient) {
+        self.tokenURL = tokenURL
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.httpClient = httpClient
+    }
+
+    func token(deadline: ContinuousClock.Instant) async throws -> String {
+        if let cached, Date().addingTimeInterval(Self.refreshMargin) < cached.expiresAt { return cached.value }
+        let task: Task<Token, any Error>
+        if let refresh {
+            task = refresh
+        } else {
+            self.fetchCount += 1
+            task = Task { try await self.request(deadline: deadline) }
+            self.refresh = task
+        }
+        defer { self.refresh = nil }
+        let token = try await task.value
+        self.cached = token
+        return token.value
+    }
+
+    func invalidate(_ token: String) {
+        if self.cached?.value == token { self.cached = nil }
+    }
+
+    private nonisolated func request(deadline: ContinuousClock.Instant) async throws -> Token {
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
+        var request = HTTPClientRequest(url: self.tokenURL)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.body = .bytes(ByteBuffer(string: "grant_type=client_credentials&client_id=\(escape(self.clientID))&client_secret=\(escape(self.clientSecret))"))
+        let issuedAt = Date()
+        let response = try await self.httpClient.execute(request, deadline: min(deadline, .now + Self.requestTimeout).nioDeadline)
+        let body = Data(try await response.body.collect(upTo: 64 * 1024).readableBytesView)
+        let status = Int(response.status.code)
+        let answer = try? JSONDecoder().decode(Answer.self, from: body)
+        guard status == 200, let value = answer?.accessToken, !value.isEmpty else {
+            // Huawei's error bodies carry a numeric `error` and `error_description`; neither holds the secret.
+            let detail = [answer?.error.map { "error \($0)" }, answer?.errorDescription].compactMap { $0 }.joined(separator: ": ")
+            throw Failure(description: "the token endpoint refused the grant (HTTP \(status)\(detail.isEmpty ? "" : ", \(detail)"))", status: status)
+        }
+        return Token(value: value, expiresAt: issuedAt.addingTimeInterval(TimeInterval(answer?.expiresIn ?? 3600)))
+    }
+
+    private struct Answer: Decodable {
+        var accessToken: String?
+        var expiresIn: Int?
+        var error: Int?
+        var errorDescription: String?
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+            case expiresIn = "expires_in"
+            case error
+            case errorDescription = "error_description"
+        }
+    }
+}

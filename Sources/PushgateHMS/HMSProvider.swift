@@ -1,0 +1,129 @@
+import AsyncHTTPClient
+import Foundation
+public import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+public import PushgateCore
+import PushgateProviderSupport
+public import ServiceLifecycle
+
+/// Delivers notifications through Huawei Push Kit for one `type: hms` app: one `messages:send` request
+/// per token (so each token gets its own outcome), with an OAuth access token that is cached, refreshed
+/// before it expires and renewed once when the push server refuses it.
+///
+/// At most `max_connections` requests are in flight, and at most `inflight_request_limit` wait or run; the
+/// app secret, access tokens and device tokens never reach the log (tokens as fingerprints only).
+public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
+    /// The configured app id (or glob).
+    public let appID: String
+    /// Always ``Platform/hms``.
+    public var platform: Platform { .hms }
+    /// The app's settings.
+    public let configuration: HMSConfiguration
+
+    private let httpClient: HTTPClient
+    private let accessTokens: HMSAccessTokens
+    private let gate: ConcurrencyGate
+    private let sendURL: String
+    private let logger: Logger
+
+    /// Creates the provider and its HTTP client.
+    public init(configuration: HMSConfiguration, logger: Logger) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile = configuration.caFile { tls.additionalTrustRoots = [.file(caFile)] }
+        var clientConfiguration = HTTPClient.Configuration(
+            tlsConfiguration: tls, redirectConfiguration: .disallow,
+            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnections)
+        )
+        clientConfiguration.proxy = configuration.proxy?.clientProxy
+        clientConfiguration.skipNoOpTracing()
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        self.appID = configuration.appID
+        self.configuration = configuration
+        self.httpClient = httpClient
+        self.accessTokens = HMSAccessTokens(
+            tokenURL: configuration.tokenURL, clientID: configuration.hmsAppID, clientSecret: configuration.appSecret, httpClient: httpClient
+        )
+        self.gate = ConcurrencyGate(permits: configuration.maxConnections, limit: configuration.inflightRequestLimit)
+        self.sendURL = configuration.sendURL
+        self.logger = logger
+    }
+
+    public var description: String { "hms:\(self.appID) (\(self.configuration.baseURL))" }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try await self.httpClient.shutdown()
+    }
+
+    /// Closes the HTTP client without a service group.
+    public func shutdown() async throws {
+        try await self.httpClient.shutdown()
+    }
+
+    /// How many access tokens were fetched (tests and diagnostics).
+    public var accessTokenFetches: Int {
+        get async { await self.accessTokens.fetchCount }
+    }
+
+    /// Sends `notification` to `token` (or to the topic or condition its payload names).
+    public func deliver(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
+        let outcome = await self.attempt(notification, to: token, deadline: deadline)
+        if case .delivered = outcome {
+            self.logger.debug("HMS delivered", metadata: ["app": "\(self.appID)", "token": "\(Redaction.fingerprint(token))"])
+        } else {
+            self.logger.info(
+                "HMS delivery failed", metadata: ["app": "\(self.appID)", "token": "\(Redaction.fingerprint(token))", "outcome": "\(outcome.label)"]
+            )
+        }
+        return outcome
+    }
+
+    private func attempt(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
+        guard ContinuousClock.now < deadline else { return .retryLater(after: nil, reason: "deadline passed before sending") }
+        guard let message = HMSMessage.body(notification: notification, token: token), let body = try? JSONText.encode(message) else {
+            return .rejected(reason: "the payload is not an HMS message object")
+        }
+        switch await self.gate.enter(until: deadline) {
+        case .admitted: break
+        case .full: return .retryLater(after: nil, reason: "inflight_request_limit (\(self.configuration.inflightRequestLimit)) reached")
+        case .timedOut, .cancelled: return .retryLater(after: nil, reason: "no connection was free before the deadline")
+        }
+        defer { self.gate.leave() }
+        for attempt in 1...2 {
+            let accessToken: String
+            do {
+                accessToken = try await self.accessTokens.token(deadline: deadline)
+            } catch let failure as HMSAccessTokens.Failure {
+                if let status = failure.status, (400..<500).contains(status) { return .rejected(reason: "no access token: \(failure)") }
+                return .retryLater(after: nil, reason: "no access token: \(failure)")
+            } catch {
+                return .retryLater(after: nil, reason: "no access token: the token endpoint cannot be reached")
+            }
+            var request = HTTPClientRequest(url: self.sendURL)
+            request.method = .POST
+            request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
+            request.headers.add(name: "Content-Type", value: "application/json;charset=utf-8")
+            request.body = .bytes(ByteBuffer(bytes: body))
+            let status: Int
+            let answer: Data
+            let retryAfter: String?
+            do {
+                let response = try await self.httpClient.execute(request, deadline: deadline.nioDeadline)
+                status = Int(response.status.code)
+                retryAfter = response.headers.first(name: "Retry-After")
+                answer = Data(try await response.body.collect(upTo: 64 * 1024).readableBytesView)
+            } catch {
+                return .retryLater(after: nil, reason: (error as? HTTPClientError) == .deadlineExceeded ? "deadline exceeded" : "transport error")
+            }
+            switch HMSResponseClassifier.classify(status: status, body: answer, retryAfter: RetryAfter.parse(retryAfter)) {
+            case .outcome(let outcome): return outcome
+            case .renewAccessTokenAndRetry:
+                await self.accessTokens.invalidate(accessToken)
+                if attempt == 2 { return .rejected(reason: "the push server refused a fresh access token") }
+            }
+        }
+        return .rejected(reason: "the push server refused a fresh access token")
+    }
+}
