@@ -49,6 +49,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
         .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
     ],
     targets: [
         // Core: protocol-independent types, no I/O.
@@ -179,8 +183,9 @@ let package = Package(
             name: "PushgateGorush",
             dependencies: [
                 "PushgateCore", "PushgateConfig", "PushgateHTTP", "PushgateStore", "PushgateDelivery", .hummingbird, .logging, .coreMetrics,
-                .nioCore, .httpTypes,
-            ]
+                .nioCore, .httpTypes, .serviceLifecycle, .grpcCore, .grpcNIOTransportHTTP2, .grpcProtobuf, .swiftProtobuf,
+            ],
+            exclude: ["Generated/README.md"]
         ),
         // Back end: JSON posts to a URL the operator configured (a front end's feedback to its senders).
         .target(
@@ -388,6 +393,7 @@ let package = Package(
         .testTarget(
             name: "PushgateServerTests",
             dependencies: [
+                "PushgateGorush", .grpcCore, .grpcNIOTransportHTTP2, .swiftProtobuf,
                 "PushgateTestSupport",
                 "PushgateServer",
                 "PushgateHTTP",
@@ -447,5 +453,9 @@ extension Target.Dependency {
     static let unixSignals: Self = .product(name: "UnixSignals", package: "swift-service-lifecycle")
     static let x509: Self = .product(name: "X509", package: "swift-certificates")
     static let yams: Self = .product(name: "Yams", package: "Yams")
+    static let grpcCore: Self = .product(name: "GRPCCore", package: "grpc-swift-2")
+    static let grpcNIOTransportHTTP2: Self = .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport")
+    static let grpcProtobuf: Self = .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf")
+    static let swiftProtobuf: Self = .product(name: "SwiftProtobuf", package: "swift-protobuf")
     static let cryptoExtras: Self = .product(name: "_CryptoExtras", package: "swift-crypto")
 }

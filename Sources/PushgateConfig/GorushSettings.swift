@@ -21,7 +21,7 @@ import Foundation
 ///   feedback_header: ['x-api-key:…']  # extra headers, "name:value"
 ///   feedback_timeout: 10              # seconds per webhook request
 ///   api: {push_uri: /api/push, stat_app_uri: /api/stat/app, health_uri: /healthz}
-///   grpc: {enabled: false, port: 9000}
+///   grpc: {enabled: false, port: 9000}  # gorush's gRPC API, on the first of http.bind_addresses
 /// ```
 public struct GorushSettings: Sendable, Equatable {
     /// A bearer token and the apps it may send through (nil: all).
@@ -72,7 +72,7 @@ public struct GorushSettings: Sendable, Equatable {
     public var healthPath = "/healthz"
     /// Whether the gRPC server is on.
     public var grpcEnabled = false
-    /// The gRPC port.
+    /// The gRPC port (on the first of `http.bind_addresses`; 0 picks a free one).
     public var grpcPort = 9000
 
     /// Whether the routes are served: with tokens configured, or with unauthenticated access allowed.
@@ -133,10 +133,7 @@ public struct GorushSettings: Sendable, Equatable {
         }
         if let grpc = try section.section("grpc") {
             self.grpcEnabled = try grpc.bool("enabled") ?? false
-            self.grpcPort = try grpc.int("port", in: 1...65535) ?? 9000
-            if self.grpcEnabled {
-                throw ConfigurationError(key: grpc.keyPath("enabled"), "the gorush gRPC API is not available in this version; use the HTTP API")
-            }
+            self.grpcPort = try grpc.int("port", in: 0...65535) ?? 9000
             warnings += grpc.unknownKeys(known: ["enabled", "port"]).map { "unknown key \($0) (ignored)" }
         }
         if !self.isServed {

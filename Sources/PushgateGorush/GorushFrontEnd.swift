@@ -3,6 +3,7 @@ import PushgateCore
 import Hummingbird
 public import PushgateHTTP
 import NIOCore
+import ServiceLifecycle
 import Logging
 import HTTPTypes
 
@@ -21,11 +22,11 @@ public enum GorushFrontEnd {
         let router = GorushAppRouter(settings: settings, apps: environment.configuration.apps)
         let stats = GorushStats(store: environment.store, factory: environment.metricsFactory)
         let feedback = settings.feedbackHookURL.map { _ in GorushFeedback(dispatcher: environment.dispatcher, logger: environment.logger) }
-        let push = GorushPushRoute(
+        let sender = GorushSender(
             settings: settings, planner: GorushPlanner(router: router, hideToken: settings.hideToken, hideMessages: settings.hideMessages),
-            authenticator: GorushAuthenticator(settings: settings), dispatcher: environment.dispatcher, stats: stats, feedback: feedback,
-            logger: environment.logger
+            dispatcher: environment.dispatcher, stats: stats, feedback: feedback, logger: environment.logger
         )
+        let push = GorushPushRoute(settings: settings, authenticator: GorushAuthenticator(settings: settings), sender: sender)
         let maximumBody = max(1 << 20, settings.maxNotification * 64 * 1024)
         let routes = [
             GatewayRoute(.post, settings.pushPath, maximumBodySize: maximumBody) { request, context in
@@ -45,7 +46,17 @@ public enum GorushFrontEnd {
             },
         ]
         let observer = GorushOutcomeObserver(stats: stats, feedback: feedback, hideToken: settings.hideToken, hideMessages: settings.hideMessages)
-        return FrontEnd(name: Self.name, routes: routes, outcomeObserver: observer)
+        var services: [any Service] = []
+        if settings.grpcEnabled {
+            let grpc = GorushGRPCService(authenticator: GorushAuthenticator(settings: settings), sender: sender)
+            services.append(
+                GorushGRPCServer(
+                    host: environment.configuration.http.bindAddresses.first ?? "127.0.0.1", port: settings.grpcPort,
+                    services: [grpc, GorushGRPCHealthService()], logger: environment.logger
+                )
+            )
+        }
+        return FrontEnd(name: Self.name, routes: routes, services: services, outcomeObserver: observer)
     }
 
     /// gorush marks every answer with its version.

@@ -6,22 +6,12 @@ import PushgateCore
 import PushgateDelivery
 import PushgateHTTP
 
-/// `POST /api/push`: gorush's request and answers. Asynchronously (gorush's default) every provider
-/// request goes to the durable outbox in one store transaction and the answer comes at once; with
-/// `sync: true` the answer waits for the providers and lists every failed token. Failures known before
-/// delivery (an app that does not exist, an empty token, `data.aps` beside alert fields) are listed
-/// in both modes, and every failure goes to the feedback webhook when one is configured.
+/// `POST /api/push`: gorush's request and answers (see ``GorushSender`` for what happens to the
+/// notifications).
 struct GorushPushRoute: Sendable {
     let settings: GorushSettings
-    let planner: GorushPlanner
     let authenticator: GorushAuthenticator
-    let dispatcher: Dispatcher
-    let stats: GorushStats
-    let feedback: GorushFeedback?
-    let logger: Logger
-
-    /// How many deliveries of one synchronous request are with providers at once.
-    static let deliveriesInFlight = 64
+    let sender: GorushSender
 
     func push(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         guard case .allowed(let apps) = self.authenticator.verdict(authorization: request.headers[.authorization]) else {
@@ -42,112 +32,23 @@ struct GorushPushRoute: Sendable {
         guard notifications.count <= self.settings.maxNotification else {
             return GorushResponse.error(.badRequest, "Number of notifications(\(notifications.count)) over limit(\(self.settings.maxNotification))")
         }
-        let plan = self.planner.plan(notifications)
-        if let apps, let forbidden = plan.appIDs.subtracting(apps).sorted().first {
-            return GorushResponse.error(.forbidden, "This token may not send through app \(forbidden).")
-        }
-        let logs: [GorushLogEntry]
+        let result: GorushSender.Result
         do {
-            logs = try await (self.settings.sync ? self.deliverNow(plan, notifications: notifications) : self.enqueue(plan, notifications: notifications))
+            result = try await self.sender.send(notifications, allowedApps: apps)
         } catch {
-            context.logger.error("gorush: could not queue notifications", metadata: ["error": "\(error)"])
-            return GorushResponse.error(.serviceUnavailable, "The notifications could not be queued; nothing was sent. Try again.", headers: [.retryAfter: "5"])
+            switch error {
+            case .forbidden(let app):
+                return GorushResponse.error(.forbidden, "This token may not send through app \(app).")
+            case .storeUnavailable(let cause):
+                context.logger.error("gorush: could not queue notifications", metadata: ["error": "\(cause)"])
+                return GorushResponse.error(.serviceUnavailable, "The notifications could not be queued; nothing was sent. Try again.", headers: [.retryAfter: "5"])
+            }
         }
         context.logger.info(
             "gorush: push handled",
-            metadata: ["notifications": "\(notifications.count)", "counts": "\(plan.counts)", "failed": "\(logs.count)", "sync": "\(self.settings.sync)"]
+            metadata: ["notifications": "\(notifications.count)", "counts": "\(result.counts)", "failed": "\(result.logs.count)", "sync": "\(self.settings.sync)"]
         )
-        return GorushResponse.accepted(counts: plan.counts, logs: logs)
-    }
-
-    /// Asynchronous mode: everything to the outbox at once; the answer lists only the refusals.
-    private func enqueue(_ plan: GorushPlan, notifications: [GorushNotification]) async throws -> [GorushLogEntry] {
-        try await self.dispatcher.enqueue(self.queued(plan.deliveries, notifications: notifications))
-        await self.stats.accepted(counts: plan.counts, queued: plan.deliveries.count)
-        await self.finish(refusals: plan.refusals, failures: [], succeeded: [:])
-        return plan.refusals
-    }
-
-    /// Synchronous mode: delivers and waits; what providers cannot take now is queued (and reported
-    /// through the webhook if it fails later), the rest listed.
-    private func deliverNow(_ plan: GorushPlan, notifications: [GorushNotification]) async throws -> [GorushLogEntry] {
-        let deadline = ContinuousClock.now + self.settings.syncTimeout
-        let deliveries = plan.deliveries
-        let outcomes = await withTaskGroup(of: (Int, DeliveryOutcome).self) { group in
-            var outcomes = [DeliveryOutcome?](repeating: nil, count: deliveries.count)
-            for (position, delivery) in deliveries.enumerated() {
-                if position >= Self.deliveriesInFlight, let (done, outcome) = await group.next() { outcomes[done] = outcome }
-                group.addTask {
-                    guard case .found(let provider) = self.dispatcher.directory.lookup(delivery.appID) else {
-                        return (position, .rejected(reason: "app \(delivery.appID) is not configured"))
-                    }
-                    return (position, await self.dispatcher.deliver(delivery.notification, via: provider, token: delivery.token, deadline: deadline))
-                }
-            }
-            for await (done, outcome) in group { outcomes[done] = outcome }
-            return outcomes
-        }
-        var failures: [GorushLogEntry] = []
-        var succeeded: [GorushNotification.Platform: Int] = [:]
-        var later: [GorushDelivery] = []
-        for (delivery, outcome) in zip(deliveries, outcomes) {
-            switch outcome {
-            case .delivered?: succeeded[delivery.platform, default: 0] += 1
-            case .retryLater?, nil: later.append(delivery)
-            case let outcome?:
-                let error = GorushErrorText.text(for: outcome, platform: delivery.platform) ?? ""
-                failures.append(self.entry(delivery, notifications: notifications, error: error))
-            }
-        }
-        if !later.isEmpty {
-            do {
-                try await self.dispatcher.enqueue(self.queued(later, notifications: notifications))
-            } catch {
-                // They were not delivered and cannot be queued: the caller must hear of each.
-                failures += later.map { self.entry($0, notifications: notifications, error: "not delivered in time and could not be queued") }
-            }
-        }
-        await self.stats.accepted(counts: plan.counts, queued: later.count)
-        await self.finish(refusals: plan.refusals, failures: failures, succeeded: succeeded)
-        return plan.refusals + failures
-    }
-
-    /// Counts and reports what ended in this request.
-    private func finish(refusals: [GorushLogEntry], failures: [GorushLogEntry], succeeded: [GorushNotification.Platform: Int]) async {
-        var failed: [String: Int] = [:]
-        for entry in refusals + failures { failed[entry.platform, default: 0] += 1 }
-        for platform in [GorushNotification.Platform.ios, .android, .huawei] {
-            let ok = succeeded[platform] ?? 0
-            let bad = failed[platform.name] ?? 0
-            if ok + bad > 0 { await self.stats.delivered(platform, succeeded: ok, failed: bad, fromQueue: false) }
-        }
-        await self.feedback?.send(refusals + failures)
-    }
-
-    private func entry(_ delivery: GorushDelivery, notifications: [GorushNotification], error: String) -> GorushLogEntry {
-        GorushLogEntry(
-            failureOf: notifications[delivery.index], platform: delivery.platform, token: delivery.token, error: error,
-            hideToken: self.settings.hideToken, hideMessages: self.settings.hideMessages
-        )
-    }
-
-    /// Deliveries grouped for the outbox: one group per notification and app (a topic send apart).
-    private func queued(_ deliveries: [GorushDelivery], notifications: [GorushNotification]) -> [Dispatcher.Queued] {
-        var groups: [Dispatcher.Queued] = []
-        var current: (index: Int, appID: String, notification: PushNotification)?
-        for delivery in deliveries {
-            if let open = current, open.index == delivery.index, open.appID == delivery.appID, open.notification == delivery.notification {
-                groups[groups.count - 1].tokens.append(delivery.token)
-                continue
-            }
-            let source = notifications[delivery.index]
-            let report = DeliveryReport(
-                frontEnd: GorushFrontEnd.name,
-                context: GorushOutcomeObserver.context(notifID: source.notifID, platform: delivery.platform, message: source.message)
-            )
-            groups.append(Dispatcher.Queued(delivery.notification, appID: delivery.appID, tokens: [delivery.token], report: report))
-            current = (delivery.index, delivery.appID, delivery.notification)
-        }
-        return groups
+        return GorushResponse.accepted(counts: result.counts, logs: result.logs)
     }
 }
+

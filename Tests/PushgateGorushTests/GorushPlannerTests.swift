@@ -118,7 +118,7 @@ struct GorushPlannerTests {
         #expect(throws: ConfigurationError.self) {
             try GorushFrontEnd.check(try GatewayConfiguration(yaml: "apps: {a: {type: gcm, project_id: p, service_account_file: s}}\ngorush: {ios_app: a, allow_unauthenticated: true}"))
         }
-        #expect(throws: ConfigurationError.self) { try GatewayConfiguration(yaml: "gorush: {grpc: {enabled: true}}") }
+        #expect(throws: ConfigurationError.self) { try GatewayConfiguration(yaml: "gorush: {grpc: {enabled: true, port: 70000}}") }
         #expect(throws: ConfigurationError.self) { try GatewayConfiguration(yaml: "gorush: {feedback_hook_url: 'ftp://x'}") }
         let unserved = try GatewayConfiguration(yaml: "gorush: {ios_app: a}")
         #expect(unserved.warnings.contains { $0.contains("neither auth_tokens nor allow_unauthenticated") })

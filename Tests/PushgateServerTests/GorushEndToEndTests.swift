@@ -37,6 +37,11 @@ struct GorushEndToEndTests {
         return Answer(status: Int(response.status.code), body: String(buffer: try await response.body.collect(upTo: 1 << 20)), headers: response.headers)
     }
 
+    static func getURL(_ url: String) async throws -> String {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+        return String(buffer: try await response.body.collect(upTo: 1 << 24))
+    }
+
     static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {

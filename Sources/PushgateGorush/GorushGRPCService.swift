@@ -1,0 +1,43 @@
+import GRPCCore
+import PushgateConfig
+
+/// gorush's `proto.Gorush/Send`, on the same path as `POST /api/push`. Unlike gorush, whose reply is
+/// always `success: true`, `success` says whether every token was accepted (asynchronously: queued; with
+/// `sync: true`: delivered), so a caller learns of failures; `counts` is the number of tokens, as gorush
+/// counts it. The `authorization` metadata carries the bearer token, as the HTTP header does.
+struct GorushGRPCService: Proto_Gorush.ServiceProtocol {
+    let authenticator: GorushAuthenticator
+    let sender: GorushSender
+
+    func send(request: ServerRequest<Proto_NotificationRequest>, context: ServerContext) async throws -> ServerResponse<Proto_NotificationReply> {
+        let authorization = request.metadata[stringValues: "authorization"].first { _ in true }
+        let apps: Set<String>?
+        switch self.authenticator.verdict(authorization: authorization) {
+        case .allowed(let allowed): apps = allowed
+        case .refused(let reason): throw RPCError(code: .unauthenticated, message: reason)
+        }
+        let notification = GorushGRPCRequest.notification(from: request.message)
+        let result: GorushSender.Result
+        do {
+            result = try await self.sender.send([notification], allowedApps: apps)
+        } catch {
+            switch error {
+            case .forbidden(let app): throw RPCError(code: .permissionDenied, message: "This token may not send through app \(app).")
+            case .storeUnavailable: throw RPCError(code: .unavailable, message: "The notification could not be queued; nothing was sent. Try again.")
+            }
+        }
+        var reply = Proto_NotificationReply()
+        reply.success = result.logs.isEmpty
+        reply.counts = Int32(clamping: notification.tokens.count)
+        return ServerResponse(message: reply)
+    }
+}
+
+/// gorush's `proto.Health/Check`: serving while the gateway runs.
+struct GorushGRPCHealthService: Proto_Health.SimpleServiceProtocol {
+    func check(request: Proto_HealthCheckRequest, context: ServerContext) async throws -> Proto_HealthCheckResponse {
+        var response = Proto_HealthCheckResponse()
+        response.status = .serving
+        return response
+    }
+}

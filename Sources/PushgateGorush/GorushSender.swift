@@ -1,0 +1,144 @@
+import Foundation
+import Logging
+import PushgateConfig
+import PushgateCore
+import PushgateDelivery
+
+/// What gorush's HTTP and gRPC fronts share: notifications in, provider requests out, gorush's counts and
+/// failure entries back. Asynchronously (gorush's default) every provider request goes to the durable
+/// outbox in one store transaction; with `sync: true` it waits for the providers and lists every failed
+/// token. Failures known before delivery (an app that does not exist, an empty token, `data.aps` beside
+/// alert fields) are listed in both modes, and every failure goes to the feedback webhook when one is
+/// configured.
+struct GorushSender: Sendable {
+    /// What the caller gets back.
+    struct Result: Sendable {
+        /// gorush's `counts`.
+        var counts: Int
+        /// Failures, in gorush's log-entry shape.
+        var logs: [GorushLogEntry]
+    }
+
+    /// Why nothing was sent.
+    enum Failure: Error {
+        /// The caller's token may not send through this app.
+        case forbidden(app: String)
+        /// The store could not take the notifications.
+        case storeUnavailable(any Error)
+    }
+
+    let settings: GorushSettings
+    let planner: GorushPlanner
+    let dispatcher: Dispatcher
+    let stats: GorushStats
+    let feedback: GorushFeedback?
+    let logger: Logger
+
+    /// How many deliveries of one synchronous request are with providers at once.
+    static let deliveriesInFlight = 64
+
+    /// Sends `notifications`, through `allowedApps` only when given.
+    func send(_ notifications: [GorushNotification], allowedApps: Set<String>?) async throws(Failure) -> Result {
+        let plan = self.planner.plan(notifications)
+        if let allowedApps, let forbidden = plan.appIDs.subtracting(allowedApps).sorted().first {
+            throw .forbidden(app: forbidden)
+        }
+        do {
+            let logs = try await (self.settings.sync ? self.deliverNow(plan, notifications: notifications) : self.enqueue(plan, notifications: notifications))
+            return Result(counts: plan.counts, logs: logs)
+        } catch {
+            throw .storeUnavailable(error)
+        }
+    }
+
+    /// Asynchronous mode: everything to the outbox at once; the answer lists only the refusals.
+    private func enqueue(_ plan: GorushPlan, notifications: [GorushNotification]) async throws -> [GorushLogEntry] {
+        try await self.dispatcher.enqueue(self.queued(plan.deliveries, notifications: notifications))
+        await self.stats.accepted(counts: plan.counts, queued: plan.deliveries.count)
+        await self.finish(refusals: plan.refusals, failures: [], succeeded: [:])
+        return plan.refusals
+    }
+
+    /// Synchronous mode: delivers and waits; what providers cannot take now is queued (and reported
+    /// through the webhook if it fails later), the rest listed.
+    private func deliverNow(_ plan: GorushPlan, notifications: [GorushNotification]) async throws -> [GorushLogEntry] {
+        let deadline = ContinuousClock.now + self.settings.syncTimeout
+        let deliveries = plan.deliveries
+        let outcomes = await withTaskGroup(of: (Int, DeliveryOutcome).self) { group in
+            var outcomes = [DeliveryOutcome?](repeating: nil, count: deliveries.count)
+            for (position, delivery) in deliveries.enumerated() {
+                if position >= Self.deliveriesInFlight, let (done, outcome) = await group.next() { outcomes[done] = outcome }
+                group.addTask {
+                    guard case .found(let provider) = self.dispatcher.directory.lookup(delivery.appID) else {
+                        return (position, .rejected(reason: "app \(delivery.appID) is not configured"))
+                    }
+                    return (position, await self.dispatcher.deliver(delivery.notification, via: provider, token: delivery.token, deadline: deadline))
+                }
+            }
+            for await (done, outcome) in group { outcomes[done] = outcome }
+            return outcomes
+        }
+        var failures: [GorushLogEntry] = []
+        var succeeded: [GorushNotification.Platform: Int] = [:]
+        var later: [GorushDelivery] = []
+        for (delivery, outcome) in zip(deliveries, outcomes) {
+            switch outcome {
+            case .delivered?: succeeded[delivery.platform, default: 0] += 1
+            case .retryLater?, nil: later.append(delivery)
+            case let outcome?:
+                let error = GorushErrorText.text(for: outcome, platform: delivery.platform) ?? ""
+                failures.append(self.entry(delivery, notifications: notifications, error: error))
+            }
+        }
+        if !later.isEmpty {
+            do {
+                try await self.dispatcher.enqueue(self.queued(later, notifications: notifications))
+            } catch {
+                // They were not delivered and cannot be queued: the caller must hear of each.
+                failures += later.map { self.entry($0, notifications: notifications, error: "not delivered in time and could not be queued") }
+            }
+        }
+        await self.stats.accepted(counts: plan.counts, queued: later.count)
+        await self.finish(refusals: plan.refusals, failures: failures, succeeded: succeeded)
+        return plan.refusals + failures
+    }
+
+    /// Counts and reports what ended in this request.
+    private func finish(refusals: [GorushLogEntry], failures: [GorushLogEntry], succeeded: [GorushNotification.Platform: Int]) async {
+        var failed: [String: Int] = [:]
+        for entry in refusals + failures { failed[entry.platform, default: 0] += 1 }
+        for platform in [GorushNotification.Platform.ios, .android, .huawei] {
+            let ok = succeeded[platform] ?? 0
+            let bad = failed[platform.name] ?? 0
+            if ok + bad > 0 { await self.stats.delivered(platform, succeeded: ok, failed: bad, fromQueue: false) }
+        }
+        await self.feedback?.send(refusals + failures)
+    }
+
+    private func entry(_ delivery: GorushDelivery, notifications: [GorushNotification], error: String) -> GorushLogEntry {
+        GorushLogEntry(
+            failureOf: notifications[delivery.index], platform: delivery.platform, token: delivery.token, error: error,
+            hideToken: self.settings.hideToken, hideMessages: self.settings.hideMessages
+        )
+    }
+
+    /// Deliveries grouped for the outbox: one group per notification and app (a topic send apart).
+    private func queued(_ deliveries: [GorushDelivery], notifications: [GorushNotification]) -> [Dispatcher.Queued] {
+        var groups: [Dispatcher.Queued] = []
+        var current: (index: Int, appID: String, notification: PushNotification)?
+        for delivery in deliveries {
+            if let open = current, open.index == delivery.index, open.appID == delivery.appID, open.notification == delivery.notification {
+                groups[groups.count - 1].tokens.append(delivery.token)
+                continue
+            }
+            let source = notifications[delivery.index]
+            let report = DeliveryReport(
+                frontEnd: GorushFrontEnd.name,
+                context: GorushOutcomeObserver.context(notifID: source.notifID, platform: delivery.platform, message: source.message)
+            )
+            groups.append(Dispatcher.Queued(delivery.notification, appID: delivery.appID, tokens: [delivery.token], report: report))
+            current = (delivery.index, delivery.appID, delivery.notification)
+        }
+        return groups
+    }
+}
