@@ -15,6 +15,7 @@ public struct Dispatcher: Sendable {
     private let limiter: InflightLimiter
     private let metrics: DeliveryMetrics
     private let wakeUp: OutboxWakeUp
+    private let groupCommit: OutboxGroupCommit
     private let logger: Logger
 
     /// Creates a dispatcher.
@@ -37,6 +38,7 @@ public struct Dispatcher: Sendable {
         self.store = store
         self.metrics = metrics
         self.wakeUp = wakeUp
+        self.groupCommit = OutboxGroupCommit(store: store)
         self.logger = logger
     }
 
@@ -84,7 +86,7 @@ public struct Dispatcher: Sendable {
         _ notification: PushNotification, appID: String, tokens: [String], notBefore: Date = Date(), report: DeliveryReport? = nil
     ) async throws {
         let payload = try OutboxPayloadCoding.encode(notification, report: report)
-        _ = try await self.store.enqueue(tokens.map { OutboxMessage(appID: appID, pushToken: $0, payload: payload, notBefore: notBefore) })
+        try await self.groupCommit.enqueue(tokens.map { OutboxMessage(appID: appID, pushToken: $0, payload: payload, notBefore: notBefore) })
         self.wakeUp.signal()
     }
 
@@ -108,7 +110,8 @@ public struct Dispatcher: Sendable {
         }
     }
 
-    /// Queues several notifications in one store call: all of them are queued or, when it throws, none.
+    /// Queues several notifications in one store write (shared with other callers' enqueues under load):
+    /// all of them are queued or, when it throws, none.
     /// - Throws: a store error when they could not be stored.
     public func enqueue(_ groups: [Queued], notBefore: Date = Date()) async throws {
         var messages: [OutboxMessage] = []
@@ -117,7 +120,7 @@ public struct Dispatcher: Sendable {
             messages += group.tokens.map { OutboxMessage(appID: group.appID, pushToken: $0, payload: payload, notBefore: notBefore) }
         }
         guard !messages.isEmpty else { return }
-        _ = try await self.store.enqueue(messages)
+        try await self.groupCommit.enqueue(messages)
         self.wakeUp.signal()
     }
 

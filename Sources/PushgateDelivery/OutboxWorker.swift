@@ -14,9 +14,10 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     /// Tuning.
     public struct Configuration: Sendable {
         /// Entries claimed per round.
-        public var batchSize = 64
-        /// Deliveries in flight at once.
-        public var concurrency = 64
+        public var batchSize = 128
+        /// Deliveries in flight at once (as many as a round holds, so a round is one wave of deliveries
+        /// and finishes well within its lease even when every delivery runs to its deadline).
+        public var concurrency = 128
         /// How long a claim holds an entry.
         public var lease: Duration = .seconds(60)
         /// The pause between empty rounds (an enqueue in this process ends it early).
@@ -85,74 +86,91 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             self.logger.warning("outbox: cannot claim entries", metadata: ["error": "\(error)"])
             return 0
         }
+        // Entries queued together share their payload: each distinct payload is decoded once.
+        var decoded: [[UInt8]: PushNotification] = [:]
+        var reports: [[UInt8]: DeliveryReport] = [:]
+        for entry in entries where decoded[entry.message.payload] == nil {
+            if let notification = try? OutboxPayloadCoding.decode(entry.message.payload) { decoded[entry.message.payload] = notification }
+            if !self.observers.isEmpty, let report = OutboxPayloadCoding.report(entry.message.payload) { reports[entry.message.payload] = report }
+        }
+        let notifications = decoded
+        let requests = reports
         // Deliveries run to completion even when shutdown cancels the loop: their outcome must be stored.
         await Task {
-            await withTaskGroup(of: Void.self) { group in
+            let finished = await withTaskGroup(of: (OutboxEntry, DeliveryOutcome)?.self) { group in
+                var finished: [(OutboxEntry, DeliveryOutcome)] = []
+                finished.reserveCapacity(entries.count)
                 var running = 0
                 for entry in entries {
                     if running >= self.configuration.concurrency {
-                        await group.next()
+                        if case let done?? = await group.next() { finished.append(done) }
                         running -= 1
                     }
-                    group.addTask { await self.handle(entry) }
+                    group.addTask { await self.handle(entry, notification: notifications[entry.message.payload]) }
                     running += 1
                 }
+                for await case let done? in group { finished.append(done) }
+                return finished
             }
+            await self.complete(finished, reports: requests)
         }.value
         return entries.count
     }
 
-    private func handle(_ entry: OutboxEntry) async {
+    /// Delivers one entry; returns it with its outcome when it is finished (delivered, refused or given
+    /// up), nil when it was rescheduled.
+    private func handle(_ entry: OutboxEntry, notification: PushNotification?) async -> (OutboxEntry, DeliveryOutcome)? {
         let appID = entry.message.appID
         let outcome: DeliveryOutcome
-        do {
-            let notification = try OutboxPayloadCoding.decode(entry.message.payload)
-            guard case .found(let provider) = self.dispatcher.directory.lookup(appID) else {
+        if let notification {
+            if case .found(let provider) = self.dispatcher.directory.lookup(appID) {
+                outcome = await self.dispatcher.deliver(
+                    notification, via: provider, token: entry.message.pushToken, deadline: .now + self.configuration.deliveryTimeout
+                )
+            } else {
                 outcome = .rejected(reason: "no app is configured for \(appID)")
-                return await self.finish(entry, outcome)
             }
-            outcome = await self.dispatcher.deliver(
-                notification, via: provider, token: entry.message.pushToken, deadline: .now + self.configuration.deliveryTimeout
-            )
-        } catch {
+        } else {
             outcome = .rejected(reason: "unreadable outbox entry")
         }
-        await self.finish(entry, outcome)
-    }
-
-    private func finish(_ entry: OutboxEntry, _ outcome: DeliveryOutcome) async {
-        do {
-            switch outcome {
-            case .delivered, .invalidToken, .rejected:
-                if case .rejected(let reason) = outcome {
-                    self.logger.notice("outbox: delivery refused", metadata: ["app": "\(entry.message.appID)", "reason": "\(reason)"])
-                }
-                _ = try await self.store.complete(id: entry.id, owner: self.owner)
-                await self.report(entry, outcome)
-            case .retryLater(let requested, let reason):
-                let age = Date().timeIntervalSince(entry.createdAt)
-                let delay = self.configuration.retry.delay(afterAttempts: entry.attempts, requested: requested, random: Double.random(in: 0..<1))
-                if Duration.seconds(age) + delay > self.configuration.retry.maximumAge {
-                    self.metrics.recordGivenUp(appID: entry.message.appID)
-                    self.logger.warning("outbox: giving up", metadata: ["app": "\(entry.message.appID)", "attempts": "\(entry.attempts)", "reason": "\(reason)"])
-                    _ = try await self.store.complete(id: entry.id, owner: self.owner)
-                    await self.report(entry, outcome)
-                } else {
-                    let notBefore = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
-                    _ = try await self.store.reschedule(id: entry.id, owner: self.owner, notBefore: notBefore, error: reason)
-                }
+        switch outcome {
+        case .delivered, .invalidToken:
+            return (entry, outcome)
+        case .rejected(let reason):
+            self.logger.notice("outbox: delivery refused", metadata: ["app": "\(appID)", "reason": "\(reason)"])
+            return (entry, outcome)
+        case .retryLater(let requested, let reason):
+            let age = Date().timeIntervalSince(entry.createdAt)
+            let delay = self.configuration.retry.delay(afterAttempts: entry.attempts, requested: requested, random: Double.random(in: 0..<1))
+            if Duration.seconds(age) + delay > self.configuration.retry.maximumAge {
+                self.metrics.recordGivenUp(appID: appID)
+                self.logger.warning("outbox: giving up", metadata: ["app": "\(appID)", "attempts": "\(entry.attempts)", "reason": "\(reason)"])
+                return (entry, outcome)
             }
-        } catch {
-            // The lease runs out and the entry is delivered again: at-least-once rather than lost.
-            self.logger.error("outbox: cannot record an outcome", metadata: ["error": "\(error)"])
+            let notBefore = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+            do {
+                _ = try await self.store.reschedule(id: entry.id, owner: self.owner, notBefore: notBefore, error: reason)
+            } catch {
+                // The lease runs out and the entry is tried again: at-least-once rather than lost.
+                self.logger.error("outbox: cannot record an outcome", metadata: ["error": "\(error)"])
+            }
+            return nil
         }
     }
 
-    /// Tells the front end that asked how the entry ended.
-    private func report(_ entry: OutboxEntry, _ outcome: DeliveryOutcome) async {
-        guard !self.observers.isEmpty, let report = OutboxPayloadCoding.report(entry.message.payload),
-            let observer = self.observers[report.frontEnd]
-        else { return }
-        await observer.deliveryEnded(report, appID: entry.message.appID, token: entry.message.pushToken, outcome: outcome)
+    /// Removes a round's finished entries in one store write, then tells the front ends that asked.
+    private func complete(_ finished: [(OutboxEntry, DeliveryOutcome)], reports: [[UInt8]: DeliveryReport]) async {
+        guard !finished.isEmpty else { return }
+        do {
+            _ = try await self.store.complete(ids: finished.map(\.0.id), owner: self.owner)
+        } catch {
+            // The leases run out and the entries are delivered again: at-least-once rather than lost.
+            self.logger.error("outbox: cannot record outcomes", metadata: ["entries": "\(finished.count)", "error": "\(error)"])
+            return
+        }
+        for (entry, outcome) in finished {
+            guard let report = reports[entry.message.payload], let observer = self.observers[report.frontEnd] else { continue }
+            await observer.deliveryEnded(report, appID: entry.message.appID, token: entry.message.pushToken, outcome: outcome)
+        }
     }
 }

@@ -20,7 +20,7 @@ public enum GorushFrontEnd {
     public static func make(_ environment: FrontEndEnvironment) -> FrontEnd? {
         guard let settings = environment.configuration.gorush, settings.isServed else { return nil }
         let router = GorushAppRouter(settings: settings, apps: environment.configuration.apps)
-        let stats = GorushStats(store: environment.store, factory: environment.metricsFactory)
+        let stats = GorushStats(store: environment.store, factory: environment.metricsFactory, logger: environment.logger)
         let feedback = settings.feedbackHookURL.map { _ in GorushFeedback(dispatcher: environment.dispatcher, logger: environment.logger) }
         let sender = GorushSender(
             settings: settings, planner: GorushPlanner(router: router, hideToken: settings.hideToken, hideMessages: settings.hideMessages),
@@ -46,7 +46,7 @@ public enum GorushFrontEnd {
             },
         ]
         let observer = GorushOutcomeObserver(stats: stats, feedback: feedback, hideToken: settings.hideToken, hideMessages: settings.hideMessages)
-        var services: [any Service] = []
+        var services: [any Service] = [stats]
         if settings.grpcEnabled {
             let grpc = GorushGRPCService(authenticator: GorushAuthenticator(settings: settings), sender: sender)
             services.append(

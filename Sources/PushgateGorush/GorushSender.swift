@@ -33,9 +33,14 @@ struct GorushSender: Sendable {
     let stats: GorushStats
     let feedback: GorushFeedback?
     let logger: Logger
+    /// Delivery slots shared by every synchronous request.
+    let slots = ConcurrencyGate(permits: GorushSender.sharedSlots)
 
     /// How many deliveries of one synchronous request are with providers at once.
     static let deliveriesInFlight = 64
+    /// How many deliveries of all synchronous requests together are with providers at once: below the
+    /// dispatcher's default in-flight limit per app (512).
+    static let sharedSlots = 256
 
     /// Sends `notifications`, through `allowedApps` only when given.
     func send(_ notifications: [GorushNotification], allowedApps: Set<String>?) async throws(Failure) -> Result {
@@ -72,7 +77,12 @@ struct GorushSender: Sendable {
                     guard case .found(let provider) = self.dispatcher.directory.lookup(delivery.appID) else {
                         return (position, .rejected(reason: "app \(delivery.appID) is not configured"))
                     }
-                    return (position, await self.dispatcher.deliver(delivery.notification, via: provider, token: delivery.token, deadline: deadline))
+                    // Requests share the slots, so many synchronous requests wait their turn instead of
+                    // overrunning the app's in-flight limit (which would queue most of their tokens).
+                    let outcome = await self.slots.withPermit(until: deadline) {
+                        await self.dispatcher.deliver(delivery.notification, via: provider, token: delivery.token, deadline: deadline)
+                    }
+                    return (position, outcome ?? .retryLater(after: nil, reason: "no delivery slot before the deadline"))
                 }
             }
             for await (done, outcome) in group { outcomes[done] = outcome }

@@ -2,10 +2,17 @@ import CoreMetrics
 import Foundation
 import PushgateCore
 import PushgateStore
+import Logging
+import ServiceLifecycle
+import Synchronization
 
 /// gorush's counters: kept in the store (so every instance on one database reports the same totals in
 /// `GET /api/stat/app`) and, per instance, as gorush's Prometheus metrics on `/metrics`.
-final class GorushStats: Sendable {
+///
+/// Counts gather in memory and go to the store once a second (and at shutdown) in a few writes, instead
+/// of a store write for every request and delivery; this instance's `/api/stat/app` adds what it has not
+/// written yet, and other instances see it within a second.
+final class GorushStats: Service, Sendable {
     /// The store counter names, as gorush names its seven (plus the queue's three).
     enum Name {
         static let total = "gorush:total-count"
@@ -17,6 +24,8 @@ final class GorushStats: Sendable {
     }
 
     private let store: any PushStore
+    private let pending = Mutex<[String: Int64]>([:])
+    private let logger: Logger
     private let total: Counter
     private let submitted: Counter
     private let succeededTasks: Counter
@@ -24,8 +33,9 @@ final class GorushStats: Sendable {
     private let success: [GorushNotification.Platform: Counter]
     private let failure: [GorushNotification.Platform: Counter]
 
-    init(store: any PushStore, factory: any MetricsFactory) {
+    init(store: any PushStore, factory: any MetricsFactory, logger: Logger) {
         self.store = store
+        self.logger = logger
         self.total = Counter(label: "gorush_total_push_count", factory: factory)
         self.submitted = Counter(label: "gorush_submitted_tasks", factory: factory)
         self.succeededTasks = Counter(label: "gorush_success_tasks", factory: factory)
@@ -67,7 +77,8 @@ final class GorushStats: Sendable {
         let platforms: [GorushNotification.Platform] = [.ios, .android, .huawei]
         let names = [Name.total, Name.submitted, Name.succeededTasks, Name.failedTasks] + platforms.flatMap { [Name.success($0), Name.error($0)] }
         let values = try await self.store.counterValues(names, now: Date())
-        func value(_ name: String) -> Int64 { values[name] ?? 0 }
+        let unwritten = self.pending.withLock { $0 }
+        func value(_ name: String) -> Int64 { (values[name] ?? 0) + (unwritten[name] ?? 0) }
         var text = "{\"version\":" + GoJSON.string(version) + ",\"busy_workers\":0"
         text += ",\"success_tasks\":\(value(Name.succeededTasks)),\"failure_tasks\":\(value(Name.failedTasks))"
         text += ",\"submitted_tasks\":\(value(Name.submitted)),\"total_count\":\(value(Name.total))"
@@ -77,10 +88,39 @@ final class GorushStats: Sendable {
         return text + "}"
     }
 
-    /// Adds to store counters that never expire; a store failure only loses the count.
+    /// Adds to the counts not yet written.
     private func add(_ changes: [(String, Int)]) async {
-        for (name, amount) in changes where amount != 0 {
-            _ = try? await self.store.incrementCounter(name, by: Int64(amount), expiresAt: nil, now: Date())
+        self.pending.withLock { pending in
+            for (name, amount) in changes where amount != 0 { pending[name, default: 0] += Int64(amount) }
+        }
+    }
+
+    /// Writes the gathered counts once a second until shutdown, then once more.
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                if Task.isCancelled { break }
+                await self.flush()
+            }
+        }
+        await self.flush()
+    }
+
+    /// Writes the gathered counts to the store (counters that never expire); what cannot be written is
+    /// kept for the next attempt.
+    func flush() async {
+        let taken = self.pending.withLock { pending in
+            defer { pending = [:] }
+            return pending
+        }
+        for (name, amount) in taken where amount != 0 {
+            do {
+                _ = try await self.store.incrementCounter(name, by: amount, expiresAt: nil, now: Date())
+            } catch {
+                self.pending.withLock { $0[name, default: 0] += amount }
+                self.logger.debug("gorush: counters not written yet", metadata: ["error": "\(error)"])
+            }
         }
     }
 }

@@ -40,6 +40,9 @@ public protocol OutboxStore: Sendable {
     /// Removes an entry its owner finished with (delivered or given up).
     /// - Returns: whether the entry was still leased to `owner` and was removed.
     func complete(id: Int64, owner: String) async throws -> Bool
+    /// Removes several entries their owner finished with, in one write.
+    /// - Returns: how many were still leased to `owner` and were removed.
+    func complete(ids: [Int64], owner: String) async throws -> Int
     /// Releases an entry for another attempt no earlier than `notBefore`, recording why this one failed.
     /// - Returns: whether the entry was still leased to `owner`.
     func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool

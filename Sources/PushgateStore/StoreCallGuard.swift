@@ -1,3 +1,4 @@
+import PushgateCore
 import Synchronization
 
 /// Bounds every store call in time and stops piling calls onto a database that has stopped answering.
@@ -107,8 +108,9 @@ public final class StoreCallGuard: Sendable {
                         race.finish(.failure(error))
                     }
                 }
-                let timer = Task {
-                    guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                // One shared sweeper keeps the deadline (a timer task per call would hold its memory
+                // until the deadline even when the call ends in a millisecond).
+                let timer = DeadlineScheduler.shared.schedule(at: .now + timeout) {
                     if race.finish(.failure(CallTimedOut(timeout: timeout))) { work.cancel() }
                 }
                 race.attach(work: work, timer: timer)
@@ -126,7 +128,7 @@ private final class Race<T: Sendable>: Sendable {
         var finished = false
         var cancelled = false
         var work: Task<Void, Never>?
-        var timer: Task<Void, Never>?
+        var timer: DeadlineScheduler.Token?
     }
 
     private let state = Mutex(State())
@@ -140,28 +142,28 @@ private final class Race<T: Sendable>: Sendable {
         if alreadyCancelled { continuation.resume(throwing: CancellationError()) }
     }
 
-    func attach(work: Task<Void, Never>, timer: Task<Void, Never>) {
+    func attach(work: Task<Void, Never>, timer: DeadlineScheduler.Token) {
         let (cancelWork, cancelTimer) = self.state.withLock { state -> (Bool, Bool) in
             state.work = work
             state.timer = timer
             return (state.cancelled, state.finished)
         }
         if cancelWork { work.cancel() }
-        if cancelTimer { timer.cancel() }
+        if cancelTimer { DeadlineScheduler.shared.cancel(timer) }
     }
 
     /// Resumes the caller with `result` if nothing did before.
     /// - Returns: whether this call resumed it.
     @discardableResult
     func finish(_ result: Result<T, any Error>) -> Bool {
-        let (continuation, timer) = self.state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?) in
+        let (continuation, timer) = self.state.withLock { state -> (CheckedContinuation<T, any Error>?, DeadlineScheduler.Token?) in
             guard !state.finished else { return (nil, nil) }
             state.finished = true
             defer { state.continuation = nil }
             return (state.continuation, state.timer)
         }
         guard let continuation else { return false }
-        timer?.cancel()
+        if let timer { DeadlineScheduler.shared.cancel(timer) }
         continuation.resume(with: result)
         return true
     }

@@ -68,6 +68,11 @@ public enum StoreStatements {
     /// Removes a leased entry; binds id, owner; returns the id when removed.
     public static let completeOutboxEntry = "DELETE FROM outbox WHERE id = $1 AND lease_owner = $2 RETURNING id"
 
+    /// Deletes finished entries; binds the owner, then the ids as `$2…$N+1`.
+    public static func completeOutboxEntries(count: Int) -> String {
+        "DELETE FROM outbox WHERE lease_owner = $1 AND id IN (" + (0..<count).map { "$\($0 + 2)" }.joined(separator: ", ") + ") RETURNING id"
+    }
+
     /// Releases a leased entry for a later attempt; binds not-before (ms), error, id, owner.
     public static let rescheduleOutboxEntry = """
         UPDATE outbox SET lease_owner = NULL, lease_until = NULL, not_before = $1, last_error = $2

@@ -232,6 +232,17 @@ public final class PostgresStore: PushStore {
         return try await !self.rows(StoreStatements.completeOutboxEntry, binds).decode(Int64.self).all().isEmpty
     }
 
+    public func complete(ids: [Int64], owner: String) async throws -> Int {
+        var removed = 0
+        for chunk in ids.chunked(by: 1000) {
+            var binds = PostgresBindings(capacity: chunk.count + 1)
+            binds.append(owner)
+            for id in chunk { binds.append(id) }
+            removed += try await self.rows(StoreStatements.completeOutboxEntries(count: chunk.count), binds).decode(Int64.self).all().count
+        }
+        return removed
+    }
+
     public func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool {
         var binds = PostgresBindings()
         binds.append(notBefore.millisecondsSince1970)

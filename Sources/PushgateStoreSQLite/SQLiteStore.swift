@@ -204,6 +204,16 @@ public final class SQLiteStore: PushStore {
         try await !self.run(on: self.writer, StoreStatements.completeOutboxEntry, [.integer(Int(id)), .text(owner)]).isEmpty
     }
 
+    public func complete(ids: [Int64], owner: String) async throws -> Int {
+        var removed = 0
+        // Under SQLite's bind limit per statement; a statement alone needs no transaction.
+        for chunk in ids.chunked(by: 500) {
+            let binds: [SQLiteData] = [.text(owner)] + chunk.map { .integer(Int($0)) }
+            removed += try await self.run(on: self.writer, StoreStatements.completeOutboxEntries(count: chunk.count), binds).count
+        }
+        return removed
+    }
+
     public func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool {
         let binds: [SQLiteData] = [.integer(Int(notBefore.millisecondsSince1970)), .text(error), .integer(Int(id)), .text(owner)]
         return try await !self.run(on: self.writer, StoreStatements.rescheduleOutboxEntry, binds).isEmpty

@@ -161,6 +161,23 @@ struct DispatcherAndOutboxTests {
         }
     }
 
+    @Test func concurrentEnqueuesAreAllStoredAndEachCallerHearsOfItsOwn() async throws {
+        let (store, _) = try await Self.openStore()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        let dispatcher = Dispatcher(directory: ProviderDirectory([]), store: store, metrics: metrics, logger: TestLogging.quiet)
+        try await Self.running([store]) { () async throws in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for caller in 0..<200 {
+                    group.addTask { try await dispatcher.enqueue(Self.notification, appID: "app", tokens: (0..<5).map { "c\(caller)-\($0)" }) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await store.pendingCount() == 1000)
+        }
+        // A closed store fails every caller whose messages were in the write.
+        await #expect(throws: (any Error).self) { try await dispatcher.enqueue(Self.notification, appID: "app", tokens: ["late"]) }
+    }
+
     @Test func entriesTooOldToRetryAreGivenUp() async throws {
         let (store, _) = try await Self.openStore()
         let provider = ScriptedProvider(appID: "app", script: ["down": [.retryLater(after: .seconds(3600), reason: "503")]])

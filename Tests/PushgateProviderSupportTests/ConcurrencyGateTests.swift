@@ -1,3 +1,4 @@
+import PushgateCore
 import PushgateProviderSupport
 import Synchronization
 import Testing

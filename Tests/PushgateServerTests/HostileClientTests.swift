@@ -66,7 +66,13 @@ struct HostileClientTests {
             """)
         let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
         let port = try #require(try await gateway.waitForListeners().first).port
-        let output = try await PythonReference.run(Self.client, arguments: [String(port), "40"])
+        let output: String
+        do {
+            output = try await PythonReference.run(Self.client, arguments: [String(port), "40"])
+        } catch {
+            Issue.record("the client failed: \(error)\n--- gateway log ---\n\(gateway.errors)")
+            return
+        }
         let cases = try JSONDecoder().decode([String: Outcome].self, from: Data(output.utf8))
         func outcome(_ name: String) throws -> Outcome { try #require(cases[name], "\(name) missing") }
 

@@ -70,6 +70,24 @@ struct OutboxStoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func manyEntriesCompleteInOneCallOnlyForTheirOwner(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let ids = try await store.enqueue((1...1200).map { Self.message($0) })
+            let first = try await store.claimDue(now: Self.now, limit: 1100, leaseFor: .seconds(30), owner: "w1")
+            let second = try await store.claimDue(now: Self.now, limit: 1100, leaseFor: .seconds(30), owner: "w2")
+            #expect(first.count == 1100)
+            #expect(second.count == 100)
+            // Another owner's entries, and ids that do not exist, are left alone.
+            #expect(try await store.complete(ids: first.map(\.id) + [second[0].id, 999_999_999], owner: "w1") == 1100)
+            #expect(try await store.pendingCount() == 100)
+            #expect(try await store.complete(ids: [], owner: "w2") == 0)
+            #expect(try await store.complete(ids: second.map(\.id), owner: "w2") == 100)
+            #expect(try await store.pendingCount() == 0)
+            #expect(Set(first.map(\.id) + second.map(\.id)) == Set(ids))
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func rescheduleReleasesTheEntryForLaterWithItsError(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             let ids = try await store.enqueue([Self.message(1)])

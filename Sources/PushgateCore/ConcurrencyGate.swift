@@ -4,6 +4,11 @@ import Synchronization
 /// at most ``limit`` holders and waiters together. Waiters are served first come, first served; a wait
 /// ends at its deadline or when its task is cancelled.
 ///
+/// Deadlines are kept by one sweeper task per gate, which sleeps until the earliest waiter's deadline,
+/// not by a timer task per waiter: a cancelled sleep keeps its memory until its deadline would have
+/// come, so a timer per wait grew the heap by about a kilobyte per wait for 30 s (300 MB at 10,000 waits
+/// a second).
+///
 /// Each delivery back end gates its provider requests with one:
 ///
 /// - APNs: `ConcurrencyGate(permits: inflight_request_limit)`: at most that many requests in flight on
@@ -42,13 +47,17 @@ public final class ConcurrencyGate: Sendable {
     private struct Waiter {
         let id: UInt64
         let continuation: CheckedContinuation<Admission, Never>
-        var timer: Task<Void, Never>?
+        let deadline: ContinuousClock.Instant
     }
 
     private struct State {
         var holders = 0
         var nextID: UInt64 = 0
         var waiters: [Waiter] = []
+        /// When the sweeper wakes next; nil when none runs.
+        var sweeperWakes: ContinuousClock.Instant?
+        /// Tells a sweeper it was replaced by one that wakes earlier.
+        var sweeperGeneration: UInt64 = 0
     }
 
     /// The most holders at once.
@@ -91,23 +100,13 @@ public final class ConcurrencyGate: Sendable {
                     if let admission = self.admitNow(&state) { return admission }
                     // Checked under the lock: a cancellation handler that ran earlier found no waiter.
                     if Task.isCancelled { return .cancelled }
-                    state.waiters.append(Waiter(id: id, continuation: continuation, timer: nil))
+                    state.waiters.append(Waiter(id: id, continuation: continuation, deadline: deadline))
+                    if state.sweeperWakes.map({ deadline < $0 }) ?? true { self.startSweeper(until: deadline, &state) }
                     return nil
                 }
                 if let immediate {
                     continuation.resume(returning: immediate)
-                    return
                 }
-                let timer = Task {
-                    try? await Task.sleep(until: deadline, clock: .continuous)
-                    if !Task.isCancelled { self.remove(id, answering: .timedOut) }
-                }
-                let stillWaiting = self.state.withLock { state in
-                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return false }
-                    state.waiters[index].timer = timer
-                    return true
-                }
-                if !stillWaiting { timer.cancel() }
             }
         } onCancel: {
             self.remove(id, answering: .cancelled)
@@ -126,7 +125,6 @@ public final class ConcurrencyGate: Sendable {
             return state.waiters.removeFirst()
         }
         guard let waiter else { return }
-        waiter.timer?.cancel()
         waiter.continuation.resume(returning: .admitted)
     }
 
@@ -154,7 +152,35 @@ public final class ConcurrencyGate: Sendable {
             return state.waiters.remove(at: index)
         }
         guard let waiter else { return }
-        if admission != .timedOut { waiter.timer?.cancel() }
         waiter.continuation.resume(returning: admission)
+    }
+
+    /// Starts a sweeper that wakes at `wake` (replacing one that would wake later).
+    private func startSweeper(until wake: ContinuousClock.Instant, _ state: inout State) {
+        state.sweeperGeneration += 1
+        state.sweeperWakes = wake
+        let generation = state.sweeperGeneration
+        Task { await self.sweep(generation: generation, firstWake: wake) }
+    }
+
+    /// Answers `.timedOut` to every waiter whose deadline has passed, then sleeps until the next
+    /// deadline; ends when nobody waits or a newer sweeper took over.
+    private func sweep(generation: UInt64, firstWake: ContinuousClock.Instant) async {
+        var wake = firstWake
+        while true {
+            try? await Task.sleep(until: wake, clock: .continuous)
+            let now = ContinuousClock.now
+            let (expired, next): ([Waiter], ContinuousClock.Instant?) = self.state.withLock { state in
+                guard state.sweeperGeneration == generation else { return ([], nil) }
+                let expired = state.waiters.filter { $0.deadline <= now }
+                if !expired.isEmpty { state.waiters.removeAll { $0.deadline <= now } }
+                let next = state.waiters.map(\.deadline).min()
+                state.sweeperWakes = next
+                return (expired, next)
+            }
+            for waiter in expired { waiter.continuation.resume(returning: .timedOut) }
+            guard let next else { return }
+            wake = next
+        }
     }
 }

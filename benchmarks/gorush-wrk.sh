@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# gorush's POST /api/push under wrk, out of process: the provider emulators (`pushgate sandbox`), the
+# gateway (`pushgate serve`, SQLite store) and wrk are three processes on this machine's loopback.
+#
+#   benchmarks/gorush-wrk.sh [BINARY] [DURATION] [CONNECTIONS]
+#   MODES="async" SHAPES="ios1" benchmarks/gorush-wrk.sh …   # a subset
+#
+# For each mode (async, sync) and shape (ios1: one iOS token per notification; android100: one Android
+# notification with 100 tokens) it prints: requests/s and latency percentiles of the answers (wrk),
+# tokens accepted (wrk's answered requests × tokens per request), tokens delivered per second (from wrk's start until the emulators have every token,
+# read from the gateway's pushgate_deliveries_total), and the gateway's peak RSS (VmHWM).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=$(realpath "${1:-.build-release/release/pushgate}")
+DURATION=${2:-20s}
+CONNECTIONS=${3:-32}
+work=$(mktemp -d /tmp/pushgate-gorush-bench.XXXXXX)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+"$BIN" sandbox --directory "$work/sandbox" > "$work/sandbox.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 200); do grep -q 'Deliveries:' "$work/sandbox.log" && break; sleep 0.1; done
+
+token_ios=$(printf 'a1%.0s' $(seq 32))
+cat > "$work/ios1.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"notifications":[{"platform":1,"tokens":["$token_ios"],"message":"Hello","topic":"im.pushgate.sandbox","data":{"chatId":"0x01"}}]}'
+LUA
+tokens=$(for i in $(seq -w 0 99); do printf '"bench-token-%s",' "$i"; done)
+cat > "$work/android100.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"notifications":[{"platform":2,"tokens":[${tokens%,}],"title":"Hi","message":"Hello","data":{"chatId":"0x01"}}]}'
+LUA
+
+metric_sum() { # the sum of a counter over its label sets
+  curl -s "http://127.0.0.1:$port/metrics" | awk -v name="$1" -v filter="$2" '$1 ~ "^"name"{" && $1 ~ filter { sum += $2 } END { printf "%d", sum }'
+}
+
+port=18300
+for mode in ${MODES:-async sync}; do
+  for shape in ${SHAPES:-ios1 android100}; do
+    port=$((port + 1))
+    sync=false; [ "$mode" = sync ] && sync=true
+    { cat "$work/sandbox/pushgate-sandbox.yaml"; cat <<YAML
+http: {bind_addresses: ['127.0.0.1'], port: $port}
+log: {level: warning}
+database: {url: 'sqlite:$work/$mode-$shape.sqlite'}
+gorush: {ios_app: demo.apns, android_app: demo.fcm, allow_unauthenticated: true, sync: $sync}
+YAML
+    } > "$work/$mode-$shape.yaml"
+    "$BIN" serve --config "$work/$mode-$shape.yaml" > "$work/$mode-$shape.log" 2>&1 &
+    gateway=$!
+    pids+=($gateway)
+    for _ in $(seq 200); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+    start=$(date +%s.%N)
+    wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$work/$shape.lua" "http://127.0.0.1:$port/api/push" > "$work/wrk.txt"
+    per_request=1; [ "$shape" = android100 ] && per_request=100
+    accepted=$(( $(awk '/requests in/ { print $1 }' "$work/wrk.txt") * per_request ))
+    # Wait until every accepted token has an outcome (delivered, or another outcome if any).
+    last=$start
+    for _ in $(seq 1200); do
+      done_count=$(metric_sum pushgate_deliveries_total 'app="demo\\.(apns|fcm)"')
+      now=$(date +%s.%N)
+      [ "$done_count" -ge "$accepted" ] && { last=$now; break; }
+      sleep 0.25
+    done
+    delivered=$(metric_sum pushgate_deliveries_total 'outcome="delivered"')
+    rss=$(awk '/VmHWM/ { print $2 }' "/proc/$gateway/status")
+    kill "$gateway"; wait "$gateway" 2>/dev/null || true
+    rps=$(awk '/Requests\/sec/ { print $2 }' "$work/wrk.txt")
+    lat=$(awk '$1 ~ /^(50|90|99)%$/ { printf "%s=%s ", $1, $2 }' "$work/wrk.txt")
+    errors=$(grep -E 'Non-2xx|Socket errors' "$work/wrk.txt" | tr '\n' ' ' || true)
+    python3 - "$mode" "$shape" "$rps" "$lat" "$accepted" "$delivered" "$start" "$last" "$rss" "$errors" <<'PY'
+import sys
+mode, shape, rps, lat, accepted, delivered, start, last, rss, errors = sys.argv[1:]
+seconds = float(last) - float(start)
+print(f"{mode:5} {shape:10} requests/s {float(rps):8.0f}  latency {lat} accepted {int(accepted):7d} delivered {int(delivered):7d} "
+      f"in {seconds:5.1f} s = {int(delivered) / seconds:7.0f} tokens/s  peak RSS {int(rss) / 1024:5.1f} MiB {errors}")
+PY
+  done
+done
