@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -26,6 +27,32 @@ public enum FreePort {
     }
 
     /// The first port of the kernel's ephemeral range (32768 when it cannot be read).
+    /// `count` free consecutive ports in a slot of their own: the slot follows from the process id and
+    /// how many blocks the process took before, so gateways started side by side (a test suite's) take
+    /// different slots instead of drawing at random and sometimes the same port between the check and
+    /// the bind. Falls back to ``pick(host:avoiding:)`` for each port when the slot is taken.
+    public static func pickBlock(count: Int, host: String = "127.0.0.1") -> [Int]? {
+        let ephemeralStart = Self.ephemeralRangeStart()
+        let low = max(1024, ephemeralStart - 12_000)
+        let slots = (ephemeralStart - low) / count
+        if slots > 0 {
+            // Processes 64 slots apart, and each call in one process (in-process tests) a slot further.
+            let call = Self.blockCalls.add(1, ordering: .relaxed).oldValue
+            let slot = (Int(getpid()) * 64 + call) % slots
+            let first = low + slot * count
+            let block = Array(first..<(first + count))
+            if block.allSatisfy({ Self.tryBind(host: host, port: $0) == $0 }) { return block }
+        }
+        var ports: [Int] = []
+        for _ in 0..<count {
+            guard let port = Self.pick(host: host, avoiding: Set(ports)) else { return nil }
+            ports.append(port)
+        }
+        return ports
+    }
+
+    private static let blockCalls = Atomic<Int>(0)
+
     private static func ephemeralRangeStart() -> Int {
         let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
         guard let first = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first, let low = Int(first), low > 2048 else {

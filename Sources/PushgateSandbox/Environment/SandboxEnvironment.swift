@@ -38,12 +38,10 @@ public struct SandboxEnvironment: Sendable {
     /// - Throws: when the directory cannot be written or no free port is found.
     public static func prepare(directory: URL, host: String = "127.0.0.1", logger: Logger) throws -> SandboxEnvironment {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        guard let apnsPort = FreePort.pick(host: host), let fcmPort = FreePort.pick(host: host, avoiding: [apnsPort]),
-            let webPushPort = FreePort.pick(host: host, avoiding: [apnsPort, fcmPort]),
-            let hmsPort = FreePort.pick(host: host, avoiding: [apnsPort, fcmPort, webPushPort])
-        else {
+        guard let ports = FreePort.pickBlock(count: 4, host: host), ports.count == 4 else {
             throw SandboxError("no free port on \(host)")
         }
+        let (apnsPort, fcmPort, webPushPort, hmsPort) = (ports[0], ports[1], ports[2], ports[3])
         let log = SandboxDeliveryLog(capacity: 1_000)
         let apns = try APNsEmulator(bundleID: "im.pushgate.sandbox", log: log)
         let fcm = try FCMEmulator(log: log)
