@@ -187,6 +187,25 @@ let package = Package(
             ],
             exclude: ["Generated/README.md"]
         ),
+        // The Status wire below the application: Keccak and SHAKE, secp256k1 (libsecp256k1, loaded at run time),
+        // ECIES, the Waku payload v1 frame, topics, message ids and the Status protobuf messages. No I/O.
+        .target(
+            name: "PushgateStatusWire",
+            dependencies: [.crypto, .cryptoExtras, .swiftProtobuf]
+        ),
+        // A client of a Waku node's REST API (nwaku, go-waku): subscribe, poll, publish, health.
+        .target(
+            name: "PushgateWaku",
+            dependencies: ["PushgateCore", "PushgateStatusWire", .asyncHTTPClient, .logging, .nioCore, .nioHTTP1, .nioFoundationCompat]
+        ),
+        // Front end: a Status push notification server (16/PUSH-NOTIFICATION-SERVER) over Waku.
+        .target(
+            name: "PushgateStatus",
+            dependencies: [
+                "PushgateCore", "PushgateConfig", "PushgateHTTP", "PushgateStore", "PushgateDelivery", "PushgateStatusWire", "PushgateGorush",
+                .logging, .coreMetrics, .serviceLifecycle, .swiftProtobuf,
+            ]
+        ),
         // Back end: JSON posts to a URL the operator configured (a front end's feedback to its senders).
         .target(
             name: "PushgateWebhook",
@@ -242,6 +261,10 @@ let package = Package(
                 "PushgateGorush",
                 "PushgateWebhook",
                 "PushgateHMS",
+                "PushgateStatus",
+                "PushgateStatusWire",
+                "PushgateWaku",
+                .asyncHTTPClient,
                 .hummingbird,
                 .hummingbirdCore,
                 .nioHTTP1,
@@ -257,6 +280,10 @@ let package = Package(
             name: "pushgate",
             dependencies: [
                 "PushgateServer",
+                "PushgateStatus",
+                "PushgateStatusWire",
+                "PushgateWaku",
+                .asyncHTTPClient,
                 "PushgateConfig",
                 "PushgateCore",
                 "PushgateSandbox",
@@ -374,6 +401,17 @@ let package = Package(
             name: "PushgateGorushTests",
             dependencies: ["PushgateGorush", "PushgateConfig", "PushgateCore", "PushgateDelivery", "PushgateStore"]
         ),
+        .testTarget(
+            name: "PushgateStatusWireTests",
+            dependencies: ["PushgateStatusWire", "PushgateTestSupport", .crypto, .cryptoExtras, .swiftProtobuf]
+        ),
+        .testTarget(
+            name: "PushgateStatusTests",
+            dependencies: [
+                "PushgateStatus", "PushgateStatusWire", "PushgateTestSupport", "PushgateConfig", "PushgateCore", "PushgateDelivery",
+                "PushgateStore", "PushgateStoreSQLite", .logging, .swiftProtobuf,
+            ]
+        ),
         .testTarget(name: "PushgateConfigTests", dependencies: ["PushgateConfig", "PushgateCore"]),
         .testTarget(
             name: "PushgateStoreTests",
@@ -415,7 +453,8 @@ let package = Package(
                 "PushgateNextcloudSDK",
                 .crypto,
                 .cryptoExtras,
-            ]
+            ],
+            exclude: ["StatusClient"]
         ),
     ]
 )
@@ -442,6 +481,7 @@ extension Target.Dependency {
     static let nioHTTP2: Self = .product(name: "NIOHTTP2", package: "swift-nio-http2")
     static let nioHPACK: Self = .product(name: "NIOHPACK", package: "swift-nio-http2")
     static let nioExtras: Self = .product(name: "NIOExtras", package: "swift-nio-extras")
+    static let nioFoundationCompat: Self = .product(name: "NIOFoundationCompat", package: "swift-nio")
     static let nioPosix: Self = .product(name: "NIOPosix", package: "swift-nio")
     static let nioSSL: Self = .product(name: "NIOSSL", package: "swift-nio-ssl")
     static let postgresNIO: Self = .product(name: "PostgresNIO", package: "postgres-nio")

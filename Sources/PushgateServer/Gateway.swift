@@ -8,6 +8,9 @@ import Prometheus
 import PushgateMatrix
 import PushgateNextcloud
 import PushgateGorush
+import PushgateStatus
+import PushgateWaku
+import AsyncHTTPClient
 import PushgateWebhook
 import PushgateProviderSupport
 import PushgateSandbox
@@ -98,6 +101,10 @@ public struct Gateway: Sendable {
             NextcloudFrontEnd.make(environment),
         ]
         if let gorush = GorushFrontEnd.make(environment) { frontEnds.append(gorush) }
+        if let status = configuration.status {
+            let relay = WakuRESTClient(baseURL: status.wakuRESTURL, client: HTTPClient.shared, timeout: status.requestTimeout)
+            if let frontEnd = try StatusFrontEnd.make(environment, relay: relay) { frontEnds.append(frontEnd) }
+        }
         if let log = sandbox?.log {
             frontEnds.append(FrontEnd(name: "sandbox", routes: [GatewayRoute(.get, "/sandbox/deliveries") { _, _ in SandboxEnvironment.deliveriesResponse(log) }]))
         }
@@ -152,16 +159,25 @@ public struct Gateway: Sendable {
         _ = try MatrixFrontEnd.appOptions(configuration.apps)
         try NextcloudFrontEnd.check(configuration)
         try GorushFrontEnd.check(configuration)
+        try StatusFrontEnd.check(configuration)
         return configured
     }
 
     /// The back ends that post front ends' feedback to URLs the operator configured.
     private static func webhooks(_ configuration: GatewayConfiguration, logger: Logger) -> [ProviderFactory.Built] {
-        guard let settings = configuration.gorush, settings.isServed, let hook = settings.feedbackHookURL, let url = URL(string: hook) else { return [] }
-        let provider = WebhookProvider(
-            appID: GorushFrontEnd.feedbackAppID, url: url, headers: settings.feedbackHeaders, timeout: settings.feedbackTimeout, logger: logger
-        )
-        return [(provider, provider)]
+        var built: [ProviderFactory.Built] = []
+        if let settings = configuration.gorush, settings.isServed, let hook = settings.feedbackHookURL, let url = URL(string: hook) {
+            let provider = WebhookProvider(
+                appID: GorushFrontEnd.feedbackAppID, url: url, headers: settings.feedbackHeaders, timeout: settings.feedbackTimeout, logger: logger
+            )
+            built.append((provider, provider))
+        }
+        // A Status server forwarding to a gorush, as status-go does: the whole request, through the outbox.
+        if let status = configuration.status, let gorush = status.gorushURL, let url = URL(string: gorush + "/api/push") {
+            let provider = WebhookProvider(appID: StatusFrontEnd.gorushAppID, url: url, headers: [], timeout: .seconds(30), logger: logger)
+            built.append((provider, provider))
+        }
+        return built
     }
 
     /// The proxy for provider requests: the `proxy` key, else `HTTPS_PROXY`, as Sygnal chooses it.

@@ -189,6 +189,44 @@ public final class BoundedStore: PushStore {
     public func invalidTokens(since: Date, limit: Int) async throws -> [InvalidTokenRecord] {
         try await self.read { try await $0.invalidTokens(since: since, limit: limit) }
     }
+
+    // MARK: Status server
+
+    public func statusRegistration(publicKeyHash: [UInt8], installationID: String) async throws -> StatusRegistrationRecord? {
+        try await self.read { try await $0.statusRegistration(publicKeyHash: publicKeyHash, installationID: installationID) }
+    }
+
+    public func statusRegistrations(publicKeyHashes: [[UInt8]]) async throws -> [StatusRegistrationRecord] {
+        try await self.read { try await $0.statusRegistrations(publicKeyHashes: publicKeyHashes) }
+    }
+
+    public func saveStatusRegistration(_ record: StatusRegistrationRecord) async throws -> Bool {
+        try await self.write({ try await $0.saveStatusRegistration(record) }, changed: { $0 })
+    }
+
+    public func dropStatusRegistration(publicKeyHash: [UInt8], installationID: String, version: UInt64) async throws -> Bool {
+        try await self.write({ try await $0.dropStatusRegistration(publicKeyHash: publicKeyHash, installationID: installationID, version: version) }, changed: { $0 })
+    }
+
+    public func statusRegisteredKeyHashes() async throws -> [[UInt8]] {
+        try await self.read { try await $0.statusRegisteredKeyHashes() }
+    }
+
+    public func markStatusMessageSeen(_ id: [UInt8], seenAt: Date) async throws -> Bool {
+        try await self.write({ try await $0.markStatusMessageSeen(id, seenAt: seenAt) }, changed: { $0 })
+    }
+
+    public func pruneStatusMessagesSeen(before cutoff: Date) async throws -> Int {
+        try await self.write({ try await $0.pruneStatusMessagesSeen(before: cutoff) }, changed: { $0 > 0 })
+    }
+
+    public func statusIdentity() async throws -> [UInt8]? {
+        try await self.read { try await $0.statusIdentity() }
+    }
+
+    public func saveStatusIdentityIfAbsent(_ secret: [UInt8]) async throws -> [UInt8] {
+        try await self.write({ try await $0.saveStatusIdentityIfAbsent(secret) }, changed: { _ in true })
+    }
 }
 
 extension BoundedStore: CustomStringConvertible {

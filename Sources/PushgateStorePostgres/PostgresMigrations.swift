@@ -50,6 +50,7 @@ enum PostgresMigrations {
             ]
         ),
         Migration(version: 2, name: "invalid tokens", statements: StoreStatements.invalidTokensSchema),
+        Migration(version: 3, name: "status server", statements: StatusStoreStatements.schema(blob: "BYTEA", integer: "BIGINT")),
     ])
 
     /// Leases due entries that no other instance holds; binds owner, lease end (ms), now (ms), limit.

@@ -340,6 +340,77 @@ public final class SQLiteStore: PushStore {
         return InvalidTokenRecord(appID: appID, pushToken: token, reason: reason, recordedAt: Date(millisecondsSince1970: Int64(recorded)))
     }
 
+    // MARK: Status server
+
+    public func statusRegistration(publicKeyHash: [UInt8], installationID: String) async throws -> StatusRegistrationRecord? {
+        try await self.run(on: self.reader, StatusStoreStatements.selectRegistration, [.blob(ByteBuffer(bytes: publicKeyHash)), .text(installationID)])
+            .first.map(Self.decodeStatusRegistration)
+    }
+
+    public func statusRegistrations(publicKeyHashes: [[UInt8]]) async throws -> [StatusRegistrationRecord] {
+        var found: [StatusRegistrationRecord] = []
+        for chunk in Array(Set(publicKeyHashes)).chunked(by: StatusStoreStatements.selectRegistrationsChunkSize) {
+            let binds = chunk.map { SQLiteData.blob(ByteBuffer(bytes: $0)) }
+            found += try await self.run(on: self.reader, StatusStoreStatements.selectRegistrations(count: chunk.count), binds).map(Self.decodeStatusRegistration)
+        }
+        return found
+    }
+
+    public func saveStatusRegistration(_ record: StatusRegistrationRecord) async throws -> Bool {
+        let binds: [SQLiteData] = [
+            .blob(ByteBuffer(bytes: record.publicKeyHash)), .text(record.installationID),
+            .integer(Int(try StatusStoreStatements.storedVersion(record.version))), record.registration.map { .blob(ByteBuffer(bytes: $0)) } ?? .null,
+        ]
+        return try await !self.run(on: self.writer, StatusStoreStatements.upsertRegistration, binds).isEmpty
+    }
+
+    public func dropStatusRegistration(publicKeyHash: [UInt8], installationID: String, version: UInt64) async throws -> Bool {
+        let binds: [SQLiteData] = [
+            .blob(ByteBuffer(bytes: publicKeyHash)), .text(installationID), .integer(Int(try StatusStoreStatements.storedVersion(version))),
+        ]
+        return try await !self.run(on: self.writer, StatusStoreStatements.dropRegistration, binds).isEmpty
+    }
+
+    public func statusRegisteredKeyHashes() async throws -> [[UInt8]] {
+        try await self.run(on: self.reader, StatusStoreStatements.selectRegisteredKeyHashes, []).map { row in
+            guard let hash = row.columns.first?.data.blob else { throw StoreError.corruptRow("unreadable Status key hash") }
+            return Array(buffer: hash)
+        }
+    }
+
+    public func markStatusMessageSeen(_ id: [UInt8], seenAt: Date) async throws -> Bool {
+        try await !self.run(on: self.writer, StatusStoreStatements.insertSeen, [.blob(ByteBuffer(bytes: id)), .integer(Int(seenAt.millisecondsSince1970))])
+            .isEmpty
+    }
+
+    public func pruneStatusMessagesSeen(before cutoff: Date) async throws -> Int {
+        try await self.run(on: self.writer, StatusStoreStatements.pruneSeen, [.integer(Int(cutoff.millisecondsSince1970))]).count
+    }
+
+    public func statusIdentity() async throws -> [UInt8]? {
+        try await self.run(on: self.reader, StatusStoreStatements.selectIdentity, []).first.map { row in
+            guard let secret = row.columns.first?.data.blob else { throw StoreError.corruptRow("unreadable Status identity") }
+            return Array(buffer: secret)
+        }
+    }
+
+    public func saveStatusIdentityIfAbsent(_ secret: [UInt8]) async throws -> [UInt8] {
+        _ = try await self.run(on: self.writer, StatusStoreStatements.insertIdentity, [.blob(ByteBuffer(bytes: secret))])
+        guard let stored = try await self.run(on: self.writer, StatusStoreStatements.selectIdentity, []).first?.columns.first?.data.blob else {
+            throw StoreError.corruptRow("the Status identity was not stored")
+        }
+        return Array(buffer: stored)
+    }
+
+    private static func decodeStatusRegistration(_ row: SQLiteRow) throws -> StatusRegistrationRecord {
+        let columns = row.columns.map(\.data)
+        guard columns.count == 4, let hash = columns[0].blob, let installation = columns[1].string, let version = columns[2].integer, version >= 0
+        else { throw StoreError.corruptRow("unreadable Status registration row") }
+        return StatusRegistrationRecord(
+            publicKeyHash: Array(buffer: hash), installationID: installation, version: UInt64(version), registration: columns[3].blob.map { Array(buffer: $0) }
+        )
+    }
+
     // MARK: Helpers
 
     private func run(on connection: SQLiteConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> [SQLiteRow] {

@@ -28,6 +28,13 @@ struct ConfigurationSummary {
         for app in apps {
             lines.append("  \(app.id): \(app.kind.rawValue)")
         }
+        if let status = self.configuration.status {
+            let delivery = status.gorushURL.map { "forwarded to gorush at \($0)" }
+                ?? "delivered through \([status.iosApp, status.androidApp].compactMap { $0 }.joined(separator: " and "))"
+            lines.append(
+                "status: push notification server on \(status.pubsubTopic) through the Waku node at \(status.wakuRESTURL), payloads \(status.payloadStyle.rawValue), \(delivery)"
+            )
+        }
         if !self.configuration.warnings.isEmpty {
             lines.append("warnings: \(self.configuration.warnings.count)")
         }

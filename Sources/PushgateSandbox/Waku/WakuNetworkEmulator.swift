@@ -1,0 +1,42 @@
+import Foundation
+public import Logging
+import Synchronization
+
+/// An in-memory Waku relay network for the sandbox and the tests: several REST nodes (nwaku's relay REST
+/// API), each with its own message cache, on one network. A message published through any node reaches
+/// every node subscribed to its pubsub topic, the publisher included (nwaku relays its own messages to
+/// itself).
+public final class WakuNetworkEmulator: Sendable {
+    /// How many messages each node's cache holds (nwaku's `--rest-relay-cache-capacity`, default 50).
+    public let cacheCapacity: Int
+    /// The largest message a node publishes (nwaku's `--max-msg-size`, default 150 KiB).
+    public let maxMessageSize: Int
+    let logger: Logger
+    private let nodes = Mutex<[WakuRESTNode]>([])
+    private let log = Mutex<[WakuEmulatedMessage]>([])
+
+    /// Creates an empty network.
+    public init(cacheCapacity: Int = 50, maxMessageSize: Int = 150 * 1024, logger: Logger) {
+        self.cacheCapacity = cacheCapacity
+        self.maxMessageSize = maxMessageSize
+        self.logger = logger
+    }
+
+    /// A new node on the network (serve it with ``WakuRESTNode/makeApplication(host:port:)``).
+    /// - Parameter initializingFor: how long after its first request the node answers relay paths as nwaku
+    ///   does while it initialises.
+    public func makeNode(name: String, initializingFor: Duration = .zero) -> WakuRESTNode {
+        let node = WakuRESTNode(name: name, network: self, initializingFor: initializingFor)
+        self.nodes.withLock { $0.append(node) }
+        return node
+    }
+
+    /// Every message published on the network, oldest first.
+    public var published: [WakuEmulatedMessage] { self.log.withLock { $0 } }
+
+    /// Relays a message to every subscribed node, as if it came from elsewhere on the network.
+    public func inject(_ message: WakuEmulatedMessage) {
+        self.log.withLock { $0.append(message) }
+        for node in self.nodes.withLock({ $0 }) { node.receive(message) }
+    }
+}

@@ -1,0 +1,162 @@
+import CoreMetrics
+import Foundation
+import Logging
+import PushgateStatusWire
+import PushgateStore
+import Synchronization
+import SwiftProtobuf
+
+/// Handles one polled Waku message from start to answer: skips the server's own answers and repeats
+/// (by 14/WAKU2 message hash: in memory, then in the store so instances sharing it take each message
+/// once), drops what it cannot open, runs the handler of the AMM type and publishes the answer.
+final class StatusMessageProcessor: Sendable {
+    let pubsubTopic: String
+    let topics: StatusListeningTopics
+    let store: any StatusServerStore
+    let relay: any WakuRelay
+    let answer: StatusAnswer
+    let registrations: StatusRegistrationHandler
+    let queries: StatusQueryHandler
+    let pushRequests: StatusPushRequestHandler
+    let metrics: StatusMetrics
+    let logger: Logger
+    /// Hashes recently seen or published here, so the node's echo of an answer and gossip repeats cost
+    /// no decryption.
+    private let recent = Mutex(RecentHashes(capacity: 65_536))
+
+    init(
+        pubsubTopic: String, topics: StatusListeningTopics, store: any StatusServerStore, relay: any WakuRelay, answer: StatusAnswer,
+        registrations: StatusRegistrationHandler, queries: StatusQueryHandler, pushRequests: StatusPushRequestHandler, metrics: StatusMetrics,
+        logger: Logger
+    ) {
+        self.pubsubTopic = pubsubTopic
+        self.topics = topics
+        self.store = store
+        self.relay = relay
+        self.answer = answer
+        self.registrations = registrations
+        self.queries = queries
+        self.pushRequests = pushRequests
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// What became of a message (for tests and counters).
+    enum Disposition: Equatable, Sendable {
+        case notOurs, duplicate, ignored, answered(Int), unanswered(Int)
+    }
+
+    @discardableResult
+    func process(_ message: WakuMessage) async -> Disposition {
+        self.metrics.polled.increment()
+        let hash = WakuMessageHash.compute(
+            pubsubTopic: self.pubsubTopic, payload: message.payload, contentTopic: message.contentTopic, meta: message.meta,
+            timestampNanoseconds: message.timestamp
+        )
+        guard self.recent.withLock({ $0.insert(hash) }) else {
+            self.metrics.duplicate.increment()
+            return .duplicate
+        }
+        guard let key = self.topics.key(for: message.contentTopic) else {
+            self.metrics.notOurs.increment()
+            return .notOurs
+        }
+        let inbound: StatusInboundMessage
+        do {
+            inbound = try StatusEnvelopeOpener.open(message.payload, key: key)
+        } catch {
+            self.metrics.notOurs.increment()
+            return .notOurs
+        }
+        do {
+            guard try await self.store.markStatusMessageSeen(StatusSeenID.wakuHash(hash), seenAt: Date()) else {
+                self.metrics.duplicate.increment()
+                return .duplicate
+            }
+        } catch {
+            self.logger.error("status: cannot record a message as seen; it is handled anyway", metadata: ["error": "\(error)"])
+        }
+        switch inbound.type {
+        case 16:
+            let (response, result) = await self.registrations.handle(inbound)
+            self.metrics.registration(result)
+            return await self.publish(response, kind: .registrationResponse, to: inbound.sender, type: inbound.type)
+        case 18:
+            self.metrics.queries.increment()
+            guard let response = await self.queries.handle(inbound) else { return .unanswered(inbound.type) }
+            return await self.publish(response, kind: .queryResponse, to: inbound.sender, type: inbound.type)
+        case 20:
+            self.metrics.pushRequests.increment()
+            guard let (response, _) = await self.pushRequests.handle(inbound) else { return .unanswered(inbound.type) }
+            for report in response.reports {
+                self.metrics.report(report.success ? "success" : "\(report.error)")
+            }
+            return await self.publish(response, kind: .pushResponse, to: inbound.sender, type: inbound.type)
+        default:
+            return .ignored
+        }
+    }
+
+    private func publish(_ response: some SwiftProtobuf.Message, kind: StatusAnswer.Kind, to recipient: Secp256k1.PublicKey, type: Int) async -> Disposition {
+        let message: WakuMessage
+        do {
+            message = try self.answer.message(response, kind: kind, to: recipient, nowNanoseconds: Self.nowNanoseconds())
+        } catch {
+            self.logger.error("status: cannot build an answer", metadata: ["error": "\(error)"])
+            return .unanswered(type)
+        }
+        let hash = WakuMessageHash.compute(
+            pubsubTopic: self.pubsubTopic, payload: message.payload, contentTopic: message.contentTopic, meta: message.meta,
+            timestampNanoseconds: message.timestamp
+        )
+        _ = self.recent.withLock { $0.insert(hash) }
+        var delay: Duration = .milliseconds(100)
+        for attempt in 1...3 {
+            do {
+                try await self.relay.publish(message, pubsubTopic: self.pubsubTopic)
+                self.metrics.answersPublished.increment()
+                return .answered(type)
+            } catch {
+                self.metrics.wakuError("publish")
+                self.logger.warning("status: publishing an answer failed", metadata: ["attempt": "\(attempt)", "error": "\(error)"])
+                if attempt < 3 {
+                    try? await Task.sleep(for: delay)
+                    delay *= 4
+                }
+            }
+        }
+        return .unanswered(type)
+    }
+
+    static func nowNanoseconds() -> Int64 {
+        let now = Date().timeIntervalSince1970
+        let seconds = now.rounded(.down)
+        return Int64(seconds) * 1_000_000_000 + Int64(((now - seconds) * 1e9).rounded())
+    }
+}
+
+/// A bounded set of recent hashes, the oldest forgotten first.
+struct RecentHashes: Sendable {
+    private var set: Set<[UInt8]> = []
+    private var order: [[UInt8]] = []
+    private var next = 0
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// Adds a hash. - Returns: false when it was already there.
+    mutating func insert(_ hash: [UInt8]) -> Bool {
+        guard !self.set.contains(hash) else { return false }
+        if self.order.count < self.capacity {
+            self.order.append(hash)
+        } else {
+            self.set.remove(self.order[self.next])
+            self.order[self.next] = hash
+            self.next = (self.next + 1) % self.capacity
+        }
+        self.set.insert(hash)
+        return true
+    }
+}

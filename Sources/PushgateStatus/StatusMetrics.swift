@@ -1,0 +1,46 @@
+import CoreMetrics
+import PushgateCore
+
+/// The Status server's counters on `/metrics`: registrations, queries and push requests with their
+/// outcomes, what the poll loop saw, and Waku REST failures.
+struct StatusMetrics: Sendable {
+    private let factory: any MetricsFactory
+    let polled: Counter
+    let notOurs: Counter
+    let duplicate: Counter
+    let cacheFull: Counter
+    let queries: Counter
+    let pushRequests: Counter
+    let dropped: Counter
+    let answersPublished: Counter
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+        self.polled = Counter(label: "pushgate_status_messages_polled_total", factory: factory)
+        self.notOurs = Counter(label: "pushgate_status_messages_not_ours_total", factory: factory)
+        self.duplicate = Counter(label: "pushgate_status_messages_duplicate_total", factory: factory)
+        self.cacheFull = Counter(label: "pushgate_status_poll_cache_full_total", factory: factory)
+        self.queries = Counter(label: "pushgate_status_queries_total", factory: factory)
+        self.pushRequests = Counter(label: "pushgate_status_push_requests_total", factory: factory)
+        self.dropped = Counter(label: "pushgate_status_registrations_dropped_total", factory: factory)
+        self.answersPublished = Counter(label: "pushgate_status_answers_published_total", factory: factory)
+    }
+
+    func registration(_ result: StatusRegistrationHandler.Result) {
+        Counter(label: "pushgate_status_registrations_total", dimensions: [("result", result.rawValue)], factory: self.factory).increment()
+    }
+
+    func report(_ code: String) {
+        Counter(label: "pushgate_status_push_reports_total", dimensions: [("code", code)], factory: self.factory).increment()
+    }
+
+    func wakuError(_ operation: String) {
+        Counter(label: "pushgate_status_waku_errors_total", dimensions: [("operation", operation)], factory: self.factory).increment()
+    }
+
+    func deliveryEnded(_ outcome: DeliveryOutcome) {
+        Counter(label: "pushgate_status_deliveries_total", dimensions: [("outcome", outcome.label)], factory: self.factory).increment()
+    }
+
+    func registrationDropped() { self.dropped.increment() }
+}

@@ -1,0 +1,110 @@
+public import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+public import PushgateStatusWire
+
+/// A ``WakuRelay`` over a Waku node's REST API (nwaku's, which go-waku's matches in paths): relay
+/// subscriptions, `GET`/`POST /relay/v1/messages/{pubsub topic}` with the topic percent-encoded as one
+/// path segment. Every request has the deadline given at creation.
+public struct WakuRESTClient: WakuRelay {
+    private let baseURL: String
+    private let client: HTTPClient
+    private let timeout: Duration
+    /// The largest answer read (a full cache of large messages).
+    private let maximumAnswer = 64 << 20
+
+    /// A client of the node at `baseURL` (`http://127.0.0.1:8645`).
+    public init(baseURL: String, client: HTTPClient, timeout: Duration) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.client = client
+        self.timeout = timeout
+    }
+
+    public func subscribe(pubsubTopic: String) async throws(WakuRelayError) {
+        let body = try Self.jsonArray([pubsubTopic])
+        let (status, text) = try await self.send(.POST, "/relay/v1/subscriptions", body: body)
+        guard status == 200 else { throw Self.failure(status: status, text: text) }
+    }
+
+    public func poll(pubsubTopic: String) async throws(WakuRelayError) -> [WakuMessage] {
+        let (status, text) = try await self.send(.GET, "/relay/v1/messages/" + Self.pathSegment(pubsubTopic), body: nil)
+        guard status == 200 else { throw Self.failure(status: status, text: text, notSubscribedOn404: true) }
+        return try WakuMessageJSON.messages(from: text)
+    }
+
+    public func publish(_ message: WakuMessage, pubsubTopic: String) async throws(WakuRelayError) {
+        let body = WakuMessageJSON.publishBody(message)
+        let (status, text) = try await self.send(.POST, "/relay/v1/messages/" + Self.pathSegment(pubsubTopic), body: body)
+        guard status == 200 else { throw Self.failure(status: status, text: text) }
+    }
+
+    /// The pubsub topic as one path segment: everything but RFC 3986's unreserved characters
+    /// percent-encoded (so `/` becomes `%2F`).
+    static func pathSegment(_ topic: String) -> String {
+        var result = ""
+        for byte in topic.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                result += String(format: "%%%02X", byte)
+            }
+        }
+        return result
+    }
+
+    private static func jsonArray(_ strings: [String]) throws(WakuRelayError) -> [UInt8] {
+        do {
+            return Array(try JSONSerialization.data(withJSONObject: strings, options: [.withoutEscapingSlashes]))
+        } catch {
+            throw .malformedAnswer("cannot encode the topic list")
+        }
+    }
+
+    private static func failure(status: Int, text: [UInt8], notSubscribedOn404: Bool = false) -> WakuRelayError {
+        let reason = String(decoding: text.prefix(300), as: UTF8.self)
+        if status == 404 {
+            if reason.contains("initializing") { return .initializing }
+            if notSubscribedOn404 && reason.isEmpty { return .notSubscribed }
+        }
+        if status == 400 && reason.contains("not subscribed") { return .notSubscribed }
+        return .refused(status: status, reason: reason)
+    }
+
+    private func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?) async throws(WakuRelayError) -> (Int, [UInt8]) {
+        var request = HTTPClientRequest(url: self.baseURL + path)
+        request.method = method
+        request.headers.add(name: "Accept", value: "application/json")
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        do {
+            let response = try await self.client.execute(request, timeout: .nanoseconds(Int64(self.timeout.nanosecondsClamped)))
+            var buffer = try await response.body.collect(upTo: self.maximumAnswer)
+            return (Int(response.status.code), buffer.readBytes(length: buffer.readableBytes) ?? [])
+        } catch {
+            throw .unreachable(Self.describe(error))
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            if error == .deadlineExceeded { return "no answer within the deadline" }
+            if error == .connectTimeout { return "connection timed out" }
+        }
+        return String(describing: type(of: error)) + ": " + String(String(describing: error).prefix(200))
+    }
+}
+
+extension Duration {
+    /// The duration in nanoseconds, clamped to Int64.
+    fileprivate var nanosecondsClamped: Int64 {
+        let (seconds, attoseconds) = self.components
+        guard seconds < Int64.max / 1_000_000_000 else { return Int64.max }
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import PushgateStatusWire
+import PushgateTestSupport
+import Testing
+
+/// The primitives against independent implementations: libsecp256k1 through Python's coincurve, AES,
+/// Keccak and SHAKE from pycryptodome, PBKDF2 from hashlib — each direction (Python makes, Swift reads, and
+/// the reverse).
+@Suite("Status wire: cross-checked with Python")
+struct StatusWireCrossCheckTests {
+    /// ECIES as go-ethereum builds it, written independently: `encrypt <recipient pub hex> <plaintext hex>`
+    /// and `decrypt <secret hex> <ciphertext hex>`.
+    static let eciesScript = #"""
+        import sys, hashlib, hmac, os
+        from coincurve import PrivateKey, PublicKey
+        from Crypto.Cipher import AES
+        def kdf(z):
+            return hashlib.sha256((1).to_bytes(4, 'big') + z).digest()
+        def keys(z):
+            k = kdf(z)
+            return k[:16], hashlib.sha256(k[16:32]).digest()
+        def shared_x(secret, pub):
+            point = PublicKey(pub).multiply(secret).format(compressed=False)
+            return point[1:33]
+        mode, key, data = sys.argv[1], bytes.fromhex(sys.argv[2]), bytes.fromhex(sys.argv[3])
+        if mode == 'encrypt':
+            eph = PrivateKey()
+            ke, km = keys(shared_x(eph.secret, key))
+            iv = os.urandom(16)
+            c = AES.new(ke, AES.MODE_CTR, nonce=b'', initial_value=iv).encrypt(data)
+            tag = hmac.new(km, iv + c, hashlib.sha256).digest()
+            print((eph.public_key.format(compressed=False) + iv + c + tag).hex())
+        else:
+            eph, iv, c, tag = data[:65], data[65:81], data[81:-32], data[-32:]
+            ke, km = keys(shared_x(key, eph))
+            assert hmac.compare_digest(tag, hmac.new(km, iv + c, hashlib.sha256).digest()), 'bad tag'
+            print(AES.new(ke, AES.MODE_CTR, nonce=b'', initial_value=iv).decrypt(c).hex())
+        """#
+
+    @Test func eciesBothWays() async throws {
+        let recipient = try Secp256k1.PrivateKey()
+        let plaintext = (0..<300).map { _ in UInt8.random(in: 0...255) }
+        let fromPython = try await PythonReference.run(Self.eciesScript, arguments: ["encrypt", StatusHex.encode(recipient.publicKey.uncompressed), StatusHex.encode(plaintext)])
+        #expect(try ECIES.decrypt(hex(fromPython), with: recipient) == plaintext)
+        let fromSwift = try ECIES.encrypt(plaintext, to: recipient.publicKey)
+        let decrypted = try await PythonReference.run(Self.eciesScript, arguments: ["decrypt", StatusHex.encode(recipient.rawRepresentation), StatusHex.encode(fromSwift)])
+        #expect(decrypted == StatusHex.encode(plaintext))
+    }
+
+    /// `sign <secret hex> <hash hex>` → R‖S‖V hex; `recover <sig hex> <hash hex>` → compressed key hex.
+    static let signatureScript = #"""
+        import sys
+        from coincurve import PrivateKey, PublicKey
+        mode, a, b = sys.argv[1], bytes.fromhex(sys.argv[2]), bytes.fromhex(sys.argv[3])
+        if mode == 'sign':
+            print(PrivateKey(a).sign_recoverable(b, hasher=None).hex())
+        else:
+            print(PublicKey.from_signature_and_message(a, b, hasher=None).format(compressed=True).hex())
+        """#
+
+    @Test func recoverableSignaturesBothWays() async throws {
+        let signer = try Secp256k1.PrivateKey()
+        let hash = Keccak.keccak256(Array("a message".utf8))
+        let pythonSignature = try await PythonReference.run(Self.signatureScript, arguments: ["sign", StatusHex.encode(signer.rawRepresentation), StatusHex.encode(hash)])
+        #expect(pythonSignature == StatusHex.encode(signer.signRecoverable(hash32: hash)), "both use RFC 6979 nonces")
+        #expect(try Secp256k1.recover(signature65: hex(pythonSignature), hash32: hash) == signer.publicKey)
+        let recovered = try await PythonReference.run(Self.signatureScript, arguments: ["recover", StatusHex.encode(signer.signRecoverable(hash32: hash)), StatusHex.encode(hash)])
+        #expect(recovered == StatusHex.encode(signer.publicKey.compressed))
+    }
+
+    /// Keccak-256, SHAKE-256 (64 bytes) and Status's PBKDF2 topic key of each argument (hex).
+    static let hashScript = #"""
+        import sys, hashlib
+        from Crypto.Hash import keccak, SHAKE256
+        for arg in sys.argv[1:]:
+            data = bytes.fromhex(arg)
+            k = keccak.new(digest_bits=256); k.update(data)
+            s = SHAKE256.new(); s.update(data)
+            p = hashlib.pbkdf2_hmac('sha256', data, b'', 65356, 32)
+            print(k.hexdigest(), s.read(64).hex(), p.hex())
+        """#
+
+    @Test func keccakShakeAndTopicKeysOverEveryBlockBoundary() async throws {
+        let lengths = [0, 1, 135, 136, 137, 271, 272, 300, 1000]
+        let inputs = lengths.map { length in (0..<length).map { _ in UInt8.random(in: 0x20...0x7e) } }
+        let lines = try await PythonReference.run(Self.hashScript, arguments: inputs.map { StatusHex.encode($0) }).split(separator: "\n")
+        #expect(lines.count == inputs.count)
+        for (input, line) in zip(inputs, lines) {
+            let fields = line.split(separator: " ").map(String.init)
+            #expect(StatusHex.encode(Keccak.keccak256(input)) == fields[0], "Keccak-256 of \(input.count) bytes")
+            #expect(StatusHex.encode(Keccak.shake256(input, outputCount: 64)) == fields[1], "SHAKE-256 of \(input.count) bytes")
+            #expect(StatusHex.encode(StatusTopic.symmetricKey(forName: String(decoding: input, as: UTF8.self))) == fields[2])
+        }
+        // Longer outputs squeeze more than one block.
+        #expect(Keccak.shake256([1, 2, 3], outputCount: 300).prefix(64) == Keccak.shake256([1, 2, 3], outputCount: 64)[...])
+    }
+}
