@@ -431,7 +431,7 @@ let package = Package(
         .testTarget(
             name: "PushgateServerTests",
             dependencies: [
-                "PushgateGorush", .grpcCore, .grpcNIOTransportHTTP2, .swiftProtobuf,
+                "PushgateGorush", .grpcCore, .grpcNIOTransportHTTP2, .swiftProtobuf, "PushgateWaku", "PushgateStatusWire",
                 "PushgateTestSupport",
                 "PushgateServer",
                 "PushgateHTTP",

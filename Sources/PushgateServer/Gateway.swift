@@ -60,6 +60,7 @@ public struct Gateway: Sendable {
             let environment = try SandboxEnvironment.prepare(directory: sandboxDirectory, logger: logger)
             configuration.apps = try GatewayConfiguration(yaml: environment.appsYAML).apps
             sandbox = environment
+            if configuration.status == nil { configuration.status = Self.sandboxStatus(environment, directory: sandboxDirectory, logger: logger) }
             logger.notice(
                 "no apps are configured: running the built-in sandbox",
                 metadata: ["apps": "\(configuration.apps.map(\.id).joined(separator: ", "))", "credentials": "\(sandboxDirectory.path)"]
@@ -161,6 +162,33 @@ public struct Gateway: Sendable {
         try GorushFrontEnd.check(configuration)
         try StatusFrontEnd.check(configuration)
         return configured
+    }
+
+    /// The sandbox's Status server: on the emulated Waku network, delivering through the demo apps, with an
+    /// identity kept in the sandbox directory; nil (with a warning naming the package) without libsecp256k1.
+    private static func sandboxStatus(_ environment: SandboxEnvironment, directory: URL, logger: Logger) -> StatusSettings? {
+        do {
+            try StatusFrontEnd.checkLibrary()
+            let keyFile = directory.appendingPathComponent("status-identity.hex").path
+            let publicKey = FileManager.default.fileExists(atPath: keyFile)
+                ? try StatusFrontEnd.publicKeyHex(ofKeyFile: keyFile) : try StatusFrontEnd.writeNewIdentityKey(file: keyFile)
+            var status = StatusSettings(wakuRESTURL: environment.wakuServerURL)
+            status.identityKeyFile = keyFile
+            status.iosApp = SandboxEnvironment.demoAppIDs.apns
+            status.androidApp = SandboxEnvironment.demoAppIDs.fcm
+            status.pollInterval = .milliseconds(20)
+            logger.notice(
+                "sandbox: a Status push notification server on an emulated Waku network",
+                metadata: [
+                    "public_key": "\(publicKey)", "clients_waku_rest_url": "\(environment.wakuClientURL)",
+                    "try": "pushgate status-probe --waku-rest-url \(environment.wakuClientURL) --server-key \(publicKey) --app apns",
+                ]
+            )
+            return status
+        } catch {
+            logger.warning("sandbox: the Status push notification server is off", metadata: ["reason": "\(error)"])
+            return nil
+        }
     }
 
     /// The back ends that post front ends' feedback to URLs the operator configured.

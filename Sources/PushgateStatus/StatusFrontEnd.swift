@@ -52,7 +52,8 @@ public enum StatusFrontEnd {
         StatusServerIdentity(privateKey: try Self.identityKey(file: path)).publicKeyHex
     }
 
-    private static func checkLibrary() throws {
+    /// Throws, naming the Debian package, when libsecp256k1 cannot be loaded.
+    public static func checkLibrary() throws {
         do {
             try Secp256k1.checkAvailable()
         } catch {

@@ -31,6 +31,8 @@ struct SandboxCommand: AsyncParsableCommand {
             APNs emulator:     https://\(self.host):\(environment.apnsPort) (CA: \(self.directory)/sandbox-ca.pem)
             FCM emulator:      http://\(self.host):\(environment.fcmPort)
             Web Push emulator: http://\(self.host):\(environment.webPushPort)
+            HMS emulator:      http://\(self.host):\(environment.hmsPort)
+            Waku REST nodes:   \(environment.wakuServerURL) (for the gateway), \(environment.wakuClientURL) (for clients)
             Deliveries:        http://\(self.host):\(environment.webPushPort)/sandbox/deliveries
             Configuration:     \(self.directory)/pushgate-sandbox.yaml
             Try: pushgate send --config \(self.directory)/pushgate-sandbox.yaml --app demo.apns --token \(environment.demoAPNsToken) --alert hello

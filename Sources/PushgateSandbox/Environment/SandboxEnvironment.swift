@@ -21,10 +21,15 @@ public struct SandboxEnvironment: Sendable {
     public let webPush: WebPushEmulator
     /// The Huawei Push Kit emulator (OAuth token endpoint and messages:send).
     public let hms: HMSEmulator
+    /// A Waku relay network with two REST nodes: one for the gateway's Status server, one for clients
+    /// (`pushgate status-probe`).
+    public let waku: WakuNetworkEmulator
     /// The address the emulators listen on.
     public let host: String
     /// The APNs, FCM, Web Push and HMS emulators' ports.
     public let apnsPort: Int, fcmPort: Int, webPushPort: Int, hmsPort: Int
+    /// The Waku REST nodes' ports: the one the gateway polls, and the one clients use.
+    public let wakuServerPort: Int, wakuClientPort: Int
     /// Where the credentials and the example configuration are.
     public let directory: URL
     /// A device token each demo app delivers to.
@@ -38,7 +43,7 @@ public struct SandboxEnvironment: Sendable {
     /// - Throws: when the directory cannot be written or no free port is found.
     public static func prepare(directory: URL, host: String = "127.0.0.1", logger: Logger) throws -> SandboxEnvironment {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        guard let ports = FreePort.pickBlock(count: 4, host: host), ports.count == 4 else {
+        guard let ports = FreePort.pickBlock(count: 6, host: host), ports.count == 6 else {
             throw SandboxError("no free port on \(host)")
         }
         let (apnsPort, fcmPort, webPushPort, hmsPort) = (ports[0], ports[1], ports[2], ports[3])
@@ -47,10 +52,11 @@ public struct SandboxEnvironment: Sendable {
         let fcm = try FCMEmulator(log: log)
         let webPush = WebPushEmulator(log: log)
         let hms = HMSEmulator(log: log)
+        let waku = WakuNetworkEmulator(cacheCapacity: 1_000, logger: logger)
         let subscription = webPush.issuer.issue(id: "demo")
         let environment = SandboxEnvironment(
-            log: log, apns: apns, fcm: fcm, webPush: webPush, hms: hms, host: host, apnsPort: apnsPort, fcmPort: fcmPort, webPushPort: webPushPort,
-            hmsPort: hmsPort, directory: directory, demoAPNsToken: String(repeating: "a1", count: 32), demoFCMToken: "demo-fcm-registration-token",
+            log: log, apns: apns, fcm: fcm, webPush: webPush, hms: hms, waku: waku, host: host, apnsPort: apnsPort, fcmPort: fcmPort,
+            webPushPort: webPushPort, hmsPort: hmsPort, wakuServerPort: ports[4], wakuClientPort: ports[5], directory: directory, demoAPNsToken: String(repeating: "a1", count: 32), demoFCMToken: "demo-fcm-registration-token",
             demoWebPushSubscription: subscription.json(baseURL: "http://\(host):\(webPushPort)"), demoHMSToken: "demo-hms-token", logger: logger
         )
         try environment.writeCredentials()
@@ -66,7 +72,7 @@ public struct SandboxEnvironment: Sendable {
         try P256.Signing.PrivateKey().pemRepresentation.write(toFile: self.path("vapid.pem"), atomically: true, encoding: .utf8)
         try self.hms.appSecret.write(toFile: self.path("hms-app-secret"), atomically: true, encoding: .utf8)
         try self.demoWebPushSubscription.write(toFile: self.path("webpush-subscription.json"), atomically: true, encoding: .utf8)
-        try ("# Pushgate sandbox: apps that deliver to the local provider emulators.\n" + self.appsYAML)
+        try ("# Pushgate sandbox: apps that deliver to the local provider emulators.\n" + self.appsYAML + self.statusYAML)
             .write(toFile: self.path("pushgate-sandbox.yaml"), atomically: true, encoding: .utf8)
     }
 
@@ -106,6 +112,25 @@ public struct SandboxEnvironment: Sendable {
         """
     }
 
+    /// A `status:` section for a Status server on the emulated Waku network, delivering through the demo
+    /// apps (its identity is generated once and kept in the store).
+    public var statusYAML: String {
+        """
+        # A Status push notification server on the emulated Waku network (clients use the node at
+        # \(self.wakuClientURL), for example `pushgate status-probe --waku-rest-url \(self.wakuClientURL) …`).
+        status:
+          waku_rest_url: \(self.wakuServerURL)
+          ios_app: \(Self.demoAppIDs.apns)
+          android_app: \(Self.demoAppIDs.fcm)
+
+        """
+    }
+
+    /// The REST API of the Waku node the gateway polls.
+    public var wakuServerURL: String { "http://\(self.host):\(self.wakuServerPort)" }
+    /// The REST API of the Waku node clients talk through.
+    public var wakuClientURL: String { "http://\(self.host):\(self.wakuClientPort)" }
+
     /// The emulators, as services: APNs (TLS, HTTP/2), FCM, and Web Push (which also answers
     /// `GET /sandbox/deliveries`).
     public func services() throws -> [any Service] {
@@ -117,7 +142,10 @@ public struct SandboxEnvironment: Sendable {
             host: self.host, port: self.webPushPort, origin: origin, deliveries: { Array(Self.deliveriesJSON(log)) }, logger: self.logger
         )
         let hms = self.hms.makeApplication(host: self.host, port: self.hmsPort, logger: self.logger)
+        let wakuServer = self.waku.makeNode(name: "gateway").makeApplication(host: self.host, port: self.wakuServerPort)
+        let wakuClient = self.waku.makeNode(name: "clients").makeApplication(host: self.host, port: self.wakuClientPort)
         return [
+            SandboxApplication(name: "waku-node-gateway", application: wakuServer), SandboxApplication(name: "waku-node-clients", application: wakuClient),
             SandboxApplication(name: "apns-emulator", application: apns), fcm, SandboxApplication(name: "webpush-emulator", application: webPush),
             SandboxApplication(name: "hms-emulator", application: hms),
         ]

@@ -23,7 +23,7 @@ public final class WakuNetworkEmulator: Sendable {
     }
 
     /// A new node on the network (serve it with ``WakuRESTNode/makeApplication(host:port:)``).
-    /// - Parameter initializingFor: how long after its first request the node answers relay paths as nwaku
+    /// - Parameter initializingFor: how long after its creation the node answers relay paths as nwaku
     ///   does while it initialises.
     public func makeNode(name: String, initializingFor: Duration = .zero) -> WakuRESTNode {
         let node = WakuRESTNode(name: name, network: self, initializingFor: initializingFor)

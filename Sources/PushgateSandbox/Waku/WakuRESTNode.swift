@@ -17,9 +17,10 @@ public final class WakuRESTNode: Sendable {
         var cache: [WakuEmulatedMessage] = []
         var hashes: Set<[UInt8]> = []
         var evicted = 0
-        var firstRequest: ContinuousClock.Instant?
     }
     private let state = Mutex(State())
+    private let started = ContinuousClock.now
+    private let readyEarly = Atomic<Bool>(false)
 
     init(name: String, network: WakuNetworkEmulator, initializingFor: Duration) {
         self.name = name
@@ -55,13 +56,15 @@ public final class WakuRESTNode: Sendable {
         }
     }
 
-    /// Whether relay paths are still answered as while initialising.
+    /// Whether relay paths are still answered as while initialising (for `initializingFor` after the node
+    /// was made).
     private func isInitializing() -> Bool {
-        let first = self.state.withLock { state in
-            if state.firstRequest == nil { state.firstRequest = .now }
-            return state.firstRequest!
-        }
-        return ContinuousClock.now - first < self.initializingFor
+        !self.readyEarly.load(ordering: .relaxed) && ContinuousClock.now - self.started < self.initializingFor
+    }
+
+    /// Ends the initialising period now.
+    public func finishInitializing() {
+        self.readyEarly.store(true, ordering: .relaxed)
     }
 
     struct Reply {

@@ -1,0 +1,131 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import NIOCore
+import NIOHTTP1
+import PushgateSandbox
+import PushgateStatusWire
+import PushgateWaku
+import Testing
+
+/// The sandbox's nwaku REST emulator (paths, shapes, the shared cache and its eviction, relaying between
+/// nodes) and the gateway's REST client against it.
+@Suite("Waku REST: the emulator and the client")
+struct WakuRESTTests {
+    static let topic = "/waku/2/rs/16/32"
+    static let encoded = "%2Fwaku%2F2%2Frs%2F16%2F32"
+
+    struct Answer {
+        let status: Int
+        let body: String
+    }
+
+    static func call(_ method: HTTPMethod, _ url: String, _ body: String? = nil, contentType: String = "application/json") async throws -> Answer {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        if let body {
+            request.headers.add(name: "Content-Type", value: contentType)
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        return Answer(status: Int(response.status.code), body: String(buffer: try await response.body.collect(upTo: 1 << 20)))
+    }
+
+    /// Runs `count` nodes of one network; `body` gets their base URLs.
+    static func withNodes(
+        _ count: Int, capacity: Int = 50, initializingFor: Duration = .zero, _ body: (WakuNetworkEmulator, [String], [WakuRESTNode]) async throws -> Void
+    ) async throws {
+        let network = WakuNetworkEmulator(cacheCapacity: capacity, logger: TestLogging.quiet)
+        var ports: [Int] = []
+        for _ in 0..<count { ports.append(try #require(FreePort.pick(avoiding: Set(ports)))) }
+        let nodes = ports.indices.map { network.makeNode(name: "node-\($0)", initializingFor: initializingFor) }
+        let applications = zip(nodes, ports).map { node, port in node.makeApplication(host: "127.0.0.1", port: port) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for application in applications { group.addTask { try await application.runService(gracefulShutdownSignals: []) } }
+            defer { group.cancelAll() }
+            let urls = ports.map { "http://127.0.0.1:\($0)" }
+            for url in urls {
+                _ = try await StatusEndToEndTests.waitFor { (try? await Self.call(.GET, url + "/debug/v1/version")) != nil }
+            }
+            try await body(network, urls, nodes)
+        }
+    }
+
+    @Test func subscriptionsPublishingAndPollingAsNwakuAnswers() async throws {
+        try await Self.withNodes(3) { _, urls, _ in
+            let (a, b, c) = (urls[0], urls[1], urls[2])
+            #expect(try await Self.call(.POST, a + "/relay/v1/subscriptions", "[\"\(Self.topic)\"]").body == "OK")
+            #expect(try await Self.call(.POST, b + "/relay/v1/subscriptions", "[\"\(Self.topic)\"]").status == 200)
+            let invalid = try await Self.call(.POST, a + "/relay/v1/subscriptions", "[\"/waku/2/default-waku/proto\"]")
+            #expect(invalid.status == 400 && invalid.body.hasPrefix("Invalid pubsub topic(s)"))
+            let wrongType = try await Self.call(.POST, a + "/relay/v1/subscriptions", "[\"\(Self.topic)\"]", contentType: "text/html")
+            #expect(wrongType.status == 400 && wrongType.body == "Wrong Content-Type, expected application/json or text/plain")
+
+            let publish = try await Self.call(.POST, a + "/relay/v1/messages/" + Self.encoded, #"{"payload":"AQID","contentTopic":"/waku/1/0x01020304/rfc26","timestamp":1700000000000000123}"#)
+            #expect(publish.status == 200 && publish.body == "OK")
+            // The publisher's own node gets it back, so does every other subscribed node, in nwaku's key order.
+            let expected = #"[{"payload":"AQID","contentTopic":"/waku/1/0x01020304/rfc26","version":0,"timestamp":1700000000000000123,"ephemeral":false,"proof":""}]"#
+            #expect(try await Self.call(.GET, a + "/relay/v1/messages/" + Self.encoded).body == expected)
+            #expect(try await Self.call(.GET, b + "/relay/v1/messages/" + Self.encoded).body == expected)
+            #expect(try await Self.call(.GET, a + "/relay/v1/messages/" + Self.encoded).body == "[]", "a poll empties that node's cache only")
+            let unsubscribed = try await Self.call(.GET, c + "/relay/v1/messages/" + Self.encoded)
+            #expect(unsubscribed.status == 404 && unsubscribed.body.isEmpty)
+            let notSubscribed = try await Self.call(.POST, c + "/relay/v1/messages/" + Self.encoded, #"{"payload":"AQID","contentTopic":"/t"}"#)
+            #expect(notSubscribed.status == 400 && notSubscribed.body == "Failed to publish: Node not subscribed to topic: \(Self.topic)")
+
+            // An unencoded topic matches no route; other unknown paths are bad requests.
+            let raw = try await Self.call(.GET, a + "/relay/v1/messages" + Self.topic)
+            #expect(raw.status == 404 && raw.body == "/relay endpoints are not available while initializing.")
+            #expect(try await Self.call(.GET, a + "/nothing").status == 400)
+            for bad in [#"{"payload":"AQI","contentTopic":"/t"}"#, #"{"payload":"","contentTopic":"/t"}"#, #"{"contentTopic":"/t"}"#, #"{"payload":"AQID"}"#, "nope"] {
+                #expect(try await Self.call(.POST, a + "/relay/v1/messages/" + Self.encoded, bad).status == 400, "\(bad)")
+            }
+            // An absent timestamp is filled in, in nanoseconds.
+            _ = try await Self.call(.POST, a + "/relay/v1/messages/" + Self.encoded, #"{"payload":"AQID","contentTopic":"/t","version":1,"meta":"AA=="}"#)
+            let filled = try await Self.call(.GET, a + "/relay/v1/messages/" + Self.encoded).body
+            #expect(filled.contains("\"version\":1") && filled.contains("\"meta\":\"AA==\""))
+            let health = try await Self.call(.GET, a + "/health")
+            #expect(health.body.contains("\"nodeHealth\":\"READY\""))
+        }
+    }
+
+    @Test func theCacheKeepsOneCopyAndEvictsTheOldestTimestamp() async throws {
+        try await Self.withNodes(1, capacity: 3) { network, urls, _ in
+            _ = try await Self.call(.POST, urls[0] + "/relay/v1/subscriptions", "[\"\(Self.topic)\"]")
+            for timestamp in [5, 1, 4, 4, 2, 3] {
+                _ = try await Self.call(.POST, urls[0] + "/relay/v1/messages/" + Self.encoded, #"{"payload":"AQID","contentTopic":"/t","timestamp":\#(timestamp)}"#)
+            }
+            let body = try await Self.call(.GET, urls[0] + "/relay/v1/messages/" + Self.encoded).body
+            let timestamps = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [[String: Any]]).compactMap { $0["timestamp"] as? Int }
+            #expect(timestamps == [5, 4, 3], "the repeat of 4 is kept once; 1 and 2 were evicted")
+            #expect(network.published.count == 6)
+        }
+    }
+
+    @Test func theClientRoundTripsMessagesExactlyAndNamesEachFailure() async throws {
+        try await Self.withNodes(2, initializingFor: .seconds(3_600)) { _, urls, nodes in
+            let gateway = WakuRESTClient(baseURL: urls[0], client: HTTPClient.shared, timeout: .seconds(5))
+            let other = WakuRESTClient(baseURL: urls[1] + "/", client: HTTPClient.shared, timeout: .seconds(5))
+            await #expect(throws: WakuRelayError.initializing) { try await gateway.subscribe(pubsubTopic: Self.topic) }
+            for node in nodes { node.finishInitializing() }
+            await #expect(throws: WakuRelayError.notSubscribed) { _ = try await gateway.poll(pubsubTopic: Self.topic) }
+            try await gateway.subscribe(pubsubTopic: Self.topic)
+            try await other.subscribe(pubsubTopic: Self.topic)
+            let message = WakuMessage(
+                payload: (0..<500).map { UInt8($0 % 256) }, contentTopic: "/waku/1/0xdba691a3/rfc26", version: 1, timestamp: 1_764_000_000_123_456_789,
+                meta: [], ephemeral: false
+            )
+            try await other.publish(message, pubsubTopic: Self.topic)
+            #expect(try await gateway.poll(pubsubTopic: Self.topic) == [message], "nanosecond timestamps survive exactly")
+            #expect(try await gateway.poll(pubsubTopic: Self.topic).isEmpty)
+            await #expect(throws: WakuRelayError.self) { try await gateway.subscribe(pubsubTopic: "/not/a/shard") }
+            let nowhere = WakuRESTClient(baseURL: "http://127.0.0.1:1", client: HTTPClient.shared, timeout: .seconds(2))
+            await #expect {
+                try await nowhere.poll(pubsubTopic: Self.topic)
+            } throws: { error in
+                if case .unreachable = error as? WakuRelayError { return true }
+                return false
+            }
+        }
+    }
+}
