@@ -23,6 +23,8 @@ final class StatusMessageProcessor: Sendable {
     /// Hashes recently seen or published here, so the node's echo of an answer and gossip repeats cost
     /// no decryption.
     private let recent = Mutex(RecentHashes(capacity: 65_536))
+    /// Hashes of the answers published here: the node relays them back (nwaku's triggerSelf).
+    private let published = Mutex(RecentHashes(capacity: 16_384))
 
     init(
         pubsubTopic: String, topics: StatusListeningTopics, store: any StatusServerStore, relay: any WakuRelay, answer: StatusAnswer,
@@ -43,7 +45,7 @@ final class StatusMessageProcessor: Sendable {
 
     /// What became of a message (for tests and counters).
     enum Disposition: Equatable, Sendable {
-        case notOurs, duplicate, ignored, answered(Int), unanswered(Int)
+        case own, notOurs, duplicate, ignored, answered(Int), unanswered(Int)
     }
 
     @discardableResult
@@ -53,6 +55,10 @@ final class StatusMessageProcessor: Sendable {
             pubsubTopic: self.pubsubTopic, payload: message.payload, contentTopic: message.contentTopic, meta: message.meta,
             timestampNanoseconds: message.timestamp
         )
+        if self.published.withLock({ $0.contains(hash) }) {
+            self.metrics.own.increment()
+            return .own
+        }
         guard self.recent.withLock({ $0.insert(hash) }) else {
             self.metrics.duplicate.increment()
             return .duplicate
@@ -109,7 +115,7 @@ final class StatusMessageProcessor: Sendable {
             pubsubTopic: self.pubsubTopic, payload: message.payload, contentTopic: message.contentTopic, meta: message.meta,
             timestampNanoseconds: message.timestamp
         )
-        _ = self.recent.withLock { $0.insert(hash) }
+        _ = self.published.withLock { $0.insert(hash) }
         var delay: Duration = .milliseconds(100)
         for attempt in 1...3 {
             do {
@@ -145,6 +151,9 @@ struct RecentHashes: Sendable {
     init(capacity: Int) {
         self.capacity = capacity
     }
+
+    /// Whether the hash is there.
+    func contains(_ hash: [UInt8]) -> Bool { self.set.contains(hash) }
 
     /// Adds a hash. - Returns: false when it was already there.
     mutating func insert(_ hash: [UInt8]) -> Bool {

@@ -8,6 +8,7 @@ struct StatusMetrics: Sendable {
     let polled: Counter
     let notOurs: Counter
     let duplicate: Counter
+    let own: Counter
     let cacheFull: Counter
     let queries: Counter
     let pushRequests: Counter
@@ -19,6 +20,7 @@ struct StatusMetrics: Sendable {
         self.polled = Counter(label: "pushgate_status_messages_polled_total", factory: factory)
         self.notOurs = Counter(label: "pushgate_status_messages_not_ours_total", factory: factory)
         self.duplicate = Counter(label: "pushgate_status_messages_duplicate_total", factory: factory)
+        self.own = Counter(label: "pushgate_status_messages_own_total", factory: factory)
         self.cacheFull = Counter(label: "pushgate_status_poll_cache_full_total", factory: factory)
         self.queries = Counter(label: "pushgate_status_queries_total", factory: factory)
         self.pushRequests = Counter(label: "pushgate_status_push_requests_total", factory: factory)

@@ -112,16 +112,16 @@ public struct SandboxEnvironment: Sendable {
         """
     }
 
-    /// A `status:` section for a Status server on the emulated Waku network, delivering through the demo
-    /// apps (its identity is generated once and kept in the store).
+    /// A `status:` section, commented out, for a Status server on the emulated Waku network delivering
+    /// through the demo apps (its identity is generated once and kept in the store).
     public var statusYAML: String {
         """
-        # A Status push notification server on the emulated Waku network (clients use the node at
-        # \(self.wakuClientURL), for example `pushgate status-probe --waku-rest-url \(self.wakuClientURL) …`).
-        status:
-          waku_rest_url: \(self.wakuServerURL)
-          ios_app: \(Self.demoAppIDs.apns)
-          android_app: \(Self.demoAppIDs.fcm)
+        # A Status push notification server on the emulated Waku network: uncomment to run one (clients use
+        # the node at \(self.wakuClientURL), for example `pushgate status-probe --waku-rest-url \(self.wakuClientURL) …`).
+        # status:
+        #   waku_rest_url: \(self.wakuServerURL)
+        #   ios_app: \(Self.demoAppIDs.apns)
+        #   android_app: \(Self.demoAppIDs.fcm)
 
         """
     }
