@@ -25,7 +25,7 @@ public enum StatusFrontEnd {
             settings: settings, apps: environment.configuration.apps, dispatcher: environment.dispatcher, logger: environment.logger
         )
         let service = StatusServerService(
-            settings: settings, configuredKey: key, store: environment.store, relay: relay, delivery: delivery, metrics: metrics,
+            settings: settings, configuredKey: key, store: environment.store, storeIsShared: environment.storeIsShared, relay: relay, delivery: delivery, metrics: metrics,
             logger: environment.logger
         )
         let observer = StatusOutcomeObserver(store: environment.store, metrics: metrics, logger: environment.logger)

@@ -11,6 +11,8 @@ import SwiftProtobuf
 /// once), drops what it cannot open, runs the handler of the AMM type and publishes the answer.
 final class StatusMessageProcessor: Sendable {
     let pubsubTopic: String
+    /// Whether other instances share the store.
+    let storeIsShared: Bool
     let topics: StatusListeningTopics
     let store: any StatusServerStore
     let relay: any WakuRelay
@@ -27,11 +29,12 @@ final class StatusMessageProcessor: Sendable {
     private let published = Mutex(RecentHashes(capacity: 16_384))
 
     init(
-        pubsubTopic: String, topics: StatusListeningTopics, store: any StatusServerStore, relay: any WakuRelay, answer: StatusAnswer,
+        pubsubTopic: String, storeIsShared: Bool, topics: StatusListeningTopics, store: any StatusServerStore, relay: any WakuRelay, answer: StatusAnswer,
         registrations: StatusRegistrationHandler, queries: StatusQueryHandler, pushRequests: StatusPushRequestHandler, metrics: StatusMetrics,
         logger: Logger
     ) {
         self.pubsubTopic = pubsubTopic
+        self.storeIsShared = storeIsShared
         self.topics = topics
         self.store = store
         self.relay = relay
@@ -74,13 +77,17 @@ final class StatusMessageProcessor: Sendable {
             self.metrics.notOurs.increment()
             return .notOurs
         }
-        do {
-            guard try await self.store.markStatusMessageSeen(StatusSeenID.wakuHash(hash), seenAt: Date()) else {
-                self.metrics.duplicate.increment()
-                return .duplicate
+        // Instances sharing the store may all see the message (each polling its own node): the first to
+        // record its hash takes it. Alone on its store, the in-memory set above is enough.
+        if self.storeIsShared {
+            do {
+                guard try await self.store.markStatusMessageSeen(StatusSeenID.wakuHash(hash), seenAt: Date()) else {
+                    self.metrics.duplicate.increment()
+                    return .duplicate
+                }
+            } catch {
+                self.logger.error("status: cannot record a message as seen; it is handled anyway", metadata: ["error": "\(error)"])
             }
-        } catch {
-            self.logger.error("status: cannot record a message as seen; it is handled anyway", metadata: ["error": "\(error)"])
         }
         switch inbound.type {
         case 16:
@@ -95,7 +102,7 @@ final class StatusMessageProcessor: Sendable {
             self.metrics.pushRequests.increment()
             guard let (response, _) = await self.pushRequests.handle(inbound) else { return .unanswered(inbound.type) }
             for report in response.reports {
-                self.metrics.report(report.success ? "success" : "\(report.error)")
+                self.metrics.report(report.success ? "SUCCESS" : Self.reportCode(report.error))
             }
             return await self.publish(response, kind: .pushResponse, to: inbound.sender, type: inbound.type)
         default:
@@ -134,6 +141,16 @@ final class StatusMessageProcessor: Sendable {
         return .unanswered(type)
     }
 
+    /// A report's error as status-go's enum names it.
+    static func reportCode(_ error: Protobuf_PushNotificationReport.ErrorType) -> String {
+        switch error {
+        case .wrongToken: "WRONG_TOKEN"
+        case .internalError: "INTERNAL_ERROR"
+        case .notRegistered: "NOT_REGISTERED"
+        default: "UNKNOWN_ERROR_TYPE"
+        }
+    }
+
     static func nowNanoseconds() -> Int64 {
         let now = Date().timeIntervalSince1970
         let seconds = now.rounded(.down)
@@ -141,10 +158,27 @@ final class StatusMessageProcessor: Sendable {
     }
 }
 
+/// A 32-byte hash as four words: hashing it costs four combines, not thirty-two.
+struct HashKey: Hashable, Sendable {
+    let a: UInt64, b: UInt64, c: UInt64, d: UInt64
+
+    init(_ bytes: [UInt8]) {
+        func word(_ offset: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for index in offset..<min(offset + 8, bytes.count) { value = value << 8 | UInt64(bytes[index]) }
+            return value
+        }
+        self.a = word(0)
+        self.b = word(8)
+        self.c = word(16)
+        self.d = word(24)
+    }
+}
+
 /// A bounded set of recent hashes, the oldest forgotten first.
 struct RecentHashes: Sendable {
-    private var set: Set<[UInt8]> = []
-    private var order: [[UInt8]] = []
+    private var set: Set<HashKey> = []
+    private var order: [HashKey] = []
     private var next = 0
     let capacity: Int
 
@@ -153,19 +187,20 @@ struct RecentHashes: Sendable {
     }
 
     /// Whether the hash is there.
-    func contains(_ hash: [UInt8]) -> Bool { self.set.contains(hash) }
+    func contains(_ hash: [UInt8]) -> Bool { self.set.contains(HashKey(hash)) }
 
     /// Adds a hash. - Returns: false when it was already there.
     mutating func insert(_ hash: [UInt8]) -> Bool {
-        guard !self.set.contains(hash) else { return false }
+        let key = HashKey(hash)
+        guard !self.set.contains(key) else { return false }
         if self.order.count < self.capacity {
-            self.order.append(hash)
+            self.order.append(key)
         } else {
             self.set.remove(self.order[self.next])
-            self.order[self.next] = hash
+            self.order[self.next] = key
             self.next = (self.next + 1) % self.capacity
         }
-        self.set.insert(hash)
+        self.set.insert(key)
         return true
     }
 }

@@ -13,6 +13,7 @@ struct StatusServerService: Service {
     let settings: StatusSettings
     let configuredKey: Secp256k1.PrivateKey?
     let store: any PushStore
+    let storeIsShared: Bool
     let relay: any WakuRelay
     let delivery: StatusDelivery
     let metrics: StatusMetrics
@@ -26,7 +27,7 @@ struct StatusServerService: Service {
         )
         let topics = StatusListeningTopics(identity: identity)
         let processor = StatusMessageProcessor(
-            pubsubTopic: self.settings.pubsubTopic, topics: topics, store: self.store, relay: self.relay, answer: StatusAnswer(identity: identity),
+            pubsubTopic: self.settings.pubsubTopic, storeIsShared: self.storeIsShared, topics: topics, store: self.store, relay: self.relay, answer: StatusAnswer(identity: identity),
             registrations: StatusRegistrationHandler(identity: identity, store: self.store, topics: topics, logger: self.logger),
             queries: StatusQueryHandler(store: self.store, logger: self.logger),
             pushRequests: StatusPushRequestHandler(store: self.store, delivery: self.delivery, logger: self.logger), metrics: self.metrics,

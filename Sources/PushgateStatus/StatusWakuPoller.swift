@@ -5,10 +5,13 @@ import PushgateConfig
 import PushgateStatusWire
 import PushgateStore
 import ServiceLifecycle
+import Synchronization
 
 /// The Status server's loop: subscribes the Waku node to the pubsub topic (retrying with backoff while
 /// the node initialises), then polls it continuously — at once again after a poll that returned
-/// messages, after `poll_interval_ms` otherwise — and handles each message, up to 32 at a time. A poll
+/// messages, after a pause that doubles from 5 ms with each empty poll up to `poll_interval_ms` — and hands each message to a handler task, up to 256 at
+/// a time, without waiting for a poll's messages to be handled before the next poll (a node's cache is
+/// small and drops what is not read in time). A poll
 /// that comes back with as many messages as nwaku's default cache holds is logged: messages were likely
 /// evicted before they were read. Every REST call has the client's deadline. Also prunes old seen ids and
 /// picks up query topics registered through other instances.
@@ -23,7 +26,7 @@ struct StatusWakuPoller: Service {
     /// A poll returning at least this many messages may have lost some (nwaku's default cache is 50).
     let fullPollWarning = 50
     /// Messages handled at once.
-    let concurrency = 32
+    let concurrency = 256
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -32,11 +35,21 @@ struct StatusWakuPoller: Service {
     }
 
     private func loop() async {
+        let inFlight = InFlightCount()
+        await withDiscardingTaskGroup { group in
+            await self.loop(group: &group, inFlight: inFlight)
+        }
+    }
+
+    private func loop(group: inout DiscardingTaskGroup, inFlight: InFlightCount) async {
         guard await self.subscribe() else { return }
         await self.refreshQueryTopics()
         var backoff: Duration = .milliseconds(100)
         var lastMaintenance = ContinuousClock.now
         var lastFullWarning: ContinuousClock.Instant?
+        // After a poll that found messages the next comes soon; each empty poll doubles the pause, up to
+        // `poll_interval_ms`: little latency while traffic flows, little CPU while idle.
+        var idlePause = min(Duration.milliseconds(5), self.settings.pollInterval)
         while !Task.isCancelled {
             if ContinuousClock.now - lastMaintenance > .seconds(30) {
                 lastMaintenance = .now
@@ -69,23 +82,20 @@ struct StatusWakuPoller: Service {
                 }
             }
             if messages.isEmpty {
-                try? await Task.sleep(for: self.settings.pollInterval)
+                try? await Task.sleep(for: idlePause)
+                idlePause = min(idlePause * 2, self.settings.pollInterval)
                 continue
             }
-            await self.handle(messages)
-        }
-    }
-
-    private func handle(_ messages: [WakuMessage]) async {
-        await withTaskGroup(of: Void.self) { group in
-            var running = 0
+            idlePause = min(Duration.milliseconds(5), self.settings.pollInterval)
             for message in messages {
-                if running >= self.concurrency {
-                    await group.next()
-                    running -= 1
+                while inFlight.value.load(ordering: .relaxed) >= self.concurrency {
+                    try? await Task.sleep(for: .milliseconds(1))
                 }
-                group.addTask { await self.processor.process(message) }
-                running += 1
+                inFlight.value.add(1, ordering: .relaxed)
+                group.addTask {
+                    await self.processor.process(message)
+                    inFlight.value.subtract(1, ordering: .relaxed)
+                }
             }
         }
     }
@@ -96,7 +106,7 @@ struct StatusWakuPoller: Service {
         while !Task.isCancelled {
             do {
                 try await self.relay.subscribe(pubsubTopic: self.settings.pubsubTopic)
-                self.logger.info("status: subscribed to the Waku node", metadata: ["pubsub_topic": "\(self.settings.pubsubTopic)"])
+                self.logger.notice("status: subscribed to the Waku node", metadata: ["pubsub_topic": "\(self.settings.pubsubTopic)"])
                 return true
             } catch {
                 self.metrics.wakuError("subscribe")
@@ -124,4 +134,9 @@ struct StatusWakuPoller: Service {
             self.logger.warning("status: cannot prune seen message ids", metadata: ["error": "\(error)"])
         }
     }
+}
+
+/// How many messages are being handled.
+final class InFlightCount: Sendable {
+    let value = Atomic<Int>(0)
 }

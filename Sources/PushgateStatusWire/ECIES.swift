@@ -21,7 +21,7 @@ public enum ECIES {
     public static func encrypt(_ plaintext: [UInt8], to recipient: Secp256k1.PublicKey, ephemeralKey: Secp256k1.PrivateKey? = nil, iv: [UInt8]? = nil) throws -> [UInt8] {
         let ephemeral = try ephemeralKey ?? Secp256k1.PrivateKey()
         let (encryptionKey, macKey) = Self.keys(ephemeral.sharedSecretX(with: recipient))
-        let iv = iv ?? (0..<16).map { _ in UInt8.random(in: 0...255) }
+        let iv = iv ?? SecureRandom.bytes(16)
         guard iv.count == 16 else { throw Failure.malformed }
         let ciphertext = Array(try AES._CTR.encrypt(plaintext, using: SymmetricKey(data: encryptionKey), nonce: AES._CTR.Nonce(nonceBytes: iv)))
         let tag = Array(HMAC<SHA256>.authenticationCode(for: iv + ciphertext, using: SymmetricKey(data: macKey)))

@@ -50,9 +50,8 @@ public enum Secp256k1 {
 
         /// A new random key. - Throws: when the library is missing.
         public init() throws {
-            var generator = SystemRandomNumberGenerator()
             while true {
-                let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let bytes = SecureRandom.bytes(32)
                 if let key = try? PrivateKey(bytes: bytes) {
                     self = key
                     return

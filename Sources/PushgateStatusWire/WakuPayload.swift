@@ -36,7 +36,7 @@ public enum WakuPayload {
         } else {
             let raw = frame.count + (signer == nil ? 0 : 65)
             let count = 256 - raw % 256
-            frame += (0..<count).map { _ in UInt8.random(in: 0...255) }
+            frame += SecureRandom.bytes(count)
         }
         if let signer {
             frame += signer.signRecoverable(hash32: Keccak.keccak256(frame))

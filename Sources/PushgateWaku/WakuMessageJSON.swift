@@ -55,6 +55,7 @@ enum WakuMessageJSON {
 
     /// Standard or URL-safe base64, padded or not.
     private static func base64(_ text: String) -> [UInt8]? {
+        if let plain = Data(base64Encoded: text) { return Array(plain) }
         var normal = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while normal.utf8.count % 4 != 0 { normal += "=" }
         return Data(base64Encoded: normal).map { Array($0) }

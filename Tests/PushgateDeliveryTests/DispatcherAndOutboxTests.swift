@@ -153,6 +153,8 @@ struct DispatcherAndOutboxTests {
                 Dispatcher.Queued(Self.notification, appID: "app", tokens: ["elsewhere"], report: DeliveryReport(frontEnd: "nobody", context: .null)),
             ])
             #expect(try await Self.eventually { () async throws in try await store.pendingCount() == 0 })
+            // Observers hear an outcome after it is stored, so the last one may follow the empty outbox.
+            #expect(try await Self.eventually { () async throws in observer.heard.withLock { $0.count } >= 4 })
             let heard = observer.heard.withLock { $0 }.sorted { $0.token < $1.token }
             #expect(heard.map(\.token) == ["dead", "down", "flaky", "ok"])
             #expect(heard.map(\.outcome) == ["invalid_token", "retry_later", "delivered", "delivered"])

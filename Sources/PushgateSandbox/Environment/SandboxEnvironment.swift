@@ -159,11 +159,17 @@ public struct SandboxEnvironment: Sendable {
 }
 
 extension SandboxEnvironment {
-    /// Every recorded delivery as a JSON array, oldest first (sorted keys, ISO 8601 dates).
+    /// Every recorded delivery as a JSON array, oldest first (sorted keys, ISO 8601 dates with milliseconds).
     static func deliveriesJSON(_ log: SandboxDeliveryLog) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            // Milliseconds, so that benchmarks can time deliveries.
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            var container = encoder.singleValueContainer()
+            try container.encode(formatter.string(from: date))
+        }
         return (try? encoder.encode(log.all)) ?? Data("[]".utf8)
     }
 }
