@@ -176,7 +176,8 @@ public struct Gateway: Sendable {
             status.identityKeyFile = keyFile
             status.iosApp = SandboxEnvironment.demoAppIDs.apns
             status.androidApp = SandboxEnvironment.demoAppIDs.fcm
-            status.pollInterval = .milliseconds(20)
+            // Idle, two polls a second (each busy poll brings the next in 5 ms): cheap beside the tests' many sandboxes.
+            status.pollInterval = .milliseconds(500)
             logger.notice(
                 "sandbox: a Status push notification server on an emulated Waku network",
                 metadata: [

@@ -259,8 +259,11 @@ struct WebPushProviderTests {
             let subscriber = TestFixtures.Subscriber()
             let hanging = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/hang")
             let ok = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
-            async let first = harness.provider.deliver(PushNotification(payload: Self.payload), to: hanging, deadline: .now + .seconds(1))
-            try await Task.sleep(for: .milliseconds(300))
+            // The first waits on the hanging endpoint (which answers after 5 s) until its deadline.
+            async let first = harness.provider.deliver(PushNotification(payload: Self.payload), to: hanging, deadline: .now + .seconds(4))
+            // Once the push service has it, it holds the only slot (no fixed sleep: a loaded machine may take long).
+            let deadline = ContinuousClock.now + .seconds(4)
+            while await harness.recorder.requests.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             let second = await harness.provider.deliver(PushNotification(payload: Self.payload), to: ok, deadline: Self.soon())
             #expect(second == .retryLater(after: nil, reason: "inflight_request_limit reached"))
             guard case .retryLater = await first else { Issue.record("the hanging delivery did not time out"); return }
