@@ -1,11 +1,11 @@
-import PushgateCore
+public import PushgateCore
 
 /// JSON text as Go's `encoding/json` writes it, where gorush's callers see it byte for byte: object keys
 /// sorted, no spaces, and `<`, `>`, `&`, U+2028 and U+2029 escaped as `\u003c`, `\u003e`, `\u0026`,
 /// `\u2028`, `\u2029`.
-enum GoJSON {
+public enum GoJSON {
     /// The compact text of a value.
-    static func text(_ value: JSONValue) -> String {
+    public static func text(_ value: JSONValue) -> String {
         let bytes = (try? JSONText.encode(value)) ?? Array("null".utf8)
         return Self.escapingHTML(String(decoding: bytes, as: UTF8.self))
     }
@@ -30,7 +30,7 @@ enum GoJSON {
     }
 
     /// A JSON string literal, Go-escaped.
-    static func string(_ text: String) -> String {
+    public static func string(_ text: String) -> String {
         Self.text(.string(text))
     }
 }

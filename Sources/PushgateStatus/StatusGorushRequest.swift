@@ -1,4 +1,5 @@
 import PushgateConfig
+import PushgateGorush
 import PushgateStatusWire
 
 /// The gorush `POST /api/push` body a status-go server sends for accepted notifications: one notification
@@ -68,27 +69,8 @@ struct StatusGorushRequest: Sendable {
     }
 
     /// `0x` + lowercase hex, as status-go's JSON encodes bytes (`0x` alone when empty).
-    static func hex(_ bytes: some Sequence<UInt8>) -> String { "0x" + StatusServerIdentity.hex(bytes) }
+    static func hex(_ bytes: some Sequence<UInt8>) -> String { "0x" + StatusHex.encode(bytes) }
 
     /// A JSON string as Go's encoder writes it (HTML-sensitive characters escaped).
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case "<": result += "\\u003c"
-            case ">": result += "\\u003e"
-            case "&": result += "\\u0026"
-            case "\u{2028}": result += "\\u2028"
-            case "\u{2029}": result += "\\u2029"
-            case _ where scalar.value < 0x20: result += "\\u00" + StatusServerIdentity.hex([UInt8(scalar.value)])
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
+    static func quoted(_ text: String) -> String { GoJSON.string(text) }
 }

@@ -14,13 +14,13 @@ struct StatusOutcomeObserver: DeliveryOutcomeObserver {
 
     /// The report context of a queued notification: key hash, installation id, registration version.
     static func context(_ accepted: StatusAccepted) -> JSONValue {
-        ["h": .string(StatusServerIdentity.hex(accepted.keyHash)), "i": .string(accepted.installationID), "v": .string(String(accepted.version))]
+        ["h": .string(StatusHex.encode(accepted.keyHash)), "i": .string(accepted.installationID), "v": .string(String(accepted.version))]
     }
 
     func deliveryEnded(_ report: DeliveryReport, appID: String, token: String, outcome: DeliveryOutcome) async {
         self.metrics.deliveryEnded(outcome)
         guard case .invalidToken = outcome else { return }
-        guard let hashText = report.context["h"]?.stringValue, let keyHash = Self.bytes(hex: hashText),
+        guard let hashText = report.context["h"]?.stringValue, let keyHash = StatusHex.decode(hashText),
             let installationID = report.context["i"]?.stringValue, let versionText = report.context["v"]?.stringValue,
             let version = UInt64(versionText)
         else { return }
@@ -31,29 +31,6 @@ struct StatusOutcomeObserver: DeliveryOutcomeObserver {
             }
         } catch {
             self.logger.error("status: cannot drop a registration with a dead token", metadata: ["error": "\(error)"])
-        }
-    }
-
-    static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var result: [UInt8] = []
-        result.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = Self.nibble(digits[index]), let low = Self.nibble(digits[index + 1]) else { return nil }
-            result.append(high << 4 | low)
-            index += 2
-        }
-        return result
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }

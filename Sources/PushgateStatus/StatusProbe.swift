@@ -131,7 +131,7 @@ public struct StatusProbe: Sendable {
     }
 
     private func push(identity: Secp256k1.PrivateKey, ephemeral: Secp256k1.PrivateKey, installationID: String, accessToken: String) async throws -> (Bool, String) {
-        let identityHex = "0x" + StatusServerIdentity.hex(identity.publicKey.uncompressed)
+        let identityHex = "0x" + StatusHex.encode(identity.publicKey.uncompressed)
         var notification = Protobuf_PushNotification()
         notification.accessToken = accessToken
         notification.chatID = Data(Keccak.shake256(Array(identityHex.utf8), outputCount: 64))

@@ -18,15 +18,5 @@ struct StatusServerIdentity: Sendable {
     }
 
     /// The compressed public key as lowercase hex with `0x`, as operators configure clients with it.
-    var publicKeyHex: String { "0x" + Self.hex(self.publicKey.compressed) }
-
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    var publicKeyHex: String { "0x" + StatusHex.encode(self.publicKey.compressed) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PushgateCore
 import PushgateStatusWire
 
 /// The Waku REST API's message JSON: nwaku's shape (`payload` and `meta` standard base64 with padding,
@@ -62,15 +63,6 @@ enum WakuMessageJSON {
     }
 
     private static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        String(decoding: (try? JSONText.encode(.string(text))) ?? Array("\"\"".utf8), as: UTF8.self)
     }
 }

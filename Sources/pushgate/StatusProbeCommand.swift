@@ -32,7 +32,7 @@ struct StatusProbeCommand: AsyncParsableCommand {
     func run() async throws {
         var text = self.serverKey.trimmingCharacters(in: .whitespaces)
         if text.hasPrefix("0x") { text.removeFirst(2) }
-        guard let bytes = Self.bytes(hex: text), let key = try? Secp256k1.PublicKey(bytes: bytes) else {
+        guard let bytes = StatusHex.decode(text), let key = try? Secp256k1.PublicKey(bytes: bytes) else {
             FileHandle.standardError.write(Data("pushgate: --server-key must be a secp256k1 public key as hex\n".utf8))
             throw ExitCode(2)
         }
@@ -57,18 +57,5 @@ struct StatusProbeCommand: AsyncParsableCommand {
             print("\(step.passed ? "ok  " : "FAIL") \(step.name): \(step.detail) (\(String(format: "%.1f", milliseconds)) ms)")
         }
         if !passed { throw ExitCode(1) }
-    }
-
-    static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var result: [UInt8] = []
-        var index = 0
-        while index < digits.count {
-            guard let high = Int(String(UnicodeScalar(digits[index])), radix: 16), let low = Int(String(UnicodeScalar(digits[index + 1])), radix: 16) else { return nil }
-            result.append(UInt8(high << 4 | low))
-            index += 2
-        }
-        return result
     }
 }

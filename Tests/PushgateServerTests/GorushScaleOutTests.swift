@@ -8,18 +8,7 @@ import Testing
 @Suite("gorush API, scaled out")
 struct GorushScaleOutTests {
     @Test func twoInstancesOnOneDatabaseDeliverEachNotificationOnce() async throws {
-        let baseURL = try #require(ProcessInfo.processInfo.environment["PUSHGATE_TEST_POSTGRES_URL"], "run with scripts/test")
-        let pgBin = try #require(ProcessInfo.processInfo.environment["PUSHGATE_TEST_PG_BIN"], "run with scripts/test")
-        // A database of its own: other tests' gateways share the server and would claim these entries.
-        let name = "gorush_scale_\(UInt32.random(in: 0...UInt32.max))"
-        let components = try #require(URLComponents(string: baseURL))
-        let created = try await ExternalProcess.run(
-            pgBin + "/psql",
-            ["-h", components.host ?? "127.0.0.1", "-p", String(components.port ?? 5432), "-U", components.user ?? "pushgate", "-d", "postgres", "-qc", "CREATE DATABASE \(name)"]
-        )
-        #expect(created.status == 0, "\(created.errors)")
-        var url = components
-        url.path = "/" + name
+        let databaseURL = try await ScratchDatabase.create(prefix: "gorush_scale")
 
         // One set of emulators both instances deliver to.
         let directory = try TemporaryDirectory()
@@ -32,7 +21,7 @@ struct GorushScaleOutTests {
         let config = try directory.write("pushgate.yaml", apps + """
             http: {bind_addresses: ['127.0.0.1'], port: 0}
             log: {format: json, level: notice}
-            database: {url: '\(try #require(url.string))'}
+            database: {url: '\(databaseURL)'}
             gorush: {ios_app: demo.apns, android_app: demo.fcm, allow_unauthenticated: true}
             """)
         let first = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)

@@ -72,12 +72,7 @@ struct StatusEndToEndTests {
     }
 
     static func waitFor(_ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return false
+        try await GorushEndToEndTests.eventually(condition)
     }
 
     static func startGateway(_ network: Network, directory: TemporaryDirectory, extra: String = "") async throws -> (GatewayProcess, Int) {

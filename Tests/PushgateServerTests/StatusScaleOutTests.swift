@@ -11,17 +11,7 @@ import Testing
 @Suite("Status, scaled out")
 struct StatusScaleOutTests {
     @Test func twoInstancesOnOneDatabaseHandleEachMessageOnce() async throws {
-        let baseURL = try #require(ProcessInfo.processInfo.environment["PUSHGATE_TEST_POSTGRES_URL"], "run with scripts/test")
-        let pgBin = try #require(ProcessInfo.processInfo.environment["PUSHGATE_TEST_PG_BIN"], "run with scripts/test")
-        let name = "status_scale_\(UInt32.random(in: 0...UInt32.max))"
-        let components = try #require(URLComponents(string: baseURL))
-        let created = try await ExternalProcess.run(
-            pgBin + "/psql",
-            ["-h", components.host ?? "127.0.0.1", "-p", String(components.port ?? 5432), "-U", components.user ?? "pushgate", "-d", "postgres", "-qc", "CREATE DATABASE \(name)"]
-        )
-        #expect(created.status == 0, "\(created.errors)")
-        var url = components
-        url.path = "/" + name
+        let databaseURL = try await ScratchDatabase.create(prefix: "status_scale")
 
         let directory = try TemporaryDirectory()
         let sandbox = try GatewayProcess(arguments: ["sandbox", "--directory", directory.path("sandbox")], directory: directory.url.path)
@@ -44,7 +34,7 @@ struct StatusScaleOutTests {
                 let config = try directory.write("pushgate-\(index).yaml", apps + """
                     http: {bind_addresses: ['127.0.0.1'], port: 0}
                     log: {format: json}
-                    database: {url: '\(try #require(url.string))'}
+                    database: {url: '\(databaseURL)'}
                     status:
                       waku_rest_url: http://127.0.0.1:\(ports[index])
                       identity_key_file: \(keyFile)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PushgateCore
 
 /// A message on the emulated Waku relay network, as a node's REST API carries it.
 public struct WakuEmulatedMessage: Sendable, Equatable {
@@ -54,15 +55,6 @@ public struct WakuEmulatedMessage: Sendable, Equatable {
     }
 
     static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        String(decoding: (try? JSONText.encode(.string(text))) ?? Array("\"\"".utf8), as: UTF8.self)
     }
 }
