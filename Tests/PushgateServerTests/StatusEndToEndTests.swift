@@ -5,6 +5,8 @@ import NIOCore
 import NIOHTTP1
 import PushgateCore
 import PushgateSandbox
+import PushgateStatusWire
+import Synchronization
 import PushgateTestSupport
 import Testing
 
@@ -137,8 +139,9 @@ struct StatusEndToEndTests {
             #expect((first["timestamp"] as? Int ?? 0) > 1_000_000_000_000_000_000, "nanoseconds")
             let stale = try await self.register(network, installation: Self.installation1, version: 1)
             #expect(stale["success"] as? Bool == false && stale["error"] as? Int == 2, "VERSION_MISMATCH")
+            // A registration labelled version 0, as status-go 2.40 and later label encrypted messages.
             let contactsOnly = try await self.register(network, installation: Self.installation2, version: 1, extra: [
-                "access_token": Self.token2, "token_type": 2, "device_token": "fcm-alice", "allow_from_contacts_only": true, "allowed_key_list": ["0102"],
+                "waku_version": 0, "access_token": Self.token2, "token_type": 2, "device_token": "fcm-alice", "allow_from_contacts_only": true, "allowed_key_list": ["0102"],
             ])
             #expect(contactsOnly["success"] as? Bool == true)
             let noGrant = try await self.register(network, installation: Self.installation3, version: 1, extra: ["access_token": "not-a-uuid"])
@@ -215,6 +218,55 @@ struct StatusEndToEndTests {
             #expect(!gateway.errors.contains(Self.alice) && !gateway.errors.contains(Self.serverSecret), "no secret in the logs")
             gateway.signal(SIGTERM)
             #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+        }
+    }
+
+    /// With `gorush_url`, the server forwards as status-go does: one POST of the gorush request, in the
+    /// generation `payload_style` names (here the older one), and delivers nothing itself.
+    @Test func withAGorushURLTheRequestIsForwardedAsStatusGoSendsIt() async throws {
+        let received = Mutex<[(body: String, contentType: String)]>([])
+        let router = Router()
+        router.post("/api/push") { request, _ -> Response in
+            let body = String(buffer: try await request.body.collect(upTo: 1 << 20))
+            received.withLock { $0.append((body, request.headers[.contentType] ?? "")) }
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: #"{"counts":1,"logs":[],"success":"ok"}"#)))
+        }
+        let receiverPort = PortBox()
+        let receiver = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in receiverPort.value = channel.localAddress?.port ?? 0 }, logger: TestLogging.quiet
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await receiver.runService(gracefulShutdownSignals: []) }
+            defer { group.cancelAll() }
+            while receiverPort.value == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            try await Self.withNetwork { network in
+                let directory = try TemporaryDirectory()
+                let (gateway, port) = try await Self.startGateway(network, directory: directory, extra: """
+                      payload_style: legacy
+                      gorush_url: http://127.0.0.1:\(receiverPort.value)
+                    """)
+                defer { gateway.kill() }
+                #expect(try await self.register(network, installation: Self.installation1, version: 1)["success"] as? Bool == true)
+                let bob = try #require(try await Self.run("publickey", ["secret": Self.bob])["compressed"] as? String)
+                let answers = try await self.push(network, messageID: String(repeating: "ab", count: 32), requests: [[
+                    "target_key": Self.aliceKey, "installation_id": Self.installation1, "access_token": Self.token1, "chat": "chat-1", "type": 1,
+                    "author_key": bob,
+                ]])
+                #expect((answers.first?["reports"] as? [[String: Any]])?.map { $0["success"] as? Bool } == [true])
+                #expect(try await Self.waitFor { received.withLock { $0.count } == 1 })
+                let chatID = "0x" + StatusHex.encode(Keccak.shake256(Array("chat-1".utf8), outputCount: 64))
+                let publicKey = "0x" + StatusHex.encode(StatusTopic.keyHash(try Secp256k1.PublicKey(bytes: try #require(StatusHex.decode(Self.aliceKey)))))
+                let expected = #"{"notifications":[{"tokens":["\#(Self.apnsToken)"],"platform":1,"message":"You have a new message","topic":"im.pushgate.sandbox","data":{"encryptedMessage":"0x","chatId":"\#(chatID)","publicKey":"\#(publicKey)"}}]}"#
+                let post = try #require(received.withLock { $0.first })
+                #expect(post.body == expected)
+                #expect(post.contentType.hasPrefix("application/json"))
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(received.withLock { $0.count } == 1)
+                #expect(try await NextcloudEndToEndTests.deliveries(port).isEmpty, "forwarded, not delivered")
+                gateway.signal(SIGTERM)
+                #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+            }
         }
     }
 }

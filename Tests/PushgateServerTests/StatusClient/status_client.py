@@ -5,6 +5,7 @@ pycryptodome (AES, Keccak, SHAKE) and the protobuf runtime.
 Each subcommand reads one JSON object on stdin and prints one JSON object: the answer it got and what the
 test needs to check about it (who signed it, on which topic, with which Waku fields).
 
+  (every command also takes waku_version: the WakuMessage version label, 1 by default)
   register  {rest, pubsub, server_key, identity, installation_id, access_token, token_type, device_token,
              version, apn_topic, unregister, allow_from_contacts_only, allowed_key_list, blocked_chats,
              muted_chats, block_mentions, allowed_mentions_chats, timeout}
@@ -153,7 +154,8 @@ def rest(url, method="GET", body=None):
 
 def publish(args, topic, payload):
     quoted = urllib.parse.quote(args["pubsub"], safe="")
-    message = {"payload": base64.b64encode(payload).decode(), "contentTopic": topic, "version": 1, "timestamp": time.time_ns(), "ephemeral": False}
+    # status-go labels its encrypted payloads version 1, and 0 from app 2.40 on; servers decrypt either.
+    message = {"payload": base64.b64encode(payload).decode(), "contentTopic": topic, "version": args.get("waku_version", 1), "timestamp": time.time_ns(), "ephemeral": False}
     rest(args["rest"] + "/relay/v1/messages/" + quoted, "POST", message)
     return message
 
