@@ -1,5 +1,6 @@
 import PushgateConfig
 import PushgateCore
+import PushgateStatus
 
 /// The human-readable account `check-config` prints, with no secrets in it.
 struct ConfigurationSummary {
@@ -34,6 +35,8 @@ struct ConfigurationSummary {
             lines.append(
                 "status: push notification server on \(status.pubsubTopic) through the Waku node at \(status.wakuRESTURL), payloads \(status.payloadStyle.rawValue), \(delivery)"
             )
+            let key = status.identityKeyFile.flatMap { try? StatusFrontEnd.publicKeyHex(ofKeyFile: $0) } ?? "generated once and kept in the store"
+            lines.append("  server public key: \(key)")
         }
         if !self.configuration.warnings.isEmpty {
             lines.append("warnings: \(self.configuration.warnings.count)")
