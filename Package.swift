@@ -409,7 +409,7 @@ let package = Package(
             name: "PushgateStatusTests",
             dependencies: [
                 "PushgateStatus", "PushgateStatusWire", "PushgateTestSupport", "PushgateConfig", "PushgateCore", "PushgateDelivery",
-                "PushgateStore", "PushgateStoreSQLite", .logging, .swiftProtobuf,
+                "PushgateStore", "PushgateStoreSQLite", .logging, .swiftProtobuf, .coreMetrics,
             ]
         ),
         .testTarget(name: "PushgateConfigTests", dependencies: ["PushgateConfig", "PushgateCore"]),

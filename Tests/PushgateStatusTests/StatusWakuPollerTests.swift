@@ -1,0 +1,97 @@
+import CoreMetrics
+import Foundation
+import Logging
+import PushgateConfig
+@testable import PushgateStatus
+import PushgateStatusWire
+import Synchronization
+import Testing
+
+/// The poll loop against a scripted node: it retries the subscription while the node initialises,
+/// subscribes again when the node forgot it, backs off after failed polls, warns when a poll comes back as
+/// full as nwaku's default cache, and drops what is not for the server.
+@Suite("Status poll loop")
+struct StatusWakuPollerTests {
+    /// A node that answers from a script, then with empty polls.
+    final class ScriptedRelay: WakuRelay {
+        enum Step: Sendable {
+            case messages([WakuMessage])
+            case failure(WakuRelayError)
+        }
+        let subscribeFailures = Mutex<[WakuRelayError]>([])
+        let polls = Mutex<[Step]>([])
+        let subscriptions = Atomic<Int>(0)
+        let pollCount = Atomic<Int>(0)
+
+        func subscribe(pubsubTopic: String) async throws(WakuRelayError) {
+            if let failure = self.subscribeFailures.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { throw failure }
+            self.subscriptions.add(1, ordering: .relaxed)
+        }
+
+        func poll(pubsubTopic: String) async throws(WakuRelayError) -> [WakuMessage] {
+            self.pollCount.add(1, ordering: .relaxed)
+            switch self.polls.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            case .messages(let messages)?: return messages
+            case .failure(let error)?: throw error
+            case nil: return []
+            }
+        }
+
+        func publish(_ message: WakuMessage, pubsubTopic: String) async throws(WakuRelayError) {}
+    }
+
+    /// Keeps every log message.
+    struct CapturingLogHandler: LogHandler {
+        let lines: Lines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { self.metadata[key] }
+            set { self.metadata[key] = newValue }
+        }
+        func log(event: LogEvent) { self.lines.value.withLock { $0.append("\(event.message)") } }
+    }
+
+    final class Lines: Sendable {
+        let value = Mutex<[String]>([])
+    }
+
+    @Test func theLoopRecoversFromANodeThatIsStartingOrForgetsAndWarnsOfFullPolls() async throws {
+        let relay = ScriptedRelay()
+        relay.subscribeFailures.withLock { $0 = [.initializing, .unreachable("refused")] }
+        let junk = (0..<50).map { index in
+            WakuMessage(payload: [UInt8(index)], contentTopic: "/waku/1/0x0000000\(index % 10)/rfc26", timestamp: Int64(index))
+        }
+        relay.polls.withLock { $0 = [.failure(.unreachable("timeout")), .messages(junk), .failure(.notSubscribed), .messages([])] }
+        let lines = Lines()
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let identity = StatusServerIdentity(privateKey: try Secp256k1.PrivateKey())
+        let store = MemoryStatusStore()
+        let topics = StatusListeningTopics(identity: identity)
+        let metrics = StatusMetrics(factory: NOOPMetricsHandler.instance)
+        let processor = StatusMessageProcessor(
+            pubsubTopic: "/waku/2/rs/16/32", storeIsShared: false, topics: topics, store: store, relay: relay, answer: StatusAnswer(identity: identity),
+            registrations: StatusRegistrationHandler(identity: identity, store: store, topics: topics, logger: logger),
+            queries: StatusQueryHandler(store: store, logger: logger),
+            pushRequests: StatusPushRequestHandler(store: store, delivery: RecordingSink(), logger: logger), metrics: metrics, logger: logger
+        )
+        var settings = StatusSettings(wakuRESTURL: "http://127.0.0.1:1")
+        settings.pollInterval = .milliseconds(20)
+        let poller = StatusWakuPoller(relay: relay, processor: processor, topics: topics, store: store, settings: settings, metrics: metrics, logger: logger)
+        let task = Task { try await poller.run() }
+        defer { task.cancel() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while relay.polls.withLock({ !$0.isEmpty }) || relay.pollCount.load(ordering: .relaxed) < 6, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        task.cancel()
+        _ = try? await task.value
+        let logged = lines.value.withLock { $0 }
+        #expect(relay.subscriptions.load(ordering: .relaxed) == 2, "subscribed after two failures, and again when the node forgot")
+        #expect(logged.filter { $0.hasPrefix("status: cannot subscribe on the Waku node yet") }.count == 2)
+        #expect(logged.contains { $0.hasPrefix("status: polling the Waku node failed") })
+        #expect(logged.contains { $0.hasPrefix("status: the Waku node forgot the subscription") })
+        #expect(logged.contains { $0.hasPrefix("status: a poll returned 50 messages") })
+        #expect(!logged.contains { $0.contains("error") && $0.hasPrefix("status: cannot build") })
+    }
+}
