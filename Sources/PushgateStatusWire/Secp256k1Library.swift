@@ -60,9 +60,11 @@ final class Secp256k1Library: @unchecked Sendable {
     }
 
     private static func load() -> Result<Secp256k1Library, Secp256k1.Unavailable> {
+        // Debian's libsecp256k1-1 ships .so.1 (0.2) and newer releases .so.2; the unversioned names are for
+        // development installs and macOS.
         let names = ["libsecp256k1.so.1", "libsecp256k1.so.2", "libsecp256k1.so.0", "libsecp256k1.so", "libsecp256k1.dylib"]
         guard let handle = names.lazy.compactMap({ dlopen($0, RTLD_NOW | RTLD_LOCAL) }).first else {
-            return .failure(Secp256k1.Unavailable(missing: "the library"))
+            return .failure(Secp256k1.Unavailable(missing: "the library (libsecp256k1.so.1, .so.2, .so.0 or .so)"))
         }
         func symbol<T>(_ name: String, as type: T.Type) -> T? {
             guard let pointer = dlsym(handle, name) else { return nil }
@@ -74,18 +76,16 @@ final class Secp256k1Library: @unchecked Sendable {
             let pubkeyCreate = symbol("secp256k1_ec_pubkey_create", as: PubkeyCreate.self),
             let pubkeyParse = symbol("secp256k1_ec_pubkey_parse", as: PubkeyParse.self),
             let pubkeySerialize = symbol("secp256k1_ec_pubkey_serialize", as: PubkeySerialize.self)
-        else { return .failure(Secp256k1.Unavailable(missing: "its base functions")) }
+        else { return .failure(Secp256k1.Unavailable(missing: "the base functions")) }
         guard let ecdh = symbol("secp256k1_ecdh", as: ECDH.self) else { return .failure(Secp256k1.Unavailable(missing: "the ECDH module")) }
         guard let sign = symbol("secp256k1_ecdsa_sign_recoverable", as: SignRecoverable.self),
             let serializeCompact = symbol("secp256k1_ecdsa_recoverable_signature_serialize_compact", as: SerializeCompact.self),
             let parseCompact = symbol("secp256k1_ecdsa_recoverable_signature_parse_compact", as: ParseCompact.self),
             let recover = symbol("secp256k1_ecdsa_recover", as: Recover.self)
         else { return .failure(Secp256k1.Unavailable(missing: "the recovery module")) }
-        guard let context = create(Self.contextFlags) else { return .failure(Secp256k1.Unavailable(missing: "a context")) }
-        var seed = [UInt8](repeating: 0, count: 32)
-        var generator = SystemRandomNumberGenerator()
-        for index in seed.indices { seed[index] = generator.next() }
-        _ = randomize(context, seed)
+        guard let context = create(Self.contextFlags) else { return .failure(Secp256k1.Unavailable(missing: "a context (secp256k1_context_create failed)")) }
+        // Blinding against side channels; a failure leaves the context usable, only unblinded.
+        _ = randomize(context, SecureRandom.bytes(32))
         return .success(
             Secp256k1Library(
                 context: context, seckeyVerify: seckeyVerify, pubkeyCreate: pubkeyCreate, pubkeyParse: pubkeyParse,

@@ -34,7 +34,10 @@ struct StatusWireCrossCheckTests {
             eph, iv, c, tag = data[:65], data[65:81], data[81:-32], data[-32:]
             ke, km = keys(shared_x(key, eph))
             assert hmac.compare_digest(tag, hmac.new(km, iv + c, hashlib.sha256).digest()), 'bad tag'
-            print(AES.new(ke, AES.MODE_CTR, nonce=b'', initial_value=iv).decrypt(c).hex())
+            # Another library for this direction: OpenSSL's CTR through `cryptography`.
+            from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+            decryptor = Cipher(algorithms.AES(ke), modes.CTR(iv)).decryptor()
+            print((decryptor.update(c) + decryptor.finalize()).hex())
         """#
 
     @Test func eciesBothWays() async throws {
@@ -45,6 +48,41 @@ struct StatusWireCrossCheckTests {
         let fromSwift = try ECIES.encrypt(plaintext, to: recipient.publicKey)
         let decrypted = try await PythonReference.run(Self.eciesScript, arguments: ["decrypt", StatusHex.encode(recipient.rawRepresentation), StatusHex.encode(fromSwift)])
         #expect(decrypted == StatusHex.encode(plaintext))
+    }
+
+    /// The counter is one 128-bit big-endian number: from an IV whose low 64 bits are all ones, the second
+    /// block's counter carries into the high half (a 64-bit counter would wrap instead).
+    @Test func eciesCounterCarriesAcrossAll128Bits() async throws {
+        let recipient = try Secp256k1.PrivateKey()
+        let plaintext = (0..<300).map { UInt8(truncatingIfNeeded: $0 * 31) }
+        for ivText in ["0000000000000000ffffffffffffffff", "ffffffffffffffffffffffffffffffff", "00000000000000000000000000000000"] {
+            let sealed = try ECIES.encrypt(plaintext, to: recipient.publicKey, iv: hex(ivText))
+            let decrypted = try await PythonReference.run(Self.eciesScript, arguments: ["decrypt", StatusHex.encode(recipient.rawRepresentation), StatusHex.encode(sealed)])
+            #expect(decrypted == StatusHex.encode(plaintext), "IV \(ivText)")
+        }
+    }
+
+    /// go-waku's symmetric envelope written independently: `seal <key hex> <frame hex>` → ciphertext ‖ tag
+    /// ‖ nonce; `open <key hex> <sealed hex>` → frame.
+    static let symmetricScript = #"""
+        import sys, os
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+        mode, key, data = sys.argv[1], bytes.fromhex(sys.argv[2]), bytes.fromhex(sys.argv[3])
+        if mode == 'seal':
+            nonce = os.urandom(12)
+            print((AESGCM(key).encrypt(nonce, data, None) + nonce).hex())
+        else:
+            print(AESGCM(key).decrypt(data[-12:], data[:-12], None).hex())
+        """#
+
+    @Test func symmetricEnvelopesBothWays() async throws {
+        let key = StatusTopic.symmetricKey(forName: StatusHex.encode(Keccak.shake256(Array("some key".utf8))))
+        let frame = WakuPayload.encode(data: Array("a query".utf8), signer: try Secp256k1.PrivateKey())
+        let fromPython = try await PythonReference.run(Self.symmetricScript, arguments: ["seal", StatusHex.encode(key), StatusHex.encode(frame)])
+        #expect(try WakuPayload.openSymmetric(hex(fromPython), key: key) == frame)
+        let fromSwift = try WakuPayload.sealSymmetric(frame, key: key)
+        let opened = try await PythonReference.run(Self.symmetricScript, arguments: ["open", StatusHex.encode(key), StatusHex.encode(fromSwift)])
+        #expect(opened == StatusHex.encode(frame))
     }
 
     /// `sign <secret hex> <hash hex>` → R‖S‖V hex; `recover <sig hex> <hash hex>` → compressed key hex.
@@ -68,7 +106,8 @@ struct StatusWireCrossCheckTests {
         #expect(recovered == StatusHex.encode(signer.publicKey.compressed))
     }
 
-    /// Keccak-256, SHAKE-256 (64 bytes) and Status's PBKDF2 topic key of each argument (hex).
+    /// Keccak-256 (pycryptodome), SHAKE-256 (64 bytes; pycryptodome, checked against hashlib) and Status's
+    /// PBKDF2 topic key (hashlib, empty salt) of each argument (hex).
     static let hashScript = #"""
         import sys, hashlib
         from Crypto.Hash import keccak, SHAKE256
@@ -76,6 +115,7 @@ struct StatusWireCrossCheckTests {
             data = bytes.fromhex(arg)
             k = keccak.new(digest_bits=256); k.update(data)
             s = SHAKE256.new(); s.update(data)
+            assert hashlib.shake_256(data).digest(64) == SHAKE256.new(data).read(64)
             p = hashlib.pbkdf2_hmac('sha256', data, b'', 65356, 32)
             print(k.hexdigest(), s.read(64).hex(), p.hex())
         """#
