@@ -38,7 +38,7 @@ public struct Dispatcher: Sendable {
         self.store = store
         self.metrics = metrics
         self.wakeUp = wakeUp
-        self.groupCommit = OutboxGroupCommit(store: store)
+        self.groupCommit = OutboxGroupCommit(store: store, handOff: wakeUp.handOff)
         self.logger = logger
     }
 
@@ -85,9 +85,7 @@ public struct Dispatcher: Sendable {
     public func enqueue(
         _ notification: PushNotification, appID: String, tokens: [String], notBefore: Date = Date(), report: DeliveryReport? = nil
     ) async throws {
-        let payload = try OutboxPayloadCoding.encode(notification, report: report)
-        try await self.groupCommit.enqueue(tokens.map { OutboxMessage(appID: appID, pushToken: $0, payload: payload, notBefore: notBefore) })
-        self.wakeUp.signal()
+        try await self.enqueue([Queued(notification, appID: appID, tokens: tokens, report: report)], notBefore: notBefore)
     }
 
     /// Notifications for one app, queued together with others by ``enqueue(_:)``.
@@ -114,13 +112,19 @@ public struct Dispatcher: Sendable {
     /// all of them are queued or, when it throws, none.
     /// - Throws: a store error when they could not be stored.
     public func enqueue(_ groups: [Queued], notBefore: Date = Date()) async throws {
-        var messages: [OutboxMessage] = []
-        for group in groups {
+        var written: [OutboxGroupCommit.Group] = []
+        written.reserveCapacity(groups.count)
+        for group in groups where !group.tokens.isEmpty {
             let payload = try OutboxPayloadCoding.encode(group.notification, report: group.report)
-            messages += group.tokens.map { OutboxMessage(appID: group.appID, pushToken: $0, payload: payload, notBefore: notBefore) }
+            written.append(
+                OutboxGroupCommit.Group(
+                    messages: group.tokens.map { OutboxMessage(appID: group.appID, pushToken: $0, payload: payload, notBefore: notBefore) },
+                    notification: group.notification, report: group.report
+                )
+            )
         }
-        guard !messages.isEmpty else { return }
-        try await self.groupCommit.enqueue(messages)
+        guard !written.isEmpty else { return }
+        try await self.groupCommit.enqueue(written)
         self.wakeUp.signal()
     }
 

@@ -1,7 +1,10 @@
 import Synchronization
 
-/// Lets an enqueue wake the outbox worker instead of waiting for its next poll.
+/// Lets an enqueue wake the outbox worker instead of waiting for its next poll, and carries what this
+/// instance enqueues to its own worker (``OutboxHandOff``).
 public final class OutboxWakeUp: Sendable {
+    /// Entries handed from enqueues to the running worker.
+    let handOff = OutboxHandOff()
     private let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
     private let pending = Mutex(false)
 

@@ -3,8 +3,10 @@ public import Logging
 import PushgateCore
 public import PushgateStore
 public import ServiceLifecycle
+import Synchronization
 
-/// Delivers what the outbox holds: claims due entries (leased, so several instances share the outbox
+/// Delivers what the outbox holds: what this instance's enqueues hand over (see ``OutboxHandOff``) and due
+/// entries it claims (leased, so several instances share the outbox
 /// without sending anything twice), delivers them with bounded concurrency, and completes, reschedules
 /// (exponential backoff with jitter, honouring Retry-After) or gives them up.
 ///
@@ -39,6 +41,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     private let owner: String
     private let observers: [String: any DeliveryOutcomeObserver]
     private let logger: Logger
+    private let claimClock = OutboxClaimClock()
 
     public var description: String { "OutboxWorker" }
 
@@ -65,6 +68,13 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
+        self.wakeUp.handOff.open(owner: self.owner, lease: self.configuration.lease)
+        defer {
+            let waiting = self.wakeUp.handOff.close()
+            if waiting > 0 {
+                self.logger.notice("outbox: entries left for a later claim", metadata: ["entries": "\(waiting)"])
+            }
+        }
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 let handled = await self.runRound()
@@ -75,57 +85,90 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         }
     }
 
-    /// Claims one batch and delivers it; returns how many entries it handled.
+    /// One entry to deliver: handed over by this instance's enqueues, or claimed from the store.
+    private struct Work: Sendable {
+        let id: Int64
+        let appID: String
+        let token: String
+        let attempts: Int
+        let createdAt: Date
+        /// Nil when a claimed entry cannot be read.
+        let notification: PushNotification?
+        let report: DeliveryReport?
+    }
+
+    /// Takes one batch (handed-over entries first, then claimed ones) and delivers it; returns how many
+    /// entries it handled.
     func runRound() async -> Int {
-        let entries: [OutboxEntry]
-        do {
-            entries = try await self.store.claimDue(
-                now: Date(), limit: self.configuration.batchSize, leaseFor: self.configuration.lease, owner: self.owner
+        // A handed-over entry whose lease would end before its delivery's deadline is left to be claimed
+        // when the lease ends, so no other worker ever delivers it while this one does.
+        let leaseNeeded = Date().addingTimeInterval(Self.seconds(self.configuration.deliveryTimeout) + 1)
+        var work = self.wakeUp.handOff.take(self.configuration.batchSize).filter { $0.leaseUntil > leaseNeeded }.map { entry in
+            Work(
+                id: entry.id, appID: entry.appID, token: entry.token, attempts: 1, createdAt: entry.createdAt, notification: entry.notification,
+                report: entry.report
             )
-        } catch {
-            self.logger.warning("outbox: cannot claim entries", metadata: ["error": "\(error)"])
-            return 0
         }
-        // Entries queued together share their payload: each distinct payload is decoded once.
-        var decoded: [[UInt8]: PushNotification] = [:]
-        var reports: [[UInt8]: DeliveryReport] = [:]
-        for entry in entries where decoded[entry.message.payload] == nil {
-            if let notification = try? OutboxPayloadCoding.decode(entry.message.payload) { decoded[entry.message.payload] = notification }
-            if !self.observers.isEmpty, let report = OutboxPayloadCoding.report(entry.message.payload) { reports[entry.message.payload] = report }
+        // The store is asked when nothing was handed over, and otherwise once a poll interval, so entries
+        // due again (retries, other instances' leftovers) are not starved by a steady flow of new ones.
+        if work.count < self.configuration.batchSize, work.isEmpty || self.claimClock.due(every: self.configuration.pollInterval) {
+            work += await self.claim(limit: self.configuration.batchSize - work.count)
         }
-        let notifications = decoded
-        let requests = reports
+        guard !work.isEmpty else { return 0 }
+        let batch = work
         // Deliveries run to completion even when shutdown cancels the loop: their outcome must be stored.
         await Task {
-            let finished = await withTaskGroup(of: (OutboxEntry, DeliveryOutcome)?.self) { group in
-                var finished: [(OutboxEntry, DeliveryOutcome)] = []
-                finished.reserveCapacity(entries.count)
+            let finished = await withTaskGroup(of: (Work, DeliveryOutcome)?.self) { group in
+                var finished: [(Work, DeliveryOutcome)] = []
+                finished.reserveCapacity(batch.count)
                 var running = 0
-                for entry in entries {
+                for item in batch {
                     if running >= self.configuration.concurrency {
                         if case let done?? = await group.next() { finished.append(done) }
                         running -= 1
                     }
-                    group.addTask { await self.handle(entry, notification: notifications[entry.message.payload]) }
+                    group.addTask { await self.handle(item) }
                     running += 1
                 }
                 for await case let done? in group { finished.append(done) }
                 return finished
             }
-            await self.complete(finished, reports: requests)
+            await self.complete(finished)
         }.value
-        return entries.count
+        return batch.count
+    }
+
+    /// Claims due entries from the store and reads them (entries queued together share their payload:
+    /// each distinct payload is decoded once).
+    private func claim(limit: Int) async -> [Work] {
+        let entries: [OutboxEntry]
+        do {
+            entries = try await self.store.claimDue(now: Date(), limit: limit, leaseFor: self.configuration.lease, owner: self.owner)
+        } catch {
+            self.logger.warning("outbox: cannot claim entries", metadata: ["error": "\(error)"])
+            return []
+        }
+        var decoded: [[UInt8]: (PushNotification, DeliveryReport?)] = [:]
+        return entries.map { entry in
+            let payload = entry.message.payload
+            let read = decoded[payload] ?? (try? OutboxPayloadCoding.decodeWithReport(payload))
+            if let read, decoded[payload] == nil { decoded[payload] = read }
+            return Work(
+                id: entry.id, appID: entry.message.appID, token: entry.message.pushToken, attempts: entry.attempts, createdAt: entry.createdAt,
+                notification: read?.0, report: read?.1
+            )
+        }
     }
 
     /// Delivers one entry; returns it with its outcome when it is finished (delivered, refused or given
     /// up), nil when it was rescheduled.
-    private func handle(_ entry: OutboxEntry, notification: PushNotification?) async -> (OutboxEntry, DeliveryOutcome)? {
-        let appID = entry.message.appID
+    private func handle(_ entry: Work) async -> (Work, DeliveryOutcome)? {
+        let appID = entry.appID
         let outcome: DeliveryOutcome
-        if let notification {
+        if let notification = entry.notification {
             if case .found(let provider) = self.dispatcher.directory.lookup(appID) {
                 outcome = await self.dispatcher.deliver(
-                    notification, via: provider, token: entry.message.pushToken, deadline: .now + self.configuration.deliveryTimeout
+                    notification, via: provider, token: entry.token, deadline: .now + self.configuration.deliveryTimeout
                 )
             } else {
                 outcome = .rejected(reason: "no app is configured for \(appID)")
@@ -147,7 +190,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                 self.logger.warning("outbox: giving up", metadata: ["app": "\(appID)", "attempts": "\(entry.attempts)", "reason": "\(reason)"])
                 return (entry, outcome)
             }
-            let notBefore = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+            let notBefore = Date().addingTimeInterval(Self.seconds(delay))
             do {
                 _ = try await self.store.reschedule(id: entry.id, owner: self.owner, notBefore: notBefore, error: reason)
             } catch {
@@ -158,8 +201,12 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         }
     }
 
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
     /// Removes a round's finished entries in one store write, then tells the front ends that asked.
-    private func complete(_ finished: [(OutboxEntry, DeliveryOutcome)], reports: [[UInt8]: DeliveryReport]) async {
+    private func complete(_ finished: [(Work, DeliveryOutcome)]) async {
         guard !finished.isEmpty else { return }
         do {
             _ = try await self.store.complete(ids: finished.map(\.0.id), owner: self.owner)
@@ -169,8 +216,24 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             return
         }
         for (entry, outcome) in finished {
-            guard let report = reports[entry.message.payload], let observer = self.observers[report.frontEnd] else { continue }
-            await observer.deliveryEnded(report, appID: entry.message.appID, token: entry.message.pushToken, outcome: outcome)
+            guard let report = entry.report, let observer = self.observers[report.frontEnd] else { continue }
+            await observer.deliveryEnded(report, appID: entry.appID, token: entry.token, outcome: outcome)
+        }
+    }
+}
+
+/// When the worker last asked the store for due entries.
+final class OutboxClaimClock: Sendable {
+    private let last = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// Whether `interval` has passed since the last time this said yes (yes the first time); saying yes
+    /// starts the next interval.
+    func due(every interval: Duration) -> Bool {
+        let now = ContinuousClock.now
+        return self.last.withLock { last in
+            if let previous = last, now - previous < interval { return false }
+            last = now
+            return true
         }
     }
 }

@@ -126,8 +126,8 @@ public final class BoundedStore: PushStore {
 
     // MARK: Outbox
 
-    public func enqueue(_ messages: [OutboxMessage]) async throws -> [Int64] {
-        try await self.write { try await $0.enqueue(messages) }
+    public func enqueue(_ messages: [OutboxMessage], leasedTo lease: OutboxLease?) async throws -> [Int64] {
+        try await self.write { try await $0.enqueue(messages, leasedTo: lease) }
     }
 
     public func claimDue(now: Date, limit: Int, leaseFor lease: Duration, owner: String) async throws -> [OutboxEntry] {

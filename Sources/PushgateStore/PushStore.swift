@@ -31,9 +31,10 @@ public protocol DeviceStore: Sendable {
 /// Several Pushgate instances may share one outbox: a claim leases entries to one owner until the lease
 /// ends, and no entry is leased to two owners at once.
 public protocol OutboxStore: Sendable {
-    /// Stores messages for later delivery, atomically.
+    /// Stores messages for later delivery, atomically; with a lease, already leased to its owner (their
+    /// first attempt counted), so no other worker claims them before the lease ends.
     /// - Returns: their ids, in the order given.
-    func enqueue(_ messages: [OutboxMessage]) async throws -> [Int64]
+    func enqueue(_ messages: [OutboxMessage], leasedTo lease: OutboxLease?) async throws -> [Int64]
     /// Leases up to `limit` entries that are due at `now` and not leased, oldest due first, and counts the
     /// attempt.
     func claimDue(now: Date, limit: Int, leaseFor lease: Duration, owner: String) async throws -> [OutboxEntry]
@@ -48,6 +49,14 @@ public protocol OutboxStore: Sendable {
     func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool
     /// How many entries wait in the outbox, leased or not.
     func pendingCount() async throws -> Int
+}
+
+extension OutboxStore {
+    /// Stores messages for any worker to claim, atomically.
+    /// - Returns: their ids, in the order given.
+    public func enqueue(_ messages: [OutboxMessage]) async throws -> [Int64] {
+        try await self.enqueue(messages, leasedTo: nil)
+    }
 }
 
 /// Named counters with an optional expiry, shared by every instance on the store (rate limits, de-duplication).

@@ -174,7 +174,7 @@ public final class PostgresStore: PushStore {
 
     // MARK: Outbox
 
-    public func enqueue(_ messages: [OutboxMessage]) async throws -> [Int64] {
+    public func enqueue(_ messages: [OutboxMessage], leasedTo lease: OutboxLease?) async throws -> [Int64] {
         guard !messages.isEmpty else { return [] }
         let now = Date().millisecondsSince1970
         do {
@@ -182,17 +182,26 @@ public final class PostgresStore: PushStore {
                 var ids: [Int64] = []
                 ids.reserveCapacity(messages.count)
                 for chunk in messages.chunked(by: 1000) {
-                    var sql = "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at) VALUES "
-                    var binds = PostgresBindings(capacity: chunk.count * 5)
+                    // A lease's owner and end are two parameters every row shares.
+                    var sql = lease == nil
+                        ? "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at) VALUES "
+                        : "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at, lease_owner, lease_until, attempts) VALUES "
+                    var binds = PostgresBindings(capacity: chunk.count * 5 + 2)
+                    let shared = chunk.count * 5
                     for (index, message) in chunk.enumerated() {
                         let base = index * 5
                         sql += index == 0 ? "" : ", "
-                        sql += "($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5))"
+                        sql += "($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5)"
+                        sql += lease == nil ? ")" : ", $\(shared + 1), $\(shared + 2), 1)"
                         binds.append(message.appID)
                         binds.append(message.pushToken)
                         binds.append(ByteBuffer(bytes: message.payload))
                         binds.append(message.notBefore.millisecondsSince1970)
                         binds.append(now)
+                    }
+                    if let lease {
+                        binds.append(lease.owner)
+                        binds.append(lease.until.millisecondsSince1970)
                     }
                     let query = PostgresQuery(unsafeSQL: sql + " RETURNING id", binds: binds)
                     // BIGSERIAL ids rise in insertion order within the transaction.

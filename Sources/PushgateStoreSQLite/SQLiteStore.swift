@@ -149,7 +149,7 @@ public final class SQLiteStore: PushStore {
 
     // MARK: Outbox
 
-    public func enqueue(_ messages: [OutboxMessage]) async throws -> [Int64] {
+    public func enqueue(_ messages: [OutboxMessage], leasedTo lease: OutboxLease?) async throws -> [Int64] {
         guard !messages.isEmpty else { return [] }
         let now = Int(Date().millisecondsSince1970)
         // One multi-row INSERT per chunk (under SQLite's bind limit), all chunks in one transaction.
@@ -160,7 +160,7 @@ public final class SQLiteStore: PushStore {
             _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
             do {
                 for chunk in messages.chunked(by: 1000) {
-                    let (sql, binds) = Self.insertOutbox(chunk, now: now)
+                    let (sql, binds) = Self.insertOutbox(chunk, now: now, lease: lease)
                     // RETURNING order is unspecified; AUTOINCREMENT ids rise in insertion order.
                     ids += try await Self.query(connection, sql, binds)
                         .compactMap { $0.columns.first?.data.integer.map(Int64.init) }.sorted()
@@ -174,18 +174,26 @@ public final class SQLiteStore: PushStore {
         }
     }
 
-    private static func insertOutbox(_ chunk: ArraySlice<OutboxMessage>, now: Int) -> (String, [SQLiteData]) {
-        var sql = "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at) VALUES "
+    /// One multi-row INSERT; a lease's owner and end are two parameters every row shares.
+    private static func insertOutbox(_ chunk: ArraySlice<OutboxMessage>, now: Int, lease: OutboxLease?) -> (String, [SQLiteData]) {
+        var sql = lease == nil
+            ? "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at) VALUES "
+            : "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at, lease_owner, lease_until, attempts) VALUES "
         var binds: [SQLiteData] = []
-        binds.reserveCapacity(chunk.count * 5)
+        binds.reserveCapacity(chunk.count * 5 + 2)
+        let shared = chunk.count * 5
         for (index, message) in chunk.enumerated() {
             let base = index * 5
             sql += index == 0 ? "" : ", "
-            sql += "(?\(base + 1), ?\(base + 2), ?\(base + 3), ?\(base + 4), ?\(base + 5))"
+            sql += "(?\(base + 1), ?\(base + 2), ?\(base + 3), ?\(base + 4), ?\(base + 5)"
+            sql += lease == nil ? ")" : ", ?\(shared + 1), ?\(shared + 2), 1)"
             binds += [
                 .text(message.appID), .text(message.pushToken), .blob(ByteBuffer(bytes: message.payload)),
                 .integer(Int(message.notBefore.millisecondsSince1970)), .integer(now),
             ]
+        }
+        if let lease {
+            binds += [.text(lease.owner), .integer(Int(lease.until.millisecondsSince1970))]
         }
         return (sql + " RETURNING id", binds)
     }

@@ -36,4 +36,38 @@ struct OutboxPayloadCodingTests {
         // An entry written before reports existed has none.
         #expect(OutboxPayloadCoding.report(Array(#"{"kind":"alert","priority":"high","payload":{}}"#.utf8)) == nil)
     }
+
+    /// The direct writer and reader against `JSONEncoder`'s bytes and `JSONDecoder`: entries written by
+    /// either decode with the other, whole numbers beyond a `Double`'s exact range included.
+    @Test func theDirectCodingMatchesFoundationByteForByte() throws {
+        let notifications = [
+            PushNotification(payload: ["aps": ["alert": "hi ✓ \u{1F600}", "badge": 3], "u": "a/b"], apnsTopic: "im.example", expiration: 1_700_000_000),
+            PushNotification(
+                kind: .voip, priority: .normal, payload: ["x": [1.5, -2, true, .null]], timeToLive: 0, collapseID: "c", webPushUrgency: .veryLow,
+                apnsTopic: "t", apnsPushType: "liveactivity", apnsID: "123e4567-e89b-12d3-a456-426614174000", expiration: -5
+            ),
+        ]
+        let foundation = JSONEncoder()
+        foundation.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for notification in notifications {
+            let report = DeliveryReport(frontEnd: "gorush", context: ["n": "id", "p": 2])
+            let direct = try OutboxPayloadCoding.encode(notification, report: report)
+            // The same JSON object as the Codable form (Foundation escapes and orders it its own way).
+            let viaFoundation = try JSONParser.parse(Array(foundation.encode(notification)))
+            guard case .object(var members) = try JSONParser.parse(direct) else { Issue.record("not an object"); continue }
+            #expect(members.removeValue(forKey: "report") == ["frontEnd": "gorush", "context": ["n": "id", "p": 2]])
+            #expect(JSONValue.object(members) == viaFoundation)
+            #expect(try JSONDecoder().decode(PushNotification.self, from: Data(direct)) == notification)
+            #expect(try OutboxPayloadCoding.decodeWithReport(direct) == (notification, report))
+            #expect(try OutboxPayloadCoding.decode(Array(foundation.encode(notification))) == notification)
+        }
+        // Beyond ±2^53 a Double is not exact: such an entry goes through Codable both ways.
+        let huge = PushNotification(payload: [:], expiration: Int64.max - 1)
+        let bytes = try OutboxPayloadCoding.encode(huge)
+        #expect(String(decoding: bytes, as: UTF8.self).contains("\(Int64.max - 1)"))
+        #expect(try OutboxPayloadCoding.decode(bytes) == huge)
+        // Not a notification at all.
+        #expect(throws: (any Error).self) { try OutboxPayloadCoding.decode(Array(#"{"kind":"alert"}"#.utf8)) }
+        #expect(throws: (any Error).self) { try OutboxPayloadCoding.decode(Array(#"{"kind":"alert","priority":"high","payload":{},"timeToLive":1.5}"#.utf8)) }
+    }
 }

@@ -70,6 +70,36 @@ struct OutboxStoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func entriesEnqueuedUnderALeaseBelongToItsOwnerUntilItEnds(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let lease = OutboxLease(owner: "w1", until: Self.now.addingTimeInterval(60))
+            let leased = try await store.enqueue((0..<1_200).map { Self.message($0, dueIn: -1) }, leasedTo: lease)
+            let free = try await store.enqueue([Self.message(9_999, dueIn: -1)])
+            #expect(leased.count == 1_200)
+            #expect(leased == leased.sorted())
+            // Another worker sees only the unleased entry while the lease lasts.
+            let claimed = try await store.claimDue(now: Self.now.addingTimeInterval(59), limit: 2_000, leaseFor: .seconds(30), owner: "w2")
+            #expect(claimed.map(\.id) == free)
+            #expect(try await store.complete(ids: free, owner: "w2") == 1)
+            // The owner finishes some and retries one; a stranger's completion changes nothing.
+            #expect(try await store.complete(ids: Array(leased.prefix(10)), owner: "w2") == 0)
+            #expect(try await store.complete(ids: Array(leased.prefix(10)), owner: "w1") == 10)
+            #expect(try await store.reschedule(id: leased[10], owner: "w1", notBefore: Self.now.addingTimeInterval(-1), error: "busy"))
+            let retried = try await store.claimDue(now: Self.now, limit: 10, leaseFor: .seconds(30), owner: "w2")
+            #expect(retried.map(\.id) == [leased[10]])
+            // The first attempt was counted when the entry was written.
+            #expect(retried.first?.attempts == 2)
+            #expect(retried.first?.lastError == "busy")
+            #expect(try await store.complete(ids: [leased[10]], owner: "w2") == 1)
+            // The owner stopped: once the lease ends the rest are claimed by others, in order.
+            let rest = try await store.claimDue(now: Self.now.addingTimeInterval(60), limit: 2_000, leaseFor: .seconds(30), owner: "w2")
+            #expect(rest.count == 1_189)
+            #expect(rest.map(\.id) == Array(leased.dropFirst(11)), "the rest, in order")
+            #expect(rest.first?.message == Self.message(11, dueIn: -1))
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func manyEntriesCompleteInOneCallOnlyForTheirOwner(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             let ids = try await store.enqueue((1...1200).map { Self.message($0) })

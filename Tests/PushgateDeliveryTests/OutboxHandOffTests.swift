@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+import PushgateCore
+@testable import PushgateDelivery
+import PushgateStore
+import PushgateStoreSQLite
+import ServiceLifecycle
+import Testing
+
+/// What an instance enqueues while its worker runs is stored leased to that worker and delivered from
+/// memory: no other worker on the store takes it, and what is left at shutdown is claimed after the lease.
+@Suite("Outbox hand-off")
+struct OutboxHandOffTests {
+    @Test func entriesHandedToTheRunningWorkerAreDeliveredByItAloneAndOnce() async throws {
+        let (store, _) = try await DispatcherAndOutboxTests.openStore()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        var configuration = OutboxWorker.Configuration()
+        configuration.pollInterval = .milliseconds(10)
+        // This instance: its dispatcher and worker share a wake-up, so its enqueues are handed over.
+        let local = ScriptedProvider(appID: "app")
+        let wakeUp = OutboxWakeUp()
+        let dispatcher = Dispatcher(directory: ProviderDirectory([local]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        let worker = OutboxWorker(
+            dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, owner: "local", logger: TestLogging.quiet
+        )
+        // Another instance on the same store, claiming every 10 ms.
+        let other = ScriptedProvider(appID: "app")
+        let otherWakeUp = OutboxWakeUp()
+        let otherDispatcher = Dispatcher(
+            directory: ProviderDirectory([other]), store: store, metrics: metrics, wakeUp: otherWakeUp, logger: TestLogging.quiet
+        )
+        let otherWorker = OutboxWorker(
+            dispatcher: otherDispatcher, store: store, metrics: metrics, wakeUp: otherWakeUp, configuration: configuration, owner: "other",
+            logger: TestLogging.quiet
+        )
+        try await DispatcherAndOutboxTests.running([store, worker, otherWorker]) { () async throws in
+            #expect(try await DispatcherAndOutboxTests.eventually { wakeUp.handOff.reserve(0, now: Date()) != nil })
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for caller in 0..<30 {
+                    group.addTask {
+                        try await dispatcher.enqueue(DispatcherAndOutboxTests.notification, appID: "app", tokens: (0..<10).map { "c\(caller)-\($0)" })
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await DispatcherAndOutboxTests.eventually { () async throws in try await store.pendingCount() == 0 })
+            #expect(local.deliveredTokens.count == 300)
+            #expect(Set(local.deliveredTokens).count == 300)
+            #expect(other.deliveredTokens.isEmpty)
+        }
+    }
+
+    @Test func withoutARunningWorkerOrRoomEnqueuesAreLeftForAnyWorkerToClaim() async throws {
+        let handOff = OutboxHandOff(capacity: 10)
+        let now = Date()
+        #expect(handOff.reserve(1, now: now) == nil)
+        handOff.open(owner: "w", lease: .seconds(60))
+        let lease = try #require(handOff.reserve(8, now: now))
+        #expect(lease == OutboxLease(owner: "w", until: now.addingTimeInterval(60)))
+        // Promised room counts: 8 + 3 is over the capacity.
+        #expect(handOff.reserve(3, now: now) == nil)
+        let entries = (0..<8).map { n in
+            OutboxHandOff.Entry(
+                id: Int64(n), appID: "app", token: "t\(n)", notification: DispatcherAndOutboxTests.notification, report: nil, createdAt: now,
+                leaseUntil: lease.until
+            )
+        }
+        handOff.fulfil(8, with: entries, owner: "w")
+        #expect(handOff.take(5).map(\.id) == [0, 1, 2, 3, 4])
+        #expect(handOff.waiting == 3)
+        // A failed write gives its room back.
+        #expect(handOff.reserve(7, now: now) != nil)
+        handOff.fulfil(7, with: [], owner: "w")
+        #expect(handOff.waiting == 3)
+        // Closing drops what waits (it stays leased in the store) and stops further hand-offs.
+        #expect(handOff.close() == 3)
+        #expect(handOff.reserve(1, now: now) == nil)
+        handOff.fulfil(0, with: entries, owner: "w")
+        #expect(handOff.take(10).isEmpty)
+    }
+
+    @Test func whatShutdownLeavesIsClaimedWhenItsLeaseEnds() async throws {
+        let (store, path) = try await DispatcherAndOutboxTests.openStore()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        let wakeUp = OutboxWakeUp()
+        let dispatcher = Dispatcher(directory: ProviderDirectory([]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        // A worker that has taken the hand-off but has not delivered yet (it stops right after).
+        wakeUp.handOff.open(owner: "gone", lease: .seconds(60))
+        try await DispatcherAndOutboxTests.running([store]) { () async throws in
+            try await dispatcher.enqueue(DispatcherAndOutboxTests.notification, appID: "app", tokens: ["a", "b"])
+        }
+        #expect(wakeUp.handOff.close() == 2)
+        let (reopened, _) = try await DispatcherAndOutboxTests.openStore(at: path)
+        try await DispatcherAndOutboxTests.running([reopened]) { () async throws in
+            #expect(try await reopened.claimDue(now: Date(), limit: 10, leaseFor: .seconds(30), owner: "next").isEmpty)
+            let later = try await reopened.claimDue(now: Date().addingTimeInterval(61), limit: 10, leaseFor: .seconds(30), owner: "next")
+            #expect(later.map(\.message.pushToken) == ["a", "b"])
+            #expect(try OutboxPayloadCoding.decode(later[0].message.payload) == DispatcherAndOutboxTests.notification)
+        }
+    }
+}
