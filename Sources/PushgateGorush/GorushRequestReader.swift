@@ -111,17 +111,21 @@ enum GorushRequestReader {
     private struct Fields {
         let members: [String: JSONValue]
         let path: String
+        /// Whether some key is not lower-case ASCII, so a key missing exactly may still match in another
+        /// case (most requests have none, and then an absent field costs one lookup).
+        private let foldingMayMatch: Bool
 
         init(_ members: [String: JSONValue], path: String) {
             self.members = members
             self.path = path
+            self.foldingMayMatch = members.keys.contains { key in key.utf8.contains { $0 >= 0x80 || (0x41...0x5A).contains($0) } }
         }
 
-        /// The member for `key`: an exact match, else one that differs only in ASCII case; nil when absent
-        /// or null.
+        /// The member for `key` (lower-case ASCII, as every key gorush reads is): an exact match, else one
+        /// that differs only in case; nil when absent or null.
         func value(_ key: String) throws(Unreadable) -> JSONValue? {
             var found = self.members[key]
-            if found == nil {
+            if found == nil, self.foldingMayMatch {
                 let lowered = key.lowercased()
                 found = self.members.first { $0.key.lowercased() == lowered }?.value
             }

@@ -18,6 +18,8 @@ public final class SQLiteStore: PushStore {
     private let writer: SQLiteConnection
     private let reader: SQLiteConnection
     private let writes = WriteSerializer()
+    /// Concurrent seen marks, written together.
+    private let seenMarks: SeenMarkBatcher
     private let logger: Logger
 
     private init(path: String, writer: SQLiteConnection, reader: SQLiteConnection, logger: Logger) {
@@ -25,6 +27,8 @@ public final class SQLiteStore: PushStore {
         self.writer = writer
         self.reader = reader
         self.logger = logger
+        let writes = self.writes
+        self.seenMarks = SeenMarkBatcher { marks in try await Self.insertSeen(marks, on: writer, writes: writes) }
     }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
@@ -157,6 +161,11 @@ public final class SQLiteStore: PushStore {
         return try await self.writes.run {
             var ids: [Int64] = []
             ids.reserveCapacity(messages.count)
+            // One statement is a transaction of its own: no BEGIN and COMMIT (two more calls) needed.
+            if messages.count <= 1000 {
+                let (sql, binds) = Self.insertOutbox(messages[...], now: now, lease: lease)
+                return try await Self.query(connection, sql, binds).compactMap { $0.columns.first?.data.integer.map(Int64.init) }.sorted()
+            }
             _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
             do {
                 for chunk in messages.chunked(by: 1000) {
@@ -387,8 +396,21 @@ public final class SQLiteStore: PushStore {
     }
 
     public func markStatusMessageSeen(_ id: [UInt8], seenAt: Date) async throws -> Bool {
-        try await !self.run(on: self.writer, StatusStoreStatements.insertSeen, [.blob(ByteBuffer(bytes: id)), .integer(Int(seenAt.millisecondsSince1970))])
-            .isEmpty
+        try await self.seenMarks.mark(SeenMarkBatcher.Mark(id: id, seenAt: Int(seenAt.millisecondsSince1970)))
+    }
+
+    /// Writes a batch of seen marks (distinct ids) in one statement; returns the ids that were new.
+    private static func insertSeen(_ marks: [SeenMarkBatcher.Mark], on connection: SQLiteConnection, writes: WriteSerializer) async throws -> Set<[UInt8]> {
+        var sql = "INSERT INTO status_seen (id, seen_at) VALUES "
+        var binds: [SQLiteData] = []
+        binds.reserveCapacity(marks.count * 2)
+        for (index, mark) in marks.enumerated() {
+            sql += index == 0 ? "(?1, ?2)" : ", (?\(index * 2 + 1), ?\(index * 2 + 2))"
+            binds += [.blob(ByteBuffer(bytes: mark.id)), .integer(mark.seenAt)]
+        }
+        sql += " ON CONFLICT (id) DO NOTHING RETURNING id"
+        let rows = try await writes.run { try await Self.query(connection, sql, binds) }
+        return Set(rows.compactMap { $0.columns.first?.data.blob.map { Array(buffer: $0) } })
     }
 
     public func pruneStatusMessagesSeen(before cutoff: Date) async throws -> Int {
