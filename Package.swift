@@ -196,7 +196,7 @@ let package = Package(
         // A client of a Waku node's REST API (nwaku, go-waku): subscribe, poll, publish, health.
         .target(
             name: "PushgateWaku",
-            dependencies: ["PushgateCore", "PushgateStatusWire", .asyncHTTPClient, .logging, .nioCore, .nioHTTP1, .nioFoundationCompat]
+            dependencies: ["PushgateCore", "PushgateStatusWire", "PushgateProviderSupport", .logging, .nioCore, .nioHTTP1, .nioSSL]
         ),
         // Front end: a Status push notification server (16/PUSH-NOTIFICATION-SERVER) over Waku.
         .target(

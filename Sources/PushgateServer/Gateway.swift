@@ -103,7 +103,7 @@ public struct Gateway: Sendable {
         ]
         if let gorush = GorushFrontEnd.make(environment) { frontEnds.append(gorush) }
         if let status = configuration.status {
-            let relay = WakuRESTClient(baseURL: status.wakuRESTURL, client: HTTPClient.shared, timeout: status.requestTimeout)
+            let relay = WakuRESTClient(baseURL: status.wakuRESTURL, timeout: status.requestTimeout)
             if let frontEnd = try StatusFrontEnd.make(environment, relay: relay) { frontEnds.append(frontEnd) }
         }
         if let log = sandbox?.log {

@@ -1,25 +1,34 @@
-public import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOFoundationCompat
 import NIOHTTP1
+import NIOSSL
+import PushgateProviderSupport
 public import PushgateStatusWire
 
 /// A ``WakuRelay`` over a Waku node's REST API (nwaku's, which go-waku's matches in paths): relay
 /// subscriptions, `GET`/`POST /relay/v1/messages/{pubsub topic}` with the topic percent-encoded as one
 /// path segment. Every request has the deadline given at creation.
+///
+/// Requests go over the gateway's own keep-alive HTTP/1.1 connections (``HTTP1ConnectionPool``): the
+/// poll loop asks the node several times a second even when idle, and a general-purpose client's
+/// per-request work was half of the idle gateway's CPU.
 public struct WakuRESTClient: WakuRelay {
     private let baseURL: String
-    private let client: HTTPClient
+    private let pool: HTTP1ConnectionPool
     private let timeout: Duration
     /// The largest answer read (a full cache of large messages).
-    private let maximumAnswer = 64 << 20
+    static let maximumAnswer = 64 << 20
 
-    /// A client of the node at `baseURL` (`http://127.0.0.1:8645`).
-    public init(baseURL: String, client: HTTPClient, timeout: Duration) {
+    /// A client of the node at `baseURL` (`http://127.0.0.1:8645`; `https` is verified against the
+    /// system's trust store).
+    public init(baseURL: String, timeout: Duration) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        self.client = client
         self.timeout = timeout
+        let tls = Result { try NIOSSLContext(configuration: .makeClientConfiguration()) }.mapError { $0 as any Error }
+        let connectTimeout = TimeAmount.nanoseconds(max(1, timeout.nanosecondsClamped))
+        self.pool = HTTP1ConnectionPool(
+            tls: tls, proxy: nil, connectTimeout: connectTimeout, idleTimeout: .seconds(30), maximumIdlePerOrigin: 64, bodyLimit: Self.maximumAnswer
+        )
     }
 
     public func subscribe(pubsubTopic: String) async throws(WakuRelayError) {
@@ -78,27 +87,22 @@ public struct WakuRESTClient: WakuRelay {
     }
 
     private func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?) async throws(WakuRelayError) -> (Int, [UInt8]) {
-        var request = HTTPClientRequest(url: self.baseURL + path)
-        request.method = method
-        request.headers.add(name: "Accept", value: "application/json")
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
-        }
+        guard let url = URL(string: self.baseURL + path) else { throw .unreachable("not a URL: \(self.baseURL)") }
+        var headers = HTTPHeaders([("Accept", "application/json")])
+        if body != nil { headers.add(name: "Content-Type", value: "application/json") }
         do {
-            let response = try await self.client.execute(request, timeout: .nanoseconds(Int64(self.timeout.nanosecondsClamped)))
-            var buffer = try await response.body.collect(upTo: self.maximumAnswer)
-            return (Int(response.status.code), buffer.readBytes(length: buffer.readableBytes) ?? [])
+            let answer = try await self.pool.request(
+                method, url, headers: headers, body: ByteBuffer(bytes: body ?? []),
+                deadline: .now() + .nanoseconds(self.timeout.nanosecondsClamped)
+            )
+            return (answer.status, answer.body)
         } catch {
             throw .unreachable(Self.describe(error))
         }
     }
 
     private static func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError {
-            if error == .deadlineExceeded { return "no answer within the deadline" }
-            if error == .connectTimeout { return "connection timed out" }
-        }
+        if case HTTP1ExchangeError.deadlineExceeded = error { return "no answer within the deadline" }
         return String(describing: type(of: error)) + ": " + String(String(describing: error).prefix(200))
     }
 }

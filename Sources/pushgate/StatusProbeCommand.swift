@@ -50,7 +50,7 @@ struct StatusProbeCommand: AsyncParsableCommand {
             let topic = self.apnTopic ?? (isAPNs ? (try? app.options.string("topic")) ?? nil : nil) ?? ""
             device = .init(isAPNs: isAPNs, token: self.token ?? (isAPNs ? String(repeating: "a1", count: 32) : "demo-fcm-registration-token"), apnTopic: topic)
         }
-        let relay = WakuRESTClient(baseURL: self.wakuRestURL, client: HTTPClient.shared, timeout: .seconds(max(1, self.timeout)))
+        let relay = WakuRESTClient(baseURL: self.wakuRestURL, timeout: .seconds(max(1, self.timeout)))
         let probe = StatusProbe(relay: relay, pubsubTopic: self.pubsubTopic, serverKey: key, timeout: .seconds(max(1, self.timeout)))
         let passed = await probe.run(device: device) { step in
             let milliseconds = Double(step.roundTrip.components.seconds) * 1_000 + Double(step.roundTrip.components.attoseconds) / 1e15

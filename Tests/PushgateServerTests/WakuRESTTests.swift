@@ -104,8 +104,8 @@ struct WakuRESTTests {
 
     @Test func theClientRoundTripsMessagesExactlyAndNamesEachFailure() async throws {
         try await Self.withNodes(2, initializingFor: .seconds(3_600)) { _, urls, nodes in
-            let gateway = WakuRESTClient(baseURL: urls[0], client: HTTPClient.shared, timeout: .seconds(5))
-            let other = WakuRESTClient(baseURL: urls[1] + "/", client: HTTPClient.shared, timeout: .seconds(5))
+            let gateway = WakuRESTClient(baseURL: urls[0], timeout: .seconds(5))
+            let other = WakuRESTClient(baseURL: urls[1] + "/", timeout: .seconds(5))
             await #expect(throws: WakuRelayError.initializing) { try await gateway.subscribe(pubsubTopic: Self.topic) }
             for node in nodes { node.finishInitializing() }
             await #expect(throws: WakuRelayError.notSubscribed) { _ = try await gateway.poll(pubsubTopic: Self.topic) }
@@ -119,7 +119,7 @@ struct WakuRESTTests {
             #expect(try await gateway.poll(pubsubTopic: Self.topic) == [message], "nanosecond timestamps survive exactly")
             #expect(try await gateway.poll(pubsubTopic: Self.topic).isEmpty)
             await #expect(throws: WakuRelayError.self) { try await gateway.subscribe(pubsubTopic: "/not/a/shard") }
-            let nowhere = WakuRESTClient(baseURL: "http://127.0.0.1:1", client: HTTPClient.shared, timeout: .seconds(2))
+            let nowhere = WakuRESTClient(baseURL: "http://127.0.0.1:1", timeout: .seconds(2))
             await #expect {
                 try await nowhere.poll(pubsubTopic: Self.topic)
             } throws: { error in
