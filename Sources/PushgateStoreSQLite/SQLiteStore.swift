@@ -18,8 +18,10 @@ public final class SQLiteStore: PushStore {
     private let writer: SQLiteConnection
     private let reader: SQLiteConnection
     private let writes = WriteSerializer()
-    /// Concurrent seen marks, written together.
-    private let seenMarks: SeenMarkBatcher
+    /// Concurrent Status seen marks, written together: one INSERT (one transaction, one sync of the WAL)
+    /// for all that arrive while a write is under way. SQLite has one writer and each commit waits for the
+    /// disk; one commit per push request capped the Status server below a thousand requests a second.
+    private let seenMarks: WriteCoalescer<SeenMark, Bool>
     private let logger: Logger
 
     private init(path: String, writer: SQLiteConnection, reader: SQLiteConnection, logger: Logger) {
@@ -28,7 +30,7 @@ public final class SQLiteStore: PushStore {
         self.reader = reader
         self.logger = logger
         let writes = self.writes
-        self.seenMarks = SeenMarkBatcher { marks in try await Self.insertSeen(marks, on: writer, writes: writes) }
+        self.seenMarks = WriteCoalescer(maximumWeight: 500) { marks in try await Self.insertSeen(marks, on: writer, writes: writes) }
     }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
@@ -396,21 +398,32 @@ public final class SQLiteStore: PushStore {
     }
 
     public func markStatusMessageSeen(_ id: [UInt8], seenAt: Date) async throws -> Bool {
-        try await self.seenMarks.mark(SeenMarkBatcher.Mark(id: id, seenAt: Int(seenAt.millisecondsSince1970)))
+        try await self.seenMarks.submit(SeenMark(id: id, seenAt: Int(seenAt.millisecondsSince1970)))
     }
 
-    /// Writes a batch of seen marks (distinct ids) in one statement; returns the ids that were new.
-    private static func insertSeen(_ marks: [SeenMarkBatcher.Mark], on connection: SQLiteConnection, writes: WriteSerializer) async throws -> Set<[UInt8]> {
+    /// One id to record as seen, with its time in milliseconds.
+    struct SeenMark: Sendable {
+        let id: [UInt8]
+        let seenAt: Int
+    }
+
+    /// Writes a batch of seen marks in one statement; answers for each whether its id was new. Of two
+    /// marks with one id the first is new and the second is not, as if written one after the other.
+    private static func insertSeen(_ marks: [SeenMark], on connection: SQLiteConnection, writes: WriteSerializer) async throws -> [Bool] {
+        var firsts = Set<[UInt8]>()
+        let isFirst = marks.map { firsts.insert($0.id).inserted }
+        let distinct = zip(marks, isFirst).filter(\.1).map(\.0)
         var sql = "INSERT INTO status_seen (id, seen_at) VALUES "
         var binds: [SQLiteData] = []
-        binds.reserveCapacity(marks.count * 2)
-        for (index, mark) in marks.enumerated() {
+        binds.reserveCapacity(distinct.count * 2)
+        for (index, mark) in distinct.enumerated() {
             sql += index == 0 ? "(?1, ?2)" : ", (?\(index * 2 + 1), ?\(index * 2 + 2))"
             binds += [.blob(ByteBuffer(bytes: mark.id)), .integer(mark.seenAt)]
         }
         sql += " ON CONFLICT (id) DO NOTHING RETURNING id"
         let rows = try await writes.run { try await Self.query(connection, sql, binds) }
-        return Set(rows.compactMap { $0.columns.first?.data.blob.map { Array(buffer: $0) } })
+        let inserted = Set(rows.compactMap { $0.columns.first?.data.blob.map { Array(buffer: $0) } })
+        return zip(marks, isFirst).map { mark, first in first && inserted.contains(mark.id) }
     }
 
     public func pruneStatusMessagesSeen(before cutoff: Date) async throws -> Int {
