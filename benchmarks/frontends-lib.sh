@@ -1,0 +1,154 @@
+# Shared by benchmarks/frontends-wrk.sh and benchmarks/callgrind.sh (sourced, not run): the provider
+# side (`pushgate sandbox`, and nginx as a Web Push sink), the gateway's configuration, its start, and the
+# counters the checks read. Expects $BIN, $work and the array pids; every wait is bounded.
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# The APNs, FCM, Web Push and HMS emulators in their own process; writes $work/sandbox/pushgate-sandbox.yaml.
+start_sandbox() {
+  "$BIN" sandbox --directory "$work/sandbox" > "$work/sandbox.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 300); do grep -q 'Deliveries:' "$work/sandbox.log" && return 0; sleep 0.1; done
+  echo "the sandbox did not start:" >&2; tail -5 "$work/sandbox.log" >&2; return 1
+}
+
+# A Web Push service that only counts: nginx on a free loopback port reads each POST's body (discarding it)
+# and answers 201; its access log has one line per request (method, status, announced body length).
+start_nginx() {
+  nginx_port=$(free_port)
+  mkdir -p "$work/nginx/tmp"
+  cat > "$work/nginx/nginx.conf" <<NGINX
+worker_processes 1;
+master_process off;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+  client_body_temp_path $work/nginx/tmp;
+  proxy_temp_path $work/nginx/tmp;
+  fastcgi_temp_path $work/nginx/tmp;
+  uwsgi_temp_path $work/nginx/tmp;
+  scgi_temp_path $work/nginx/tmp;
+  log_format push '\$request_method \$status \$content_length';
+  keepalive_requests 10000000;
+  keepalive_timeout 300s;
+  client_max_body_size 1m;
+  server {
+    listen 127.0.0.1:$nginx_port;
+    access_log $work/nginx/access.log push buffer=64k flush=1s;
+    location / { return 201; }
+  }
+}
+NGINX
+  nginx -e "$work/nginx/error.log" -p "$work/nginx" -c "$work/nginx/nginx.conf" > "$work/nginx/stdout.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do
+    curl -s -o /dev/null -w '%{http_code}' -X POST -d probe "http://127.0.0.1:$nginx_port/push/probe" 2>/dev/null | grep -q 201 && return 0
+    sleep 0.1
+  done
+  echo "nginx did not start:" >&2; cat "$work/nginx/error.log" >&2; return 1
+}
+
+nginx_posts() { # POSTs nginx has logged (its buffer is flushed every second)
+  grep -c '^POST ' "$work/nginx/access.log" 2>/dev/null || true
+}
+
+# The gateway's configuration: the sandbox's demo apps (demo.webpush may also post to nginx), the HTTP
+# listener, a SQLite store in the temp dir, warnings only, and the Nextcloud front end.
+write_config() { # NAME PORT
+  local webpush_port
+  webpush_port=$(sed -n "s/.*allowed_endpoints: \['127.0.0.1:\([0-9]*\)'\].*/\1/p" "$work/sandbox/pushgate-sandbox.yaml")
+  {
+    sed "s/allowed_endpoints: \['127.0.0.1:$webpush_port'\]/allowed_endpoints: ['127.0.0.1:$webpush_port', '127.0.0.1:${nginx_port:-1}']/" \
+      "$work/sandbox/pushgate-sandbox.yaml"
+    cat <<YAML
+http: {bind_addresses: ['127.0.0.1'], port: $2}
+log: {level: warning}
+database: {url: 'sqlite:$work/$1.sqlite'}
+nextcloud: {fcm_app: demo.fcm, apns_app: demo.apns}
+YAML
+  } > "$work/$1.yaml"
+}
+
+# Starts `pushgate serve` (optionally under a wrapper such as valgrind; $GATEWAY_BIN instead of $BIN if
+# set) and waits for GET /health.
+start_gateway() { # NAME PORT ATTEMPTS(×0.1 s) [WRAPPER…]
+  local name=$1 port=$2 attempts=$3
+  shift 3
+  "$@" "${GATEWAY_BIN:-$BIN}" serve --config "$work/$name.yaml" > "$work/$name.log" 2>&1 &
+  gateway=$!
+  pids+=($gateway)
+  for _ in $(seq "$attempts"); do
+    curl -sf "http://127.0.0.1:$port/health" > /dev/null 2>&1 && return 0
+    kill -0 "$gateway" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "the gateway did not start:" >&2; tail -5 "$work/$name.log" >&2; return 1
+}
+
+stop_gateway() {
+  kill "$gateway" 2>/dev/null || true
+  for _ in $(seq 600); do kill -0 "$gateway" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$gateway" 2>/dev/null || true
+  wait "$gateway" 2>/dev/null || true
+}
+
+metric_sum() { # PORT NAME FILTER…: the sum of a counter over the label sets matching every filter
+  local port=$1 name=$2
+  shift 2
+  curl -s "http://127.0.0.1:$port/metrics" | awk -v name="$name" -v filters="$*" '
+    BEGIN { n = split(filters, f, " ") }
+    index($1, name "{") == 1 { ok = 1; for (i = 1; i <= n; i++) if (index($1, f[i]) == 0) ok = 0; if (ok) sum += $2 }
+    END { printf "%d", sum }'
+}
+
+# The request material of a case: the notify template (Matrix) or the batch bodies (Nextcloud, which
+# registers the devices at the gateway on PORT first).
+prepare_material() { # CASE PORT → prints the material file's path
+  local file="$work/$1.material"
+  case $1 in
+    matrix-webpush) python3 "$here/frontends.py" matrix-template webpush "http://127.0.0.1:$nginx_port/push/bench" "$file" ;;
+    matrix-apns) python3 "$here/frontends.py" matrix-template apns - "$file" ;;
+    nextcloud-fcm) python3 "$here/frontends.py" nextcloud-bodies "$2" fcm "$file" >&2 ;;
+    nextcloud-apns) python3 "$here/frontends.py" nextcloud-bodies "$2" apns "$file" >&2 ;;
+    *) echo "unknown case $1" >&2; return 1 ;;
+  esac
+  echo "$file"
+}
+
+# What proves a case's deliveries: nginx's POSTs for Web Push, else the gateway's delivered counter.
+delivered_count() { # CASE PORT
+  case $1 in
+    matrix-webpush) nginx_posts ;;
+    matrix-apns | nextcloud-apns) metric_sum "$2" pushgate_deliveries_total 'app="demo.apns"' 'outcome="delivered"' ;;
+    nextcloud-fcm) metric_sum "$2" pushgate_deliveries_total 'app="demo.fcm"' 'outcome="delivered"' ;;
+  esac
+}
+
+per_request() { # CASE: notifications per request
+  case $1 in nextcloud-*) echo 100 ;; *) echo 1 ;; esac
+}
+
+# Waits (at most SECONDS) until `delivered_count` reaches TARGET and then holds still for 1.5 s, or holds
+# still for 10 s; prints the last count.
+settle() { # CASE PORT TARGET SECONDS
+  local last=-1 value still=0
+  for _ in $(seq $(($4 * 2))); do
+    value=$(delivered_count "$1" "$2")
+    if [ "$value" = "$last" ]; then still=$((still + 1)); else still=0; fi
+    last=$value
+    if [ "$value" -ge "$3" ] && [ "$still" -ge 3 ]; then break; fi
+    [ "$still" -ge 20 ] && break
+    sleep 0.5
+  done
+  echo "$last"
+}
+
+cpu_ticks() { # utime + stime of PID, in clock ticks
+  awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
+}
