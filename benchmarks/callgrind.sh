@@ -3,7 +3,8 @@
 # machine: unlike requests/s or CPU time, the count barely moves between runs.
 #
 #   benchmarks/callgrind.sh [BINARY] [CASE] [COUNT]     # CASE: matrix-webpush (default), matrix-apns,
-#                                                       # nextcloud-fcm, nextcloud-apns; COUNT default 2000
+#                                                       # nextcloud-fcm, nextcloud-apns, gorush-ios (one
+#                                                       # iOS token, async); COUNT default 2000
 #
 # The provider side runs natively as in benchmarks/frontends-wrk.sh (`pushgate sandbox`, nginx for Web
 # Push); only the gateway runs under `valgrind --tool=callgrind`, with instrumentation off until warm-up is

@@ -72,6 +72,7 @@ log: {level: warning}
 database: {url: 'sqlite:$work/$1.sqlite'}
 nextcloud: {fcm_app: demo.fcm, apns_app: demo.apns}
 YAML
+    case $1 in gorush-*) echo "gorush: {ios_app: demo.apns, android_app: demo.fcm, allow_unauthenticated: true}" ;; esac
   } > "$work/$1.yaml"
 }
 
@@ -107,8 +108,8 @@ metric_sum() { # PORT NAME FILTER…: the sum of a counter over the label sets m
     END { printf "%d", sum }'
 }
 
-# The request material of a case: the notify template (Matrix) or the batch bodies (Nextcloud, which
-# registers the devices at the gateway on PORT first).
+# The request material of a case: the notify template (Matrix), the batch bodies (Nextcloud, which
+# registers the devices at the gateway on PORT first) or the one body (gorush).
 prepare_material() { # CASE PORT → prints the material file's path
   local file="$work/$1.material"
   case $1 in
@@ -116,6 +117,9 @@ prepare_material() { # CASE PORT → prints the material file's path
     matrix-apns) python3 "$here/frontends.py" matrix-template apns - "$file" ;;
     nextcloud-fcm) python3 "$here/frontends.py" nextcloud-bodies "$2" fcm "$file" >&2 ;;
     nextcloud-apns) python3 "$here/frontends.py" nextcloud-bodies "$2" apns "$file" >&2 ;;
+    gorush-ios) # one iOS token, gorush's default (async: queued in the outbox, answered at once)
+      printf '{"notifications":[{"platform":1,"tokens":["%s"],"message":"Hello","topic":"im.pushgate.sandbox","data":{"chatId":"0x01"}}]}\n' \
+        "$(printf 'a1%.0s' $(seq 32))" > "$file" ;;
     *) echo "unknown case $1" >&2; return 1 ;;
   esac
   echo "$file"
@@ -125,7 +129,7 @@ prepare_material() { # CASE PORT → prints the material file's path
 delivered_count() { # CASE PORT
   case $1 in
     matrix-webpush) nginx_posts ;;
-    matrix-apns | nextcloud-apns) metric_sum "$2" pushgate_deliveries_total 'app="demo.apns"' 'outcome="delivered"' ;;
+    matrix-apns | nextcloud-apns | gorush-ios) metric_sum "$2" pushgate_deliveries_total 'app="demo.apns"' 'outcome="delivered"' ;;
     nextcloud-fcm) metric_sum "$2" pushgate_deliveries_total 'app="demo.fcm"' 'outcome="delivered"' ;;
   esac
 }

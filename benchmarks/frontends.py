@@ -112,8 +112,9 @@ def send(port: int, case: str, material: str, count: int, prefix: str, threads: 
     with open(material) as f:
         lines = [line.rstrip("\n") for line in f if line.strip()]
     matrix = case.startswith("matrix")
-    path = "/_matrix/push/v1/notify" if matrix else "/notifications"
-    content_type = "application/json" if matrix else "application/x-www-form-urlencoded"
+    gorush = case.startswith("gorush")
+    path = "/_matrix/push/v1/notify" if matrix else "/api/push" if gorush else "/notifications"
+    content_type = "application/x-www-form-urlencoded" if case.startswith("nextcloud") else "application/json"
     lock = threading.Lock()
     state = {"next": 0, "statuses": {}, "errors": 0}
     deadline = time.monotonic() + float(os.environ.get("SEND_DEADLINE", "3600"))
@@ -132,7 +133,12 @@ def send(port: int, case: str, material: str, count: int, prefix: str, threads: 
                 response = connection.getresponse()
                 text = response.read()
                 status = response.status
-                ok = status == 200 and (b'"rejected":[]' in text if matrix else b'"failed":0' in text and b'"unknown":[]' in text)
+                if matrix:
+                    ok = status == 200 and b'"rejected":[]' in text
+                elif gorush:
+                    ok = status == 200 and b'"success":"ok"' in text
+                else:
+                    ok = status == 200 and b'"failed":0' in text and b'"unknown":[]' in text
             except (OSError, http.client.HTTPException):
                 connection.close()
                 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=300)

@@ -24,6 +24,9 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         public var lease: Duration = .seconds(60)
         /// The pause between empty rounds (an enqueue in this process ends it early).
         public var pollInterval: Duration = .milliseconds(500)
+        /// Rounds under way at once: while there is a backlog, a round claims and completes entries while
+        /// another's deliveries are in flight.
+        public var lanes = 2
         /// The deadline of one delivery.
         public var deliveryTimeout: Duration = .seconds(30)
         /// Backoff and give-up rules.
@@ -76,10 +79,21 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             }
         }
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                let handled = await self.runRound()
-                if handled == 0 {
-                    await self.wakeUp.wait(timeout: self.configuration.pollInterval)
+            await withTaskGroup(of: Void.self) { group in
+                // The first lane wakes on enqueues; the others help while a backlog lasts (a full round)
+                // and otherwise sleep a poll interval, so the next round's store writes overlap this
+                // round's deliveries.
+                for lane in 0..<max(1, self.configuration.lanes) {
+                    group.addTask {
+                        while !Task.isCancelled {
+                            let handled = await self.runRound()
+                            if lane == 0 {
+                                if handled == 0 { await self.wakeUp.wait(timeout: self.configuration.pollInterval) }
+                            } else if handled < self.configuration.batchSize {
+                                try? await Task.sleep(for: self.configuration.pollInterval)
+                            }
+                        }
+                    }
                 }
             }
         }
