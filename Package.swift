@@ -191,7 +191,7 @@ let package = Package(
         // ECIES, the Waku payload v1 frame, topics, message ids and the Status protobuf messages. No I/O.
         .target(
             name: "PushgateStatusWire",
-            dependencies: [.crypto, .cryptoExtras, .swiftProtobuf]
+            dependencies: ["PushgateCore", .crypto, .cryptoExtras, .swiftProtobuf]
         ),
         // A client of a Waku node's REST API (nwaku, go-waku): subscribe, poll, publish, health.
         .target(
@@ -403,7 +403,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushgateStatusWireTests",
-            dependencies: ["PushgateStatusWire", "PushgateTestSupport", .crypto, .cryptoExtras, .swiftProtobuf]
+            dependencies: ["PushgateStatusWire", "PushgateCore", "PushgateTestSupport", .crypto, .cryptoExtras, .swiftProtobuf]
         ),
         .testTarget(
             name: "PushgateStatusTests",

@@ -2,6 +2,7 @@ import Foundation
 public import PushgateConfig
 public import PushgateHTTP
 public import PushgateStatusWire
+import PushgateCore
 
 /// The Status push notification server as one ``FrontEnd``: no routes, one service (the Waku poll loop
 /// and its handlers) and an outcome observer that drops registrations whose token died. On when the
@@ -67,7 +68,7 @@ public enum StatusFrontEnd {
         guard let data = FileManager.default.contents(atPath: file) else { throw ConfigurationError(key: key, "cannot be read") }
         var text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasPrefix("0x") || text.hasPrefix("0X") { text.removeFirst(2) }
-        guard text.utf8.count == 64, let bytes = StatusHex.decode(text), let privateKey = try? Secp256k1.PrivateKey(bytes: bytes) else {
+        guard text.utf8.count == 64, let bytes = Hex.decode(text), let privateKey = try? Secp256k1.PrivateKey(bytes: bytes) else {
             throw ConfigurationError(key: key, "must hold a secp256k1 secret key as 64 hex digits (0x optional)")
         }
         return privateKey
@@ -76,7 +77,7 @@ public enum StatusFrontEnd {
     /// Writes a new random secret key file (mode 0600) and returns its public key as `0x` hex.
     public static func writeNewIdentityKey(file: String) throws -> String {
         let privateKey = try Secp256k1.PrivateKey()
-        let text = StatusHex.encode(privateKey.rawRepresentation) + "\n"
+        let text = Hex.lowercase(privateKey.rawRepresentation) + "\n"
         guard FileManager.default.createFile(atPath: file, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
             throw ConfigurationError(key: "status.identity_key_file", "cannot be written")
         }

@@ -1,6 +1,7 @@
 import PushgateConfig
 import PushgateGorush
 import PushgateStatusWire
+import PushgateCore
 
 /// The gorush `POST /api/push` body a status-go server sends for accepted notifications: one notification
 /// per device, in the generation `payload_style` names.
@@ -69,7 +70,7 @@ struct StatusGorushRequest: Sendable {
     }
 
     /// `0x` + lowercase hex, as status-go's JSON encodes bytes (`0x` alone when empty).
-    static func hex(_ bytes: some Sequence<UInt8>) -> String { "0x" + StatusHex.encode(bytes) }
+    static func hex(_ bytes: some Sequence<UInt8>) -> String { "0x" + Hex.lowercase(bytes) }
 
     /// A JSON string as Go's encoder writes it (HTML-sensitive characters escaped).
     static func quoted(_ text: String) -> String { GoJSON.string(text) }

@@ -14,13 +14,13 @@ struct StatusOutcomeObserver: DeliveryOutcomeObserver {
 
     /// The report context of a queued notification: key hash, installation id, registration version.
     static func context(_ accepted: StatusAccepted) -> JSONValue {
-        ["h": .string(StatusHex.encode(accepted.keyHash)), "i": .string(accepted.installationID), "v": .string(String(accepted.version))]
+        ["h": .string(Hex.lowercase(accepted.keyHash)), "i": .string(accepted.installationID), "v": .string(String(accepted.version))]
     }
 
     func deliveryEnded(_ report: DeliveryReport, appID: String, token: String, outcome: DeliveryOutcome) async {
         self.metrics.deliveryEnded(outcome)
         guard case .invalidToken = outcome else { return }
-        guard let hashText = report.context["h"]?.stringValue, let keyHash = StatusHex.decode(hashText),
+        guard let hashText = report.context["h"]?.stringValue, let keyHash = Hex.decode(hashText),
             let installationID = report.context["i"]?.stringValue, let versionText = report.context["v"]?.stringValue,
             let version = UInt64(versionText)
         else { return }

@@ -1,6 +1,7 @@
 import Foundation
 public import PushgateStatusWire
 import SwiftProtobuf
+import PushgateCore
 
 /// An operator's smoke test of a Status push notification server through a real Waku node: acts as a
 /// status-go client with a throw-away identity — registers a device token, queries the registration
@@ -131,7 +132,7 @@ public struct StatusProbe: Sendable {
     }
 
     private func push(identity: Secp256k1.PrivateKey, ephemeral: Secp256k1.PrivateKey, installationID: String, accessToken: String) async throws -> (Bool, String) {
-        let identityHex = "0x" + StatusHex.encode(identity.publicKey.uncompressed)
+        let identityHex = "0x" + Hex.lowercase(identity.publicKey.uncompressed)
         var notification = Protobuf_PushNotification()
         notification.accessToken = accessToken
         notification.chatID = Data(Keccak.shake256(Array(identityHex.utf8), outputCount: 64))

@@ -1,4 +1,5 @@
 import PushgateStatusWire
+import PushgateCore
 
 /// The server's secp256k1 identity and the topics it listens on because of it: its personal topic
 /// (registrations) and its partitioned topic (push requests).
@@ -18,5 +19,5 @@ struct StatusServerIdentity: Sendable {
     }
 
     /// The compressed public key as lowercase hex with `0x`, as operators configure clients with it.
-    var publicKeyHex: String { "0x" + StatusHex.encode(self.publicKey.compressed) }
+    var publicKeyHex: String { "0x" + Hex.lowercase(self.publicKey.compressed) }
 }

@@ -1,3 +1,4 @@
+import PushgateCore
 extension Secp256k1 {
     /// A public key, equal and hashed by its 33-byte compressed form.
     public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
@@ -31,7 +32,7 @@ extension Secp256k1 {
         public var x: [UInt8] { Array(self.uncompressed[1..<33]) }
 
         /// `0x` and the compressed form in hex.
-        public var description: String { "0x" + StatusHex.encode(self.compressed) }
+        public var description: String { "0x" + Hex.lowercase(self.compressed) }
 
         public static func == (lhs: PublicKey, rhs: PublicKey) -> Bool { lhs.compressed == rhs.compressed }
         public func hash(into hasher: inout Hasher) { hasher.combine(self.compressed) }

@@ -1,5 +1,6 @@
 import Crypto
 import CryptoExtras
+import PushgateCore
 
 /// Status's topic names and their Waku content topics (status-wire.md §1.2): the partitioned topic of a
 /// key, the personal topic of a key, the public query topic of a registered key, the 4-byte topic and
@@ -17,13 +18,13 @@ public enum StatusTopic {
 
     /// `contact-discovery-` + lowercase hex of the 65-byte uncompressed key (a server's registration topic).
     public static func personalName(for key: Secp256k1.PublicKey) -> String {
-        "contact-discovery-" + StatusHex.encode(key.uncompressed)
+        "contact-discovery-" + Hex.lowercase(key.uncompressed)
     }
 
     /// The query topic of a registered key: lowercase hex (no `0x`) of its 64-byte SHAKE-256 hash
     /// (``keyHash(_:)``), 128 characters.
     public static func queryName(forKeyHash hash: [UInt8]) -> String {
-        StatusHex.encode(hash)
+        Hex.lowercase(hash)
     }
 
     /// The SHAKE-256 (64 bytes) of a key's compressed form: how registrations, queries and notifications
@@ -45,7 +46,7 @@ public enum StatusTopic {
     /// The content topic of 4 topic bytes; shorter input is padded with zero bytes and longer input cut
     /// to 4, as status-go's `BytesToTopic` does.
     public static func contentTopic(forTopic bytes: [UInt8]) -> String {
-        "/waku/1/0x" + StatusHex.encode(Self.fourBytes(bytes)) + "/rfc26"
+        "/waku/1/0x" + Hex.lowercase(Self.fourBytes(bytes)) + "/rfc26"
     }
 
     /// The 4 topic bytes of a Status content topic, or nil when it is not one: exactly
@@ -55,7 +56,7 @@ public enum StatusTopic {
         let parts = contentTopic.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0].isEmpty, parts[1] == "waku", parts[2] == "1", parts[4] == "rfc26" else { return nil }
         let hex = parts[3]
-        guard hex.hasPrefix("0x") || hex.hasPrefix("0X"), let bytes = StatusHex.decode(String(hex.dropFirst(2))) else { return nil }
+        guard hex.hasPrefix("0x") || hex.hasPrefix("0X"), let bytes = Hex.decode(String(hex.dropFirst(2))) else { return nil }
         return Self.fourBytes(bytes)
     }
 

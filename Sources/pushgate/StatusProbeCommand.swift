@@ -5,6 +5,7 @@ import PushgateConfig
 import PushgateStatus
 import PushgateStatusWire
 import PushgateWaku
+import PushgateCore
 
 /// `pushgate status-probe`: a Status client with a throw-away identity that registers, queries and asks
 /// for a push through a real Waku node, reporting each step.
@@ -32,7 +33,7 @@ struct StatusProbeCommand: AsyncParsableCommand {
     func run() async throws {
         var text = self.serverKey.trimmingCharacters(in: .whitespaces)
         if text.hasPrefix("0x") { text.removeFirst(2) }
-        guard let bytes = StatusHex.decode(text), let key = try? Secp256k1.PublicKey(bytes: bytes) else {
+        guard let bytes = Hex.decode(text), let key = try? Secp256k1.PublicKey(bytes: bytes) else {
             FileHandle.standardError.write(Data("pushgate: --server-key must be a secp256k1 public key as hex\n".utf8))
             throw ExitCode(2)
         }

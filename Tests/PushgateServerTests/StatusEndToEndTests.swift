@@ -255,8 +255,8 @@ struct StatusEndToEndTests {
                 ]])
                 #expect((answers.first?["reports"] as? [[String: Any]])?.map { $0["success"] as? Bool } == [true])
                 #expect(try await Self.waitFor { received.withLock { $0.count } == 1 })
-                let chatID = "0x" + StatusHex.encode(Keccak.shake256(Array("chat-1".utf8), outputCount: 64))
-                let publicKey = "0x" + StatusHex.encode(StatusTopic.keyHash(try Secp256k1.PublicKey(bytes: try #require(StatusHex.decode(Self.aliceKey)))))
+                let chatID = "0x" + Hex.lowercase(Keccak.shake256(Array("chat-1".utf8), outputCount: 64))
+                let publicKey = "0x" + Hex.lowercase(StatusTopic.keyHash(try Secp256k1.PublicKey(bytes: try #require(Hex.decode(Self.aliceKey)))))
                 let expected = #"{"notifications":[{"tokens":["\#(Self.apnsToken)"],"platform":1,"message":"You have a new message","topic":"im.pushgate.sandbox","data":{"encryptedMessage":"0x","chatId":"\#(chatID)","publicKey":"\#(publicKey)"}}]}"#
                 let post = try #require(received.withLock { $0.first })
                 #expect(post.body == expected)

@@ -1,5 +1,6 @@
 import PushgateStatusWire
 import Testing
+import PushgateCore
 
 /// Keccak-256 and SHAKE-256 against fixed vectors: the empty input (status-wire.md §5.2,
 /// gorush-and-status.md §3.5), FIPS 202's 200 bytes of 0xA3, and inputs on each side of the 136-byte
@@ -37,8 +38,8 @@ struct KeccakVectorTests {
     ])
     func aroundTheBlockBoundary(length: Int, keccak: String, shake: String) {
         let input = Self.pattern(length)
-        #expect(StatusHex.encode(Keccak.keccak256(input)) == keccak)
-        #expect(StatusHex.encode(Keccak.shake256(input, outputCount: 64)) == shake)
+        #expect(Hex.lowercase(Keccak.keccak256(input)) == keccak)
+        #expect(Hex.lowercase(Keccak.shake256(input, outputCount: 64)) == shake)
         // Slices hash like arrays.
         let padded = [0xEE] + input + [0xEE]
         #expect(Keccak.keccak256(padded.dropFirst().dropLast()) == Keccak.keccak256(input))
@@ -48,17 +49,17 @@ struct KeccakVectorTests {
     @Test func fips202ExampleOf200BytesOfA3() {
         let input = [UInt8](repeating: 0xA3, count: 200)
         #expect(
-            StatusHex.encode(Keccak.shake256(input, outputCount: 64))
+            Hex.lowercase(Keccak.shake256(input, outputCount: 64))
                 == "cd8a920ed141aa0407a22d59288652e9d9f1a7ee0c1e7c1ca699424da84a904d2d700caae7396ece96604440577da4f3aa22aeb8857f961c4cd8e06f0ae6610b"
         )
         // Keccak-256 is not NIST SHA3-256 (79f38ade… for this input): the domain byte differs.
-        #expect(StatusHex.encode(Keccak.keccak256(input)) == "3a57666b048777f2c953dc4456f45a2588e1cb6f2da760122d530ac2ce607d4a")
+        #expect(Hex.lowercase(Keccak.keccak256(input)) == "3a57666b048777f2c953dc4456f45a2588e1cb6f2da760122d530ac2ce607d4a")
     }
 
     @Test func aLongOutputSqueezesSeveralBlocks() {
         let output = Keccak.shake256(Array("abc".utf8), outputCount: 300)
         #expect(output.count == 300)
-        #expect(StatusHex.encode(output) == Self.shakeOfABC300)
+        #expect(Hex.lowercase(output) == Self.shakeOfABC300)
         #expect(Array(output.prefix(64)) == Keccak.shake256(Array("abc".utf8), outputCount: 64))
         #expect(Keccak.shake256([], outputCount: 0).isEmpty)
     }

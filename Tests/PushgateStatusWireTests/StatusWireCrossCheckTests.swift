@@ -2,6 +2,7 @@ import Foundation
 import PushgateStatusWire
 import PushgateTestSupport
 import Testing
+import PushgateCore
 
 /// The primitives against independent implementations: libsecp256k1 through Python's coincurve, AES,
 /// Keccak and SHAKE from pycryptodome, PBKDF2 from hashlib — each direction (Python makes, Swift reads, and
@@ -43,11 +44,11 @@ struct StatusWireCrossCheckTests {
     @Test func eciesBothWays() async throws {
         let recipient = try Secp256k1.PrivateKey()
         let plaintext = (0..<300).map { _ in UInt8.random(in: 0...255) }
-        let fromPython = try await PythonReference.run(Self.eciesScript, arguments: ["encrypt", StatusHex.encode(recipient.publicKey.uncompressed), StatusHex.encode(plaintext)])
+        let fromPython = try await PythonReference.run(Self.eciesScript, arguments: ["encrypt", Hex.lowercase(recipient.publicKey.uncompressed), Hex.lowercase(plaintext)])
         #expect(try ECIES.decrypt(hex(fromPython), with: recipient) == plaintext)
         let fromSwift = try ECIES.encrypt(plaintext, to: recipient.publicKey)
-        let decrypted = try await PythonReference.run(Self.eciesScript, arguments: ["decrypt", StatusHex.encode(recipient.rawRepresentation), StatusHex.encode(fromSwift)])
-        #expect(decrypted == StatusHex.encode(plaintext))
+        let decrypted = try await PythonReference.run(Self.eciesScript, arguments: ["decrypt", Hex.lowercase(recipient.rawRepresentation), Hex.lowercase(fromSwift)])
+        #expect(decrypted == Hex.lowercase(plaintext))
     }
 
     /// The counter is one 128-bit big-endian number: from an IV whose low 64 bits are all ones, the second
@@ -57,8 +58,8 @@ struct StatusWireCrossCheckTests {
         let plaintext = (0..<300).map { UInt8(truncatingIfNeeded: $0 * 31) }
         for ivText in ["0000000000000000ffffffffffffffff", "ffffffffffffffffffffffffffffffff", "00000000000000000000000000000000"] {
             let sealed = try ECIES.encrypt(plaintext, to: recipient.publicKey, iv: hex(ivText))
-            let decrypted = try await PythonReference.run(Self.eciesScript, arguments: ["decrypt", StatusHex.encode(recipient.rawRepresentation), StatusHex.encode(sealed)])
-            #expect(decrypted == StatusHex.encode(plaintext), "IV \(ivText)")
+            let decrypted = try await PythonReference.run(Self.eciesScript, arguments: ["decrypt", Hex.lowercase(recipient.rawRepresentation), Hex.lowercase(sealed)])
+            #expect(decrypted == Hex.lowercase(plaintext), "IV \(ivText)")
         }
     }
 
@@ -76,13 +77,13 @@ struct StatusWireCrossCheckTests {
         """#
 
     @Test func symmetricEnvelopesBothWays() async throws {
-        let key = StatusTopic.symmetricKey(forName: StatusHex.encode(Keccak.shake256(Array("some key".utf8))))
+        let key = StatusTopic.symmetricKey(forName: Hex.lowercase(Keccak.shake256(Array("some key".utf8))))
         let frame = WakuPayload.encode(data: Array("a query".utf8), signer: try Secp256k1.PrivateKey())
-        let fromPython = try await PythonReference.run(Self.symmetricScript, arguments: ["seal", StatusHex.encode(key), StatusHex.encode(frame)])
+        let fromPython = try await PythonReference.run(Self.symmetricScript, arguments: ["seal", Hex.lowercase(key), Hex.lowercase(frame)])
         #expect(try WakuPayload.openSymmetric(hex(fromPython), key: key) == frame)
         let fromSwift = try WakuPayload.sealSymmetric(frame, key: key)
-        let opened = try await PythonReference.run(Self.symmetricScript, arguments: ["open", StatusHex.encode(key), StatusHex.encode(fromSwift)])
-        #expect(opened == StatusHex.encode(frame))
+        let opened = try await PythonReference.run(Self.symmetricScript, arguments: ["open", Hex.lowercase(key), Hex.lowercase(fromSwift)])
+        #expect(opened == Hex.lowercase(frame))
     }
 
     /// `sign <secret hex> <hash hex>` → R‖S‖V hex; `recover <sig hex> <hash hex>` → compressed key hex.
@@ -99,11 +100,11 @@ struct StatusWireCrossCheckTests {
     @Test func recoverableSignaturesBothWays() async throws {
         let signer = try Secp256k1.PrivateKey()
         let hash = Keccak.keccak256(Array("a message".utf8))
-        let pythonSignature = try await PythonReference.run(Self.signatureScript, arguments: ["sign", StatusHex.encode(signer.rawRepresentation), StatusHex.encode(hash)])
-        #expect(pythonSignature == StatusHex.encode(signer.signRecoverable(hash32: hash)), "both use RFC 6979 nonces")
+        let pythonSignature = try await PythonReference.run(Self.signatureScript, arguments: ["sign", Hex.lowercase(signer.rawRepresentation), Hex.lowercase(hash)])
+        #expect(pythonSignature == Hex.lowercase(signer.signRecoverable(hash32: hash)), "both use RFC 6979 nonces")
         #expect(try Secp256k1.recover(signature65: hex(pythonSignature), hash32: hash) == signer.publicKey)
-        let recovered = try await PythonReference.run(Self.signatureScript, arguments: ["recover", StatusHex.encode(signer.signRecoverable(hash32: hash)), StatusHex.encode(hash)])
-        #expect(recovered == StatusHex.encode(signer.publicKey.compressed))
+        let recovered = try await PythonReference.run(Self.signatureScript, arguments: ["recover", Hex.lowercase(signer.signRecoverable(hash32: hash)), Hex.lowercase(hash)])
+        #expect(recovered == Hex.lowercase(signer.publicKey.compressed))
     }
 
     /// Keccak-256 (pycryptodome), SHAKE-256 (64 bytes; pycryptodome, checked against hashlib) and Status's
@@ -123,13 +124,13 @@ struct StatusWireCrossCheckTests {
     @Test func keccakShakeAndTopicKeysOverEveryBlockBoundary() async throws {
         let lengths = [0, 1, 135, 136, 137, 271, 272, 300, 1000]
         let inputs = lengths.map { length in (0..<length).map { _ in UInt8.random(in: 0x20...0x7e) } }
-        let lines = try await PythonReference.run(Self.hashScript, arguments: inputs.map { StatusHex.encode($0) }).split(separator: "\n")
+        let lines = try await PythonReference.run(Self.hashScript, arguments: inputs.map { Hex.lowercase($0) }).split(separator: "\n")
         #expect(lines.count == inputs.count)
         for (input, line) in zip(inputs, lines) {
             let fields = line.split(separator: " ").map(String.init)
-            #expect(StatusHex.encode(Keccak.keccak256(input)) == fields[0], "Keccak-256 of \(input.count) bytes")
-            #expect(StatusHex.encode(Keccak.shake256(input, outputCount: 64)) == fields[1], "SHAKE-256 of \(input.count) bytes")
-            #expect(StatusHex.encode(StatusTopic.symmetricKey(forName: String(decoding: input, as: UTF8.self))) == fields[2])
+            #expect(Hex.lowercase(Keccak.keccak256(input)) == fields[0], "Keccak-256 of \(input.count) bytes")
+            #expect(Hex.lowercase(Keccak.shake256(input, outputCount: 64)) == fields[1], "SHAKE-256 of \(input.count) bytes")
+            #expect(Hex.lowercase(StatusTopic.symmetricKey(forName: String(decoding: input, as: UTF8.self))) == fields[2])
         }
         // Longer outputs squeeze more than one block.
         #expect(Keccak.shake256([1, 2, 3], outputCount: 300).prefix(64) == Keccak.shake256([1, 2, 3], outputCount: 64)[...])

@@ -1,5 +1,6 @@
 @testable import PushgateStatusWire
 import Testing
+import PushgateCore
 
 /// The rules around the vectors: what each decoder refuses (go-ethereum's and go-waku's rules), the
 /// padding arithmetic, topic bytes (status-wire.md §5.1), key validation, and that secrets stay out of
@@ -188,10 +189,10 @@ struct StatusWireRuleTests {
         #expect(throws: Never.self) { try Secp256k1.PrivateKey(bytes: belowOrder) }
 
         let secret = try key(0x11)
-        let secretHex = StatusHex.encode(secret.rawRepresentation)
+        let secretHex = Hex.lowercase(secret.rawRepresentation)
         for text in [String(describing: secret), String(reflecting: secret), "\(secret)", secret.debugDescription] {
             #expect(!text.contains(secretHex) && !text.lowercased().contains("1111111111"))
-            #expect(text.contains(StatusHex.encode(secret.publicKey.compressed)))
+            #expect(text.contains(Hex.lowercase(secret.publicKey.compressed)))
         }
         let random = try Secp256k1.PrivateKey()
         let another = try Secp256k1.PrivateKey()
@@ -256,7 +257,7 @@ struct StatusWireRuleTests {
     @Test func theHMACBasedPBKDF2MatchesRFC7914AndTheLibrary() {
         // RFC 7914 §11: PBKDF2-HMAC-SHA256("passwd", "salt", 1, 64).
         #expect(
-            StatusHex.encode(StatusTopic.pbkdf2SHA256(password: Array("passwd".utf8), salt: Array("salt".utf8), rounds: 1, count: 64))
+            Hex.lowercase(StatusTopic.pbkdf2SHA256(password: Array("passwd".utf8), salt: Array("salt".utf8), rounds: 1, count: 64))
                 == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783"
         )
         #expect(

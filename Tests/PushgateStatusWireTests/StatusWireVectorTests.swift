@@ -2,8 +2,9 @@ import Foundation
 import PushgateStatusWire
 import SwiftProtobuf
 import Testing
+import PushgateCore
 
-func hex(_ text: String) -> [UInt8] { StatusHex.decode(text)! }
+func hex(_ text: String) -> [UInt8] { Hex.decode(text)! }
 func key(_ byte: UInt8) throws -> Secp256k1.PrivateKey { try Secp256k1.PrivateKey(bytes: Array(repeating: byte, count: 32)) }
 
 /// Every primitive against the published vectors (status-wire.md §5): go-ethereum's ECIES, KDF and
@@ -12,9 +13,9 @@ func key(_ byte: UInt8) throws -> Secp256k1.PrivateKey { try Secp256k1.PrivateKe
 @Suite("Status wire: published vectors")
 struct StatusWireVectorTests {
     @Test func keccakAndShakeOfNothing() {
-        #expect(StatusHex.encode(Keccak.keccak256([])) == "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470")
+        #expect(Hex.lowercase(Keccak.keccak256([])) == "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470")
         #expect(
-            StatusHex.encode(Keccak.shake256([], outputCount: 64))
+            Hex.lowercase(Keccak.shake256([], outputCount: 64))
                 == "46b9dd2b0ba88d13233b3feb743eeb243fcd52ea62b81b82b50c27646ed5762fd75dc4ddd8c0f200cb05019d67b592f6fc821c49479ab48640292eacb3b7c4be"
         )
     }
@@ -29,29 +30,29 @@ struct StatusWireVectorTests {
     @Test func concatKDF() {
         let expected = StatusVectors.kdf64
         for length in [6, 32, 48, 64] {
-            #expect(StatusHex.encode(ECIES.concatKDF(Array("input".utf8), count: length)) == String(expected.prefix(length * 2)))
+            #expect(Hex.lowercase(ECIES.concatKDF(Array("input".utf8), count: length)) == String(expected.prefix(length * 2)))
         }
     }
 
     @Test func sharedSecretIsTheRawXBothWays() throws {
         let a = try Secp256k1.PrivateKey(bytes: hex(StatusVectors.sharedA))
         let b = try Secp256k1.PrivateKey(bytes: hex(StatusVectors.sharedB))
-        #expect(StatusHex.encode(a.sharedSecretX(with: b.publicKey)) == StatusVectors.sharedAB)
-        #expect(StatusHex.encode(b.sharedSecretX(with: a.publicKey)) == StatusVectors.sharedAB)
+        #expect(Hex.lowercase(a.sharedSecretX(with: b.publicKey)) == StatusVectors.sharedAB)
+        #expect(Hex.lowercase(b.sharedSecretX(with: a.publicKey)) == StatusVectors.sharedAB)
         let one = try Secp256k1.PrivateKey(bytes: hex(StatusVectors.padKey1))
         let two = try Secp256k1.PrivateKey(bytes: hex(StatusVectors.padKey2))
-        #expect(StatusHex.encode(one.publicKey.x) == StatusVectors.padX1)
-        #expect(StatusHex.encode(Array(one.publicKey.uncompressed[33...])) == StatusVectors.padY1)
-        #expect(StatusHex.encode(two.publicKey.x) == StatusVectors.padX2)
-        #expect(StatusHex.encode(Array(two.publicKey.uncompressed[33...])) == StatusVectors.padY2)
+        #expect(Hex.lowercase(one.publicKey.x) == StatusVectors.padX1)
+        #expect(Hex.lowercase(Array(one.publicKey.uncompressed[33...])) == StatusVectors.padY1)
+        #expect(Hex.lowercase(two.publicKey.x) == StatusVectors.padX2)
+        #expect(Hex.lowercase(Array(two.publicKey.uncompressed[33...])) == StatusVectors.padY2)
         #expect(one.sharedSecretX(with: two.publicKey) == two.sharedSecretX(with: one.publicKey))
         #expect(one.sharedSecretX(with: two.publicKey).count == 32)
     }
 
     @Test func recoveryOfGoEthereumsSignature() throws {
         let recovered = try Secp256k1.recover(signature65: hex(StatusVectors.recSig), hash32: hex(StatusVectors.recHash))
-        #expect(StatusHex.encode(recovered.uncompressed) == StatusVectors.recKey)
-        #expect(StatusHex.encode(recovered.compressed) == StatusVectors.recKeyCompressed)
+        #expect(Hex.lowercase(recovered.uncompressed) == StatusVectors.recKey)
+        #expect(Hex.lowercase(recovered.compressed) == StatusVectors.recKeyCompressed)
         var signature = hex(StatusVectors.recSig)
         signature[64] = 28
         #expect(throws: (any Error).self) { try Secp256k1.recover(signature65: signature, hash32: hex(StatusVectors.recHash)) }
@@ -86,7 +87,7 @@ struct StatusWireVectorTests {
             pubsubTopic: "/waku/2/rs/0/0", payload: withPayload ? hex("010203045445535405060708") : [], contentTopic: "/waku/2/default-content/proto",
             meta: hex(meta), timestampNanoseconds: 0x1757_89bf_a23f_8400
         )
-        #expect(StatusHex.encode(hash) == expected)
+        #expect(Hex.lowercase(hash) == expected)
     }
 
     @Test func topicBytesOfStatusGosTests() {
@@ -109,23 +110,23 @@ struct StatusWireDerivedVectorTests {
     }
 
     @Test func keysHashesAndTheSharedSecret() {
-        #expect(StatusHex.encode(self.client.publicKey.uncompressed) == StatusVectors.client65)
-        #expect(StatusHex.encode(self.client.publicKey.compressed) == StatusVectors.client33)
-        #expect(StatusHex.encode(self.server.publicKey.uncompressed) == StatusVectors.server65)
-        #expect(StatusHex.encode(self.server.publicKey.compressed) == StatusVectors.server33)
-        #expect(StatusHex.encode(StatusTopic.keyHash(self.client.publicKey)) == StatusVectors.shakeClient)
-        #expect(StatusHex.encode(self.client.sharedSecretX(with: self.server.publicKey)) == StatusVectors.shared)
-        #expect(StatusHex.encode(self.server.sharedSecretX(with: self.client.publicKey)) == StatusVectors.shared)
-        let author = Keccak.shake256(Array(("0x" + StatusHex.encode(self.client.publicKey.uncompressed)).utf8), outputCount: 64)
-        #expect(StatusHex.encode(author) == StatusVectors.authorHash)
+        #expect(Hex.lowercase(self.client.publicKey.uncompressed) == StatusVectors.client65)
+        #expect(Hex.lowercase(self.client.publicKey.compressed) == StatusVectors.client33)
+        #expect(Hex.lowercase(self.server.publicKey.uncompressed) == StatusVectors.server65)
+        #expect(Hex.lowercase(self.server.publicKey.compressed) == StatusVectors.server33)
+        #expect(Hex.lowercase(StatusTopic.keyHash(self.client.publicKey)) == StatusVectors.shakeClient)
+        #expect(Hex.lowercase(self.client.sharedSecretX(with: self.server.publicKey)) == StatusVectors.shared)
+        #expect(Hex.lowercase(self.server.sharedSecretX(with: self.client.publicKey)) == StatusVectors.shared)
+        let author = Keccak.shake256(Array(("0x" + Hex.lowercase(self.client.publicKey.uncompressed)).utf8), outputCount: 64)
+        #expect(Hex.lowercase(author) == StatusVectors.authorHash)
     }
 
     @Test func theGrantIsDeterministicAndVerifies() {
         let token = "b6ae4fde-bb65-11ea-b3de-0242ac130004"
         let material = StatusGrant.material(clientKey: self.client.publicKey, serverKey: self.server.publicKey, accessToken: token)
-        #expect(StatusHex.encode(material) == StatusVectors.material)
+        #expect(Hex.lowercase(material) == StatusVectors.material)
         let grant = self.client.signRecoverable(hash32: material)
-        #expect(StatusHex.encode(grant) == StatusVectors.grant)
+        #expect(Hex.lowercase(grant) == StatusVectors.grant)
         #expect(StatusGrant.verify(grant: grant, clientKey: self.client.publicKey, serverKey: self.server.publicKey, accessToken: token))
         #expect(!StatusGrant.verify(grant: grant, clientKey: self.client.publicKey, serverKey: self.server.publicKey, accessToken: token + "x"))
         #expect(!StatusGrant.verify(grant: grant, clientKey: self.server.publicKey, serverKey: self.client.publicKey, accessToken: token))
@@ -142,29 +143,29 @@ struct StatusWireDerivedVectorTests {
         registration.apnTopic = "im.status.ethereum"
         registration.grant = Data(hex(StatusVectors.grant))
         let marshalled: [UInt8] = try registration.serializedBytes()
-        #expect(StatusHex.encode(marshalled) == StatusVectors.registration, "SwiftProtobuf marshals as Go does")
+        #expect(Hex.lowercase(marshalled) == StatusVectors.registration, "SwiftProtobuf marshals as Go does")
 
         let sharedKey = self.client.sharedSecretX(with: self.server.publicKey)
         let encrypted = try RegistrationCipher.seal(marshalled, key: sharedKey, nonce: Array(0..<12))
-        #expect(StatusHex.encode(encrypted) == StatusVectors.encrypted)
+        #expect(Hex.lowercase(encrypted) == StatusVectors.encrypted)
         #expect(try RegistrationCipher.open(encrypted, key: sharedKey) == marshalled)
-        #expect(StatusHex.encode(Keccak.shake256(encrypted, outputCount: 64)) == StatusVectors.requestID)
+        #expect(Hex.lowercase(Keccak.shake256(encrypted, outputCount: 64)) == StatusVectors.requestID)
 
         var amm = Protobuf_ApplicationMetadataMessage()
         amm.signature = Data(self.client.signRecoverable(hash32: Keccak.keccak256(encrypted)))
         amm.payload = Data(encrypted)
         amm.type = .pushNotificationRegistration
         let ammBytes: [UInt8] = try amm.serializedBytes()
-        #expect(StatusHex.encode(ammBytes) == StatusVectors.ammPrefix + StatusVectors.encrypted + StatusVectors.ammSuffix)
-        #expect(StatusHex.encode(StatusMessageID.compute(author: self.client.publicKey, data: ammBytes)) == StatusVectors.messageID)
+        #expect(Hex.lowercase(ammBytes) == StatusVectors.ammPrefix + StatusVectors.encrypted + StatusVectors.ammSuffix)
+        #expect(Hex.lowercase(StatusMessageID.compute(author: self.client.publicKey, data: ammBytes)) == StatusVectors.messageID)
 
         let frame = WakuPayload.encode(data: ammBytes, signer: self.client, padding: Array(repeating: 0, count: 7))
-        #expect(StatusHex.encode(frame) == StatusVectors.framePrefix + StatusHex.encode(ammBytes) + StatusVectors.framePadding + StatusVectors.frameSignature)
+        #expect(Hex.lowercase(frame) == StatusVectors.framePrefix + Hex.lowercase(ammBytes) + StatusVectors.framePadding + StatusVectors.frameSignature)
         let decoded = try WakuPayload.decode(frame)
         #expect(decoded.data == ammBytes && decoded.signer == self.client.publicKey)
 
         let payload = try ECIES.encrypt(frame, to: self.server.publicKey, ephemeralKey: try key(0x44), iv: Array(repeating: 0, count: 16))
-        #expect(StatusHex.encode(payload) == StatusVectors.wakuPayload)
+        #expect(Hex.lowercase(payload) == StatusVectors.wakuPayload)
         #expect(try ECIES.decrypt(payload, with: self.server) == frame)
     }
 
@@ -177,7 +178,7 @@ struct StatusWireDerivedVectorTests {
         let queryName = StatusTopic.queryName(forKeyHash: StatusTopic.keyHash(self.client.publicKey))
         #expect(queryName == StatusVectors.shakeClient)
         #expect(StatusTopic.contentTopic(forName: queryName) == "/waku/1/0x7adbefd6/rfc26")
-        #expect(StatusHex.encode(StatusTopic.symmetricKey(forName: queryName)) == StatusVectors.querySymKey)
+        #expect(Hex.lowercase(StatusTopic.symmetricKey(forName: queryName)) == StatusVectors.querySymKey)
     }
 
     @Test func theQueryAMMAndItsMessageID() throws {
@@ -189,8 +190,8 @@ struct StatusWireDerivedVectorTests {
         amm.payload = Data(payload)
         amm.type = .pushNotificationQuery
         let ammBytes: [UInt8] = try amm.serializedBytes()
-        #expect(StatusHex.encode(ammBytes) == StatusVectors.queryAMMPrefix + StatusVectors.shakeClient + StatusVectors.queryAMMSuffix)
-        #expect(StatusHex.encode(StatusMessageID.compute(author: self.ephemeral.publicKey, data: ammBytes)) == StatusVectors.queryMessageID)
+        #expect(Hex.lowercase(ammBytes) == StatusVectors.queryAMMPrefix + StatusVectors.shakeClient + StatusVectors.queryAMMSuffix)
+        #expect(Hex.lowercase(StatusMessageID.compute(author: self.ephemeral.publicKey, data: ammBytes)) == StatusVectors.queryMessageID)
         // Sealed with the topic key (nonce at the end) and opened again.
         let key = StatusTopic.symmetricKey(forName: StatusTopic.queryName(forKeyHash: StatusTopic.keyHash(self.client.publicKey)))
         let frame = WakuPayload.encode(data: ammBytes, signer: self.client)
