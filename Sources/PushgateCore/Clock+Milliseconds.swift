@@ -19,4 +19,10 @@ extension Duration {
         let (seconds, attoseconds) = self.components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
+
+    /// The duration in seconds, as Foundation's dates count them.
+    public var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = self.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
 }

@@ -68,7 +68,7 @@ final class OutboxHandOff: Sendable {
         self.state.withLock { state in
             guard let lease = state.lease, state.queued + state.reserved + count <= self.capacity else { return nil }
             state.reserved += count
-            return OutboxLease(owner: lease.owner, until: now.addingTimeInterval(Self.seconds(lease.duration)))
+            return OutboxLease(owner: lease.owner, until: now.addingTimeInterval(lease.duration.timeInterval))
         }
     }
 
@@ -105,7 +105,4 @@ final class OutboxHandOff: Sendable {
     /// How many entries wait.
     var waiting: Int { self.state.withLock { $0.queued } }
 
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }

@@ -116,7 +116,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     func runRound() async -> Int {
         // A handed-over entry whose lease would end before its delivery's deadline is left to be claimed
         // when the lease ends, so no other worker ever delivers it while this one does.
-        let leaseNeeded = Date().addingTimeInterval(Self.seconds(self.configuration.deliveryTimeout) + 1)
+        let leaseNeeded = Date().addingTimeInterval(self.configuration.deliveryTimeout.timeInterval + 1)
         var work = self.wakeUp.handOff.take(self.configuration.batchSize).filter { $0.leaseUntil > leaseNeeded }.map { entry in
             Work(
                 id: entry.id, appID: entry.appID, token: entry.token, attempts: 1, createdAt: entry.createdAt, notification: entry.notification,
@@ -204,7 +204,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                 self.logger.warning("outbox: giving up", metadata: ["app": "\(appID)", "attempts": "\(entry.attempts)", "reason": "\(reason)"])
                 return (entry, outcome)
             }
-            let notBefore = Date().addingTimeInterval(Self.seconds(delay))
+            let notBefore = Date().addingTimeInterval(delay.timeInterval)
             do {
                 _ = try await self.store.reschedule(id: entry.id, owner: self.owner, notBefore: notBefore, error: reason)
             } catch {
@@ -215,9 +215,6 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         }
     }
 
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 
     /// Removes a round's finished entries in one store write, then tells the front ends that asked.
     private func complete(_ finished: [(Work, DeliveryOutcome)]) async {
