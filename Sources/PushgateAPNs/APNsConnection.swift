@@ -96,7 +96,11 @@ final class APNsConnection: @unchecked Sendable {
             let handler = APNsStreamHandler(authority: target.authority)
             let pipeline = channel.pipeline.syncOperations
             try pipeline.addHandler(NIOSSLClientHandler(context: target.tls, serverHostname: target.serverName))
-            try pipeline.addHandler(NIOHTTP2Handler(mode: .client))
+            // Every header value this client sends is either its own (the path's token is letters and
+            // digits, the provider token base64url) or checked by `APNsRequestFactory.problem(with:body:)`
+            // before the request is built, so NIOHTTP2 does not validate each header block again (a
+            // fortieth of the instructions of an APNs delivery). It still parses the answers' HPACK.
+            try pipeline.addHandler(NIOHTTP2Handler(mode: .client, headerBlockValidation: .disabled))
             try pipeline.addHandler(handler)
             handler.onClosing = { [weak self, weak handler] in
                 guard let self, let handler, self.ready?.handler === handler else { return }

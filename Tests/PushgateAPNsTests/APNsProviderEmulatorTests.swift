@@ -122,6 +122,36 @@ struct APNsProviderEmulatorTests {
         }
     }
 
+    /// The connection's HTTP/2 handler does not validate header blocks: values a front end chose that HTTP/2
+    /// cannot carry are refused before sending (a clear rejection, not a transport error retried for a day),
+    /// and the emulator, which validates what it receives, sees only the valid request.
+    @Test func headerValuesHTTP2CannotCarryAreRejectedBeforeSending() async throws {
+        try await EmulatorHarness.withEmulator { harness in
+            try await harness.withProvider { provider in
+                let payload: JSONValue = .object(["aps": .object(["alert": .string("hi")])])
+                var collapse = PushNotification(payload: payload, collapseID: "room\r\napns-priority: 10")
+                var topic = PushNotification(payload: payload)
+                topic.apnsTopic = harness.emulator.bundleID + ".voip\n"
+                var padded = PushNotification(payload: payload, collapseID: " room")
+                for notification in [collapse, topic, padded] {
+                    let outcome = await provider.deliver(notification, to: deviceToken(), deadline: .soon)
+                    guard case .rejected(let reason) = outcome else {
+                        Issue.record("expected rejected, got \(outcome)")
+                        continue
+                    }
+                    #expect(reason.contains("not a valid HTTP/2 header value"))
+                }
+                collapse.collapseID = "room-1"
+                topic.apnsTopic = harness.emulator.bundleID
+                padded.collapseID = "room 1"
+                for notification in [collapse, topic, padded] {
+                    #expect(await provider.deliver(notification, to: deviceToken(), deadline: .soon) == .delivered)
+                }
+                #expect(harness.emulator.log.all.map(\.headers["apns-collapse-id"]) == ["room-1", nil, "room 1"])
+            }
+        }
+    }
+
     @Test func providerTokenIsReusedAndRenewedAfterExpiredProviderToken() async throws {
         try await EmulatorHarness.withEmulator { harness in
             try await harness.withProvider { provider in
