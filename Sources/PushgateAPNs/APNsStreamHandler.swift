@@ -138,16 +138,16 @@ final class APNsStreamHandler: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        switch event {
-        case let event as NIOHTTP2WindowUpdatedEvent:
+        // NIOHTTP2 sends several events per stream; comparing the dynamic type first spares a runtime
+        // cast of each event to each type.
+        let type = ObjectIdentifier(Swift.type(of: event))
+        if type == ObjectIdentifier(NIOHTTP2WindowUpdatedEvent.self), let event = event as? NIOHTTP2WindowUpdatedEvent {
             self.windowChanged(event, context: context)
-        case let event as StreamClosedEvent:
+        } else if type == ObjectIdentifier(StreamClosedEvent.self), let event = event as? StreamClosedEvent {
             // Closed without a complete answer (reset by NIOHTTP2 for a protocol error, say).
             if self.streams[event.streamID] != nil {
                 self.fail(event.streamID, .streamReset(event.reason.map { "\($0)" } ?? "closed"))
             }
-        default:
-            break
         }
         context.fireUserInboundEventTriggered(event)
     }

@@ -47,12 +47,17 @@ final class MatrixDuplicateFilter: Sendable {
     /// Whether `key` was delivered within the window, by this instance or another; a store that cannot
     /// answer counts as "not delivered", so a notification is never lost to a store outage.
     func wasDelivered(_ key: String, now: Date = Date()) async -> Bool {
+        await self.wasDelivered(Key(key), now: now)
+    }
+
+    /// Whether a pair was delivered within the window, for a key whose digest was taken once for the
+    /// question and the record.
+    func wasDelivered(_ pair: Key, now: Date = Date()) async -> Bool {
+        let (key, memoryKey) = (pair.text, pair.memoryKey)
         guard let store = self.store else {
-            let memoryKey = MemoryKey(key)
             return self.state.withLock { state in state.recent[memoryKey].map { $0 > now } ?? false }
         }
         let ticket = AnswerTicket()
-        let memoryKey = MemoryKey(key)
         let (remembered, mustRead) = self.state.withLock { state -> (Bool, Bool) in
             if state.recent[memoryKey].map({ $0 > now }) ?? false { return (true, false) }
             state.questions.append((key, ticket))
@@ -80,8 +85,14 @@ final class MatrixDuplicateFilter: Sendable {
     /// Records that `key` was delivered; returns once it is in memory, and (for the request that writes
     /// the group) once the group is in the store.
     func recordDelivered(_ key: String, now: Date = Date()) async {
+        await self.recordDelivered(Key(key), now: now)
+    }
+
+    /// Records that a pair was delivered, for a key whose digest was taken once for the question and the
+    /// record.
+    func recordDelivered(_ pair: Key, now: Date = Date()) async {
+        let (key, memoryKey) = (pair.text, pair.memoryKey)
         let expiry = now.addingTimeInterval(self.window)
-        let memoryKey = MemoryKey(key)
         let mustWrite = self.state.withLock { state -> Bool in
             if state.recent.count >= self.memoryLimit, now >= state.nextSweep {
                 state.recent = state.recent.filter { $0.value > now }
@@ -104,6 +115,20 @@ final class MatrixDuplicateFilter: Sendable {
             }
             if group.isEmpty { return }
             try? await self.store?.incrementCounters(group, by: 1, expiresAt: expiry, now: now)
+        }
+    }
+}
+
+extension MatrixDuplicateFilter {
+    /// A pair's key: its text (the store's counter name) and its digest in memory, taken once for the
+    /// question and the record.
+    struct Key: Sendable {
+        let text: String
+        fileprivate let memoryKey: MemoryKey
+
+        init(_ text: String) {
+            self.text = text
+            self.memoryKey = MemoryKey(text)
         }
     }
 }

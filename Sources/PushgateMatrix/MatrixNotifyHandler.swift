@@ -120,7 +120,7 @@ public struct MatrixNotifyHandler: Sendable {
         case .send(let push_):
             push = push_
         }
-        let duplicateKey = notification.eventID.map { "matrix:dup:\(provider.appID):\($0):\(Self.digest(device.pushkey))" }
+        let duplicateKey = notification.eventID.map { MatrixDuplicateFilter.Key("matrix:dup:\(provider.appID):\($0):\(Self.digest(device.pushkey))") }
         if let duplicateKey, await self.duplicates.wasDelivered(duplicateKey) {
             return .done
         }
