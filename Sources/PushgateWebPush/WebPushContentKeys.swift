@@ -4,7 +4,8 @@ import Foundation
 /// The content encryption key and nonce of one `aes128gcm` Web Push record, derived as RFC 8291 §3.4 prescribes.
 ///
 /// Every HKDF in that derivation produces at most one SHA-256 block, so each step is a single HMAC-SHA-256,
-/// computed here with `HMAC<SHA256>` directly rather than through the generic HKDF API:
+/// computed with ``HMACSHA256`` (the PRK's padded key absorbed once for both the key and the nonce) rather
+/// than through the generic HKDF API:
 ///
 /// ```
 /// PRK_key = HMAC(auth_secret, ecdh_secret)
@@ -44,22 +45,12 @@ struct WebPushContentKeys {
         senderPublicKey: [UInt8],
         salt: [UInt8]
     ) throws {
-        var prkKeyMAC = HMAC<SHA256>(key: SymmetricKey(data: authSecret))
-        ecdhSecret.withUnsafeBytes { prkKeyMAC.update(data: $0) }
-        let prkKey = prkKeyMAC.finalize()
-
-        var ikmMAC = HMAC<SHA256>(key: SymmetricKey(data: prkKey))
-        ikmMAC.update(data: Self.keyInfoPrefix)
-        ikmMAC.update(data: userAgentPublicKey)
-        ikmMAC.update(data: senderPublicKey)
-        ikmMAC.update(data: Self.firstBlockCounter)
-        let ikm = ikmMAC.finalize()
-
-        let prk = ikm.withUnsafeBytes { SymmetricKey(data: HMAC<SHA256>.authenticationCode(for: $0, using: SymmetricKey(data: salt))) }
-
-        let contentKeyBlock = HMAC<SHA256>.authenticationCode(for: Self.contentKeyInfoBlock, using: prk)
+        let prkKey = ecdhSecret.withUnsafeBytes { HMACSHA256(key: authSecret).authenticationCode(Array($0)) }
+        let ikm = HMACSHA256(key: prkKey).authenticationCode(Self.keyInfoPrefix, userAgentPublicKey, senderPublicKey, Self.firstBlockCounter)
+        let prk = HMACSHA256(key: HMACSHA256(key: salt).authenticationCode(Array(ikm)))
+        let contentKeyBlock = prk.authenticationCode(Self.contentKeyInfoBlock)
         self.contentEncryptionKey = contentKeyBlock.withUnsafeBytes { SymmetricKey(data: UnsafeRawBufferPointer(rebasing: $0.prefix(16))) }
-        let nonceBlock = HMAC<SHA256>.authenticationCode(for: Self.nonceInfoBlock, using: prk)
+        let nonceBlock = prk.authenticationCode(Self.nonceInfoBlock)
         self.nonce = try nonceBlock.withUnsafeBytes { try AES.GCM.Nonce(data: UnsafeRawBufferPointer(rebasing: $0.prefix(12))) }
     }
 }
