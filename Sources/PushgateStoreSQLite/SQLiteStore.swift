@@ -185,28 +185,32 @@ public final class SQLiteStore: PushStore {
         }
     }
 
-    /// One multi-row INSERT; a lease's owner and end are two parameters every row shares.
+    /// One multi-row INSERT (see ``SQLiteOutboxInsert``); rows that share a payload (the tokens of one
+    /// notification) share one buffer of it.
     private static func insertOutbox(_ chunk: ArraySlice<OutboxMessage>, now: Int, lease: OutboxLease?) -> (String, [SQLiteData]) {
-        var sql = lease == nil
-            ? "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at) VALUES "
-            : "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at, lease_owner, lease_until, attempts) VALUES "
         var binds: [SQLiteData] = []
-        binds.reserveCapacity(chunk.count * 5 + 2)
-        let shared = chunk.count * 5
-        for (index, message) in chunk.enumerated() {
-            let base = index * 5
-            sql += index == 0 ? "" : ", "
-            sql += "(?\(base + 1), ?\(base + 2), ?\(base + 3), ?\(base + 4), ?\(base + 5)"
-            sql += lease == nil ? ")" : ", ?\(shared + 1), ?\(shared + 2), 1)"
-            binds += [
-                .text(message.appID), .text(message.pushToken), .blob(ByteBuffer(bytes: message.payload)),
-                .integer(Int(message.notBefore.millisecondsSince1970)), .integer(now),
-            ]
+        binds.reserveCapacity(chunk.count * 7)
+        let leaseOwner = lease.map { SQLiteData.text($0.owner) }
+        let leaseUntil = lease.map { SQLiteData.integer(Int($0.until.millisecondsSince1970)) }
+        var lastPayload: [UInt8]?
+        var lastBuffer = ByteBuffer()
+        for message in chunk {
+            // Equal arrays that share storage compare in constant time.
+            if lastPayload != message.payload {
+                lastPayload = message.payload
+                lastBuffer = ByteBuffer(bytes: message.payload)
+            }
+            binds.append(.text(message.appID))
+            binds.append(.text(message.pushToken))
+            binds.append(.blob(lastBuffer))
+            binds.append(.integer(Int(message.notBefore.millisecondsSince1970)))
+            binds.append(.integer(now))
+            if let leaseOwner, let leaseUntil {
+                binds.append(leaseOwner)
+                binds.append(leaseUntil)
+            }
         }
-        if let lease {
-            binds += [.text(lease.owner), .integer(Int(lease.until.millisecondsSince1970))]
-        }
-        return (sql + " RETURNING id", binds)
+        return (SQLiteOutboxInsert.sql(rows: chunk.count, leased: lease != nil), binds)
     }
 
     public func claimDue(now: Date, limit: Int, leaseFor lease: Duration, owner: String) async throws -> [OutboxEntry] {

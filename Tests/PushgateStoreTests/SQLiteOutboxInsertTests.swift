@@ -1,0 +1,24 @@
+@testable import PushgateStoreSQLite
+import Testing
+
+/// The outbox INSERT's text, built and cached, against the same text written plainly.
+@Suite("SQLite outbox INSERT text")
+struct SQLiteOutboxInsertTests {
+    static func plain(rows: Int, leased: Bool) -> String {
+        let columns = leased
+            ? "app_id, push_token, payload, not_before, created_at, lease_owner, lease_until, attempts"
+            : "app_id, push_token, payload, not_before, created_at"
+        let row = leased ? "(?, ?, ?, ?, ?, ?, ?, 1)" : "(?, ?, ?, ?, ?)"
+        return "INSERT INTO outbox (\(columns)) VALUES \(Array(repeating: row, count: rows).joined(separator: ", ")) RETURNING id"
+    }
+
+    @Test(arguments: [1, 2, 9, 10, 63, 64, 65, 199, 200, 1000])
+    func textMatchesThePlainForm(rows: Int) {
+        for leased in [false, true] {
+            #expect(SQLiteOutboxInsert.make(rows: rows, leased: leased) == Self.plain(rows: rows, leased: leased))
+            // Cached and uncached counts answer the same, and the two forms are kept apart.
+            #expect(SQLiteOutboxInsert.sql(rows: rows, leased: leased) == Self.plain(rows: rows, leased: leased))
+            #expect(SQLiteOutboxInsert.sql(rows: rows, leased: leased) == Self.plain(rows: rows, leased: leased))
+        }
+    }
+}
