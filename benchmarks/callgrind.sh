@@ -4,7 +4,9 @@
 #
 #   benchmarks/callgrind.sh [BINARY] [CASE] [COUNT]     # CASE: matrix-webpush (default), matrix-apns,
 #                                                       # nextcloud-fcm, nextcloud-apns, gorush-ios (one
-#                                                       # iOS token, async); COUNT default 2000
+#                                                       # iOS token, async), gorush-android100 (one
+#                                                       # notification for 100 FCM tokens, async);
+#                                                       # COUNT default 2000
 #
 # The provider side runs natively as in benchmarks/frontends-wrk.sh (`pushgate sandbox`, nginx for Web
 # Push); only the gateway runs under `valgrind --tool=callgrind`, with instrumentation off until warm-up is
@@ -13,7 +15,8 @@
 # `-z`), exactly COUNT requests are sent, and the counters are dumped (`callgrind_control -d`). The result
 # is that dump's total Ir divided by COUNT: everything the gateway's threads executed in that window,
 # background work (timers, the outbox) included. Valgrind runs the gateway some 50 times slower and on one
-# thread at a time, so every deadline here is generous. Nextcloud batches count as one request each (100
+# thread at a time, so every deadline here is generous. For gorush (answered before delivery) the dump waits
+# until every measured request's tokens were delivered. Nextcloud batches count as one request each (100
 # notifications).
 #
 # KEEP_DUMP=FILE keeps the measured dump for `callgrind_annotate --inclusive=yes FILE`.
@@ -55,6 +58,8 @@ timeout 300 callgrind_control -z "$gateway" > /dev/null 2>&1
 echo "measured: $COUNT requests" >&2
 status=0
 SEND_DEADLINE=7200 timeout 7400 python3 benchmarks/frontends.py send "$port" "$CASE" "$material" "$COUNT" run >&2 || status=$?
+# gorush answers before it delivers (async): the count includes the deliveries of every measured request.
+case $CASE in gorush-*) settle "$CASE" "$port" $(((WARMUP + COUNT) * $(per_request "$CASE"))) 1800 > /dev/null ;; esac
 timeout 300 callgrind_control -d "$gateway" > /dev/null 2>&1
 dump=""
 for _ in $(seq 600); do  # the dump is written by the gateway's process; wait for it (at most a minute)

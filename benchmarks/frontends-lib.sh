@@ -120,6 +120,9 @@ prepare_material() { # CASE PORT → prints the material file's path
     gorush-ios) # one iOS token, gorush's default (async: queued in the outbox, answered at once)
       printf '{"notifications":[{"platform":1,"tokens":["%s"],"message":"Hello","topic":"im.pushgate.sandbox","data":{"chatId":"0x01"}}]}\n' \
         "$(printf 'a1%.0s' $(seq 32))" > "$file" ;;
+    gorush-android100) # one Android notification with 100 tokens (async: 100 outbox rows in one write)
+      local tokens; tokens=$(for i in $(seq -w 0 99); do printf '"bench-token-%s",' "$i"; done)
+      printf '{"notifications":[{"platform":2,"tokens":[%s],"title":"Hi","message":"Hello","data":{"chatId":"0x01"}}]}\n' "${tokens%,}" > "$file" ;;
     *) echo "unknown case $1" >&2; return 1 ;;
   esac
   echo "$file"
@@ -130,12 +133,12 @@ delivered_count() { # CASE PORT
   case $1 in
     matrix-webpush) nginx_posts ;;
     matrix-apns | nextcloud-apns | gorush-ios) metric_sum "$2" pushgate_deliveries_total 'app="demo.apns"' 'outcome="delivered"' ;;
-    nextcloud-fcm) metric_sum "$2" pushgate_deliveries_total 'app="demo.fcm"' 'outcome="delivered"' ;;
+    nextcloud-fcm | gorush-android100) metric_sum "$2" pushgate_deliveries_total 'app="demo.fcm"' 'outcome="delivered"' ;;
   esac
 }
 
 per_request() { # CASE: notifications per request
-  case $1 in nextcloud-*) echo 100 ;; *) echo 1 ;; esac
+  case $1 in nextcloud-* | gorush-android100) echo 100 ;; *) echo 1 ;; esac
 }
 
 # Waits (at most SECONDS) until `delivered_count` reaches TARGET and then holds still for 1.5 s, or holds

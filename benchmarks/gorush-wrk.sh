@@ -4,6 +4,16 @@
 #
 #   benchmarks/gorush-wrk.sh [BINARY] [DURATION] [CONNECTIONS]
 #   MODES="async" SHAPES="ios1" benchmarks/gorush-wrk.sh …   # a subset
+#   RATE=100 SHAPES=android100 MODES=async benchmarks/gorush-wrk.sh …   # an offered load instead of a closed loop
+#
+# Without RATE each connection sends its next request as soon as the answer arrives (wrk's closed loop):
+# the figures are the most the gateway answers. In async mode that also means it accepts far more tokens
+# a second than it can deliver, and the outbox's backlog grows for the whole run, so the answers' latency
+# is then the latency of a machine busy delivering that backlog. With RATE (requests a second, all
+# connections together) each connection waits an exponentially distributed pause (mean CONNECTIONS / RATE
+# seconds) after each answer, so requests arrive as from many independent senders, at about RATE a
+# second (a little less: the answer's own time adds to each pause; the printed requests/s is what was
+# sent): the latency of the answers at a load the gateway sustains.
 #
 # For each mode (async, sync) and shape (ios1: one iOS token per notification; android100: one Android
 # notification with 100 tokens) it prints: requests/s and latency percentiles of the answers (wrk),
@@ -35,6 +45,16 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = '{"notifications":[{"platform":2,"tokens":[${tokens%,}],"title":"Hi","message":"Hello","data":{"chatId":"0x01"}}]}'
 LUA
+if [ -n "${RATE:-}" ]; then
+  for shape in ios1 android100; do
+    cat >> "$work/$shape.lua" <<LUA
+local mean_pause_ms = 1000 * $CONNECTIONS / $RATE
+function setup(thread) thread:set("seed", math.random(1, 2147483647)) end
+function init(args) math.randomseed(seed) end
+function delay() return -mean_pause_ms * math.log(1 - math.random()) end
+LUA
+  done
+fi
 
 metric_sum() { # the sum of a counter over its label sets
   curl -s "http://127.0.0.1:$port/metrics" | awk -v name="$1" -v filter="$2" '$1 ~ "^"name"{" && $1 ~ filter { sum += $2 } END { printf "%d", sum }'
