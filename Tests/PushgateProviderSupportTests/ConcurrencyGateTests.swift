@@ -29,7 +29,7 @@ struct ConcurrencyGateTests {
         let finished = await withTaskGroup(of: Int?.self) { group in
             for index in 0..<40 {
                 group.addTask {
-                    await gate.withPermit(until: .now + .seconds(30)) {
+                    await gate.withPermit(until: .now + .seconds(120)) {
                         gauge.enter()
                         try? await Task.sleep(for: .milliseconds(2))
                         gauge.leave()

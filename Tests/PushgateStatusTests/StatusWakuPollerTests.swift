@@ -80,7 +80,7 @@ struct StatusWakuPollerTests {
         let poller = StatusWakuPoller(relay: relay, processor: processor, topics: topics, store: store, settings: settings, metrics: metrics, logger: logger)
         let task = Task { try await poller.run() }
         defer { task.cancel() }
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while relay.polls.withLock({ !$0.isEmpty }) || relay.pollCount.load(ordering: .relaxed) < 6, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
