@@ -81,20 +81,16 @@ public struct APNsRequestFactory: Sendable {
         if body.count > limit {
             return "PayloadTooLarge: \(body.count) bytes, APNs accepts \(limit)"
         }
-        if let collapseID = notification.collapseID, collapseID.utf8.count > APNs.maximumCollapseIDSize {
-            return "collapse id longer than \(APNs.maximumCollapseIDSize) bytes"
-        }
-        if let collapseID = notification.collapseID, !Self.isValidFieldValue(collapseID) {
-            return "collapse id is not a valid HTTP/2 header value"
+        if let collapseID = notification.collapseID {
+            if collapseID.utf8.count > APNs.maximumCollapseIDSize { return "collapse id longer than \(APNs.maximumCollapseIDSize) bytes" }
+            if !Self.isValidFieldValue(collapseID) { return "collapse id is not a valid HTTP/2 header value" }
         }
         if let pushType = notification.apnsPushType, APNsPushType(rawValue: pushType) == nil {
             return "apns-push-type \(pushType) is not one APNs defines"
         }
-        if let topic = notification.apnsTopic, topic != self.topic, !topic.hasPrefix(self.topic + ".") {
-            return "apns-topic \(topic) is not this app's topic \(self.topic) or a suffix of it"
-        }
-        if let topic = notification.apnsTopic, !Self.isValidFieldValue(topic) {
-            return "apns-topic is not a valid HTTP/2 header value"
+        if let topic = notification.apnsTopic {
+            if topic != self.topic, !topic.hasPrefix(self.topic + ".") { return "apns-topic \(topic) is not this app's topic \(self.topic) or a suffix of it" }
+            if !Self.isValidFieldValue(topic) { return "apns-topic is not a valid HTTP/2 header value" }
         }
         if let apnsID = notification.apnsID, UUID(uuidString: apnsID) == nil {
             return "apns-id \(apnsID) is not a UUID"
@@ -105,7 +101,7 @@ public struct APNsRequestFactory: Sendable {
     /// Whether `value` may be sent as an HTTP/2 field value (RFC 9113 §8.2.1): no NUL, CR or LF, and no
     /// space or tab at either end. The values a front end chooses (topic, collapse id) are checked here, so
     /// the connection's HTTP/2 handler does not check every header block again (see ``APNsConnection``).
-    public static func isValidFieldValue(_ value: String) -> Bool {
+    static func isValidFieldValue(_ value: String) -> Bool {
         let bytes = value.utf8
         if let first = bytes.first, first == 0x20 || first == 0x09 { return false }
         if let last = bytes.last, last == 0x20 || last == 0x09 { return false }

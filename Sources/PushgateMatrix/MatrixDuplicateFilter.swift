@@ -44,14 +44,8 @@ final class MatrixDuplicateFilter: Sendable {
         self.memoryLimit = memoryLimit
     }
 
-    /// Whether `key` was delivered within the window, by this instance or another; a store that cannot
+    /// Whether `pair` was delivered within the window, by this instance or another; a store that cannot
     /// answer counts as "not delivered", so a notification is never lost to a store outage.
-    func wasDelivered(_ key: String, now: Date = Date()) async -> Bool {
-        await self.wasDelivered(Key(key), now: now)
-    }
-
-    /// Whether a pair was delivered within the window, for a key whose digest was taken once for the
-    /// question and the record.
     func wasDelivered(_ pair: Key, now: Date = Date()) async -> Bool {
         let (key, memoryKey) = (pair.text, pair.memoryKey)
         guard let store = self.store else {
@@ -82,14 +76,8 @@ final class MatrixDuplicateFilter: Sendable {
         return await ticket.value
     }
 
-    /// Records that `key` was delivered; returns once it is in memory, and (for the request that writes
+    /// Records that `pair` was delivered; returns once it is in memory, and (for the request that writes
     /// the group) once the group is in the store.
-    func recordDelivered(_ key: String, now: Date = Date()) async {
-        await self.recordDelivered(Key(key), now: now)
-    }
-
-    /// Records that a pair was delivered, for a key whose digest was taken once for the question and the
-    /// record.
     func recordDelivered(_ pair: Key, now: Date = Date()) async {
         let (key, memoryKey) = (pair.text, pair.memoryKey)
         let expiry = now.addingTimeInterval(self.window)

@@ -190,8 +190,7 @@ public final class SQLiteStore: PushStore {
     private static func insertOutbox(_ chunk: ArraySlice<OutboxMessage>, now: Int, lease: OutboxLease?) -> (String, [SQLiteData]) {
         var binds: [SQLiteData] = []
         binds.reserveCapacity(chunk.count * 7)
-        let leaseOwner = lease.map { SQLiteData.text($0.owner) }
-        let leaseUntil = lease.map { SQLiteData.integer(Int($0.until.millisecondsSince1970)) }
+        let leaseBinds: [SQLiteData] = lease.map { [.text($0.owner), .integer(Int($0.until.millisecondsSince1970))] } ?? []
         var lastPayload: [UInt8]?
         var lastBuffer = ByteBuffer()
         for message in chunk {
@@ -205,10 +204,7 @@ public final class SQLiteStore: PushStore {
             binds.append(.blob(lastBuffer))
             binds.append(.integer(Int(message.notBefore.millisecondsSince1970)))
             binds.append(.integer(now))
-            if let leaseOwner, let leaseUntil {
-                binds.append(leaseOwner)
-                binds.append(leaseUntil)
-            }
+            binds += leaseBinds
         }
         return (SQLiteOutboxInsert.sql(rows: chunk.count, leased: lease != nil), binds)
     }

@@ -42,11 +42,6 @@ struct HMACSHA256 {
 
     /// The code of the concatenation of `parts`.
     func authenticationCode(_ parts: [UInt8]...) -> SHA256.Digest {
-        self.authenticationCode(parts: parts)
-    }
-
-    /// The code of the concatenation of `parts`.
-    func authenticationCode(parts: [[UInt8]]) -> SHA256.Digest {
         var inner = self.inner
         for part in parts { inner.update(data: part) }
         var outer = self.outer

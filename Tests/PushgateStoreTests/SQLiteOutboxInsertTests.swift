@@ -1,7 +1,7 @@
 @testable import PushgateStoreSQLite
 import Testing
 
-/// The outbox INSERT's text, built and cached, against the same text written plainly.
+/// The outbox INSERT's text against the same text written plainly.
 @Suite("SQLite outbox INSERT text")
 struct SQLiteOutboxInsertTests {
     static func plain(rows: Int, leased: Bool) -> String {
@@ -15,9 +15,6 @@ struct SQLiteOutboxInsertTests {
     @Test(arguments: [1, 2, 9, 10, 63, 64, 65, 199, 200, 1000])
     func textMatchesThePlainForm(rows: Int) {
         for leased in [false, true] {
-            #expect(SQLiteOutboxInsert.make(rows: rows, leased: leased) == Self.plain(rows: rows, leased: leased))
-            // Cached and uncached counts answer the same, and the two forms are kept apart.
-            #expect(SQLiteOutboxInsert.sql(rows: rows, leased: leased) == Self.plain(rows: rows, leased: leased))
             #expect(SQLiteOutboxInsert.sql(rows: rows, leased: leased) == Self.plain(rows: rows, leased: leased))
         }
     }
