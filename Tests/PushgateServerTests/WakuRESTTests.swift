@@ -33,9 +33,10 @@ struct WakuRESTTests {
 
     /// Runs `count` nodes of one network; `body` gets their base URLs.
     static func withNodes(
-        _ count: Int, capacity: Int = 50, initializingFor: Duration = .zero, _ body: (WakuNetworkEmulator, [String], [WakuRESTNode]) async throws -> Void
+        _ count: Int, capacity: Int = 50, seenWindow: Duration = .seconds(120), initializingFor: Duration = .zero,
+        _ body: (WakuNetworkEmulator, [String], [WakuRESTNode]) async throws -> Void
     ) async throws {
-        let network = WakuNetworkEmulator(cacheCapacity: capacity, logger: TestLogging.quiet)
+        let network = WakuNetworkEmulator(cacheCapacity: capacity, seenWindow: seenWindow, logger: TestLogging.quiet)
         var ports: [Int] = []
         for _ in 0..<count { ports.append(try #require(FreePort.pick(avoiding: Set(ports)))) }
         let nodes = ports.indices.map { network.makeNode(name: "node-\($0)", initializingFor: initializingFor) }
@@ -99,6 +100,32 @@ struct WakuRESTTests {
             let timestamps = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [[String: Any]]).compactMap { $0["timestamp"] as? Int }
             #expect(timestamps == [5, 4, 3], "the repeat of 4 is kept once; 1 and 2 were evicted")
             #expect(network.published.count == 6)
+        }
+    }
+
+    /// A publisher that sends a message again (say, a retry whose first answer was lost) does not reach the
+    /// subscribers twice while the network remembers the message, even after they polled the first copy.
+    @Test func aRepeatedMessageIsRelayedOncePerSeenWindow() async throws {
+        try await Self.withNodes(2, seenWindow: .seconds(2)) { _, urls, _ in
+            for url in urls { _ = try await Self.call(.POST, url + "/relay/v1/subscriptions", "[\"\(Self.topic)\"]") }
+            let message = #"{"payload":"AQID","contentTopic":"/t","timestamp":7}"#
+            let start = ContinuousClock.now
+            _ = try await Self.call(.POST, urls[0] + "/relay/v1/messages/" + Self.encoded, message)
+            #expect(try await Self.call(.GET, urls[1] + "/relay/v1/messages/" + Self.encoded).body.contains("\"timestamp\":7"))
+            let repeated = try await Self.call(.POST, urls[0] + "/relay/v1/messages/" + Self.encoded, message)
+            // On a machine too loaded to repeat within the window, only the other message's relay is checked.
+            let repeatedWithinWindow = ContinuousClock.now - start < .seconds(2)
+            let other = #"{"payload":"AQID","contentTopic":"/t","timestamp":8}"#
+            _ = try await Self.call(.POST, urls[0] + "/relay/v1/messages/" + Self.encoded, other)
+            let polled = try await Self.call(.GET, urls[1] + "/relay/v1/messages/" + Self.encoded).body
+            #expect(polled.contains("\"timestamp\":8"), "another message (another hash) is relayed")
+            guard repeatedWithinWindow else { return }
+            #expect(repeated.status == 200)
+            #expect(!polled.contains("\"timestamp\":7"), "the repeat is dropped")
+            // Once the window has passed, the same message is new again.
+            try await Task.sleep(until: start + .seconds(2.2))
+            _ = try await Self.call(.POST, urls[0] + "/relay/v1/messages/" + Self.encoded, message)
+            #expect(try await Self.call(.GET, urls[1] + "/relay/v1/messages/" + Self.encoded).body.contains("\"timestamp\":7"))
         }
     }
 

@@ -5,19 +5,25 @@ import Synchronization
 /// An in-memory Waku relay network for the sandbox and the tests: several REST nodes (nwaku's relay REST
 /// API), each with its own message cache, on one network. A message published through any node reaches
 /// every node subscribed to its pubsub topic, the publisher included (nwaku relays its own messages to
-/// itself).
+/// itself); a message identical to one relayed within ``seenWindow`` reaches no one again, as in Waku Relay.
 public final class WakuNetworkEmulator: Sendable {
     /// How many messages each node's cache holds (nwaku's `--rest-relay-cache-capacity`, default 50).
     public let cacheCapacity: Int
     /// The largest message a node publishes (nwaku's `--max-msg-size`, default 150 KiB).
     public let maxMessageSize: Int
+    /// How long an identical message is dropped after the network relayed it (gossipsub's seen cache,
+    /// about two minutes).
+    public let seenWindow: Duration
     let logger: Logger
+    private let seen: WakuSeenCache
     private let nodes = Mutex<[WakuRESTNode]>([])
     private let log = Mutex<[WakuEmulatedMessage]>([])
 
     /// Creates an empty network.
-    public init(cacheCapacity: Int = 50, maxMessageSize: Int = 150 * 1024, logger: Logger) {
+    public init(cacheCapacity: Int = 50, maxMessageSize: Int = 150 * 1024, seenWindow: Duration = .seconds(120), logger: Logger) {
         self.cacheCapacity = cacheCapacity
+        self.seenWindow = seenWindow
+        self.seen = WakuSeenCache(window: seenWindow)
         self.maxMessageSize = maxMessageSize
         self.logger = logger
     }
@@ -31,12 +37,14 @@ public final class WakuNetworkEmulator: Sendable {
         return node
     }
 
-    /// Every message published on the network, oldest first.
+    /// Every message published on the network, oldest first (repeats included).
     public var published: [WakuEmulatedMessage] { self.log.withLock { $0 } }
 
-    /// Relays a message to every subscribed node, as if it came from elsewhere on the network.
+    /// Relays a message to every subscribed node, as if it came from elsewhere on the network, unless the
+    /// network relayed the same message within ``seenWindow``.
     public func inject(_ message: WakuEmulatedMessage) {
         self.log.withLock { $0.append(message) }
+        guard self.seen.firstSight(of: message.hash) else { return }
         for node in self.nodes.withLock({ $0 }) { node.receive(message) }
     }
 }
