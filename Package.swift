@@ -68,11 +68,15 @@ let package = Package(
             name: "PushgateStore",
             dependencies: ["PushgateCore", .serviceLifecycle]
         ),
+        // The C functions of the SQLite that sqlite-nio compiles in, declared for direct calls.
+        .target(name: "CSQLiteBundled"),
         .target(
             name: "PushgateStoreSQLite",
             dependencies: [
                 "PushgateStore",
+                "CSQLiteBundled",
                 .sqliteNIO,
+                .nioPosix,
                 .logging,
                 .serviceLifecycle,
                 .nioCore,

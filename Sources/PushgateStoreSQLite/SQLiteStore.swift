@@ -6,7 +6,8 @@ public import PushgateStore
 import ServiceLifecycle
 import SQLiteNIO
 
-/// The embedded store: one SQLite file in WAL mode.
+/// The embedded store: one SQLite file in WAL mode, through connections that keep their prepared
+/// statements (``SQLiteStatementConnection``).
 ///
 /// Writes go through one connection (SQLite has a single writer) and reads through another, so lookups do
 /// not wait behind writes. Several processes may open the same file: every write is one statement, and
@@ -15,8 +16,8 @@ public final class SQLiteStore: PushStore {
     public let kind = "sqlite"
     /// The database file.
     public let path: String
-    private let writer: SQLiteConnection
-    private let reader: SQLiteConnection
+    private let writer: SQLiteStatementConnection
+    private let reader: SQLiteStatementConnection
     private let writes = WriteSerializer()
     /// Concurrent Status seen marks, written together: one INSERT (one transaction, one sync of the WAL)
     /// for all that arrive while a write is under way. SQLite has one writer and each commit waits for the
@@ -24,7 +25,7 @@ public final class SQLiteStore: PushStore {
     private let seenMarks: WriteCoalescer<SeenMark, Bool>
     private let logger: Logger
 
-    private init(path: String, writer: SQLiteConnection, reader: SQLiteConnection, logger: Logger) {
+    private init(path: String, writer: SQLiteStatementConnection, reader: SQLiteStatementConnection, logger: Logger) {
         self.path = path
         self.writer = writer
         self.reader = reader
@@ -39,33 +40,33 @@ public final class SQLiteStore: PushStore {
     ///   - logger: where migrations are reported.
     /// - Throws: ``StoreError`` when the file cannot be opened or migrated.
     public static func open(path: String, logger: Logger) async throws -> SQLiteStore {
-        var opened: [SQLiteConnection] = []
+        var opened: [SQLiteStatementConnection] = []
         do {
-            let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            let writer = try await SQLiteStatementConnection.open(path: path)
             opened.append(writer)
             for pragma in [Self.busyTimeoutPragma, "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA foreign_keys = ON"] {
                 _ = try await Self.query(writer, pragma, [])
             }
             try await Self.migrate(writer, logger: logger)
-            let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            let reader = try await SQLiteStatementConnection.open(path: path)
             opened.append(reader)
             for pragma in [Self.busyTimeoutPragma, "PRAGMA query_only = ON"] {
                 _ = try await Self.query(reader, pragma, [])
             }
             return SQLiteStore(path: path, writer: writer, reader: reader, logger: logger)
         } catch {
-            for connection in opened { try? await connection.close() }
+            for connection in opened { await connection.close() }
             if let error = error as? StoreError { throw error }
             throw StoreError.unavailable("cannot open the SQLite database at \(path): \(error)")
         }
     }
 
-    private static func migrate(_ connection: SQLiteConnection, logger: Logger) async throws {
+    private static func migrate(_ connection: SQLiteStatementConnection, logger: Logger) async throws {
         _ = try await Self.query(connection, StoreStatements.createMigrationsTable, [])
         // BEGIN IMMEDIATE takes the write lock, so two processes starting together migrate one after the other.
         _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
         do {
-            let current = try await Self.query(connection, StoreStatements.selectSchemaVersion, []).first?.columns.first?.data.integer ?? 0
+            let current = try await Self.query(connection, StoreStatements.selectSchemaVersion, []).first?.first?.integer ?? 0
             for migration in try SQLiteMigrations.plan.pending(after: Int(current)) {
                 for statement in migration.statements {
                     _ = try await Self.query(connection, statement, [])
@@ -90,8 +91,8 @@ public final class SQLiteStore: PushStore {
         // Closing runs in a task of its own so that a cancelled service still closes its connections.
         let (reader, writer) = (self.reader, self.writer)
         await Task {
-            try? await reader.close()
-            try? await writer.close()
+            await reader.close()
+            await writer.close()
         }.value
     }
 
@@ -166,7 +167,7 @@ public final class SQLiteStore: PushStore {
             // One statement is a transaction of its own: no BEGIN and COMMIT (two more calls) needed.
             if messages.count <= 1000 {
                 let (sql, binds) = Self.insertOutbox(messages[...], now: now, lease: lease)
-                return try await Self.query(connection, sql, binds).compactMap { $0.columns.first?.data.integer.map(Int64.init) }.sorted()
+                return try await Self.query(connection, sql, binds).compactMap { $0.first?.integer.map(Int64.init) }.sorted()
             }
             _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
             do {
@@ -174,7 +175,7 @@ public final class SQLiteStore: PushStore {
                     let (sql, binds) = Self.insertOutbox(chunk, now: now, lease: lease)
                     // RETURNING order is unspecified; AUTOINCREMENT ids rise in insertion order.
                     ids += try await Self.query(connection, sql, binds)
-                        .compactMap { $0.columns.first?.data.integer.map(Int64.init) }.sorted()
+                        .compactMap { $0.first?.integer.map(Int64.init) }.sorted()
                 }
                 _ = try await Self.query(connection, "COMMIT", [])
             } catch {
@@ -309,15 +310,14 @@ public final class SQLiteStore: PushStore {
 
     public func counterValue(_ name: String, now: Date) async throws -> Int64 {
         let rows = try await self.run(on: self.reader, StoreStatements.selectCounter, [.text(name), .integer(Int(now.millisecondsSince1970))])
-        return Int64(rows.first?.columns.first?.data.integer ?? 0)
+        return Int64(rows.first?.first?.integer ?? 0)
     }
 
     public func counterValues(_ names: [String], now: Date) async throws -> [String: Int64] {
         var values: [String: Int64] = [:]
         for chunk in Array(Set(names)).chunked(by: StoreStatements.selectDevicesChunkSize) {
             let binds = [SQLiteData.integer(Int(now.millisecondsSince1970))] + chunk.map { SQLiteData.text($0) }
-            for row in try await self.run(on: self.reader, StoreStatements.selectCounters(count: chunk.count), binds) {
-                let columns = row.columns.map(\.data)
+            for columns in try await self.run(on: self.reader, StoreStatements.selectCounters(count: chunk.count), binds) {
                 if columns.count == 2, let name = columns[0].string, let value = columns[1].integer { values[name] = Int64(value) }
             }
         }
@@ -351,8 +351,7 @@ public final class SQLiteStore: PushStore {
             .map(Self.decodeInvalidToken)
     }
 
-    private static func decodeInvalidToken(_ row: SQLiteRow) throws -> InvalidTokenRecord {
-        let columns = row.columns.map(\.data)
+    private static func decodeInvalidToken(_ columns: [SQLiteData]) throws -> InvalidTokenRecord {
         guard columns.count == 4, let appID = columns[0].string, let token = columns[1].string, let reason = columns[2].string,
             let recorded = columns[3].integer
         else { throw StoreError.corruptRow("unreadable invalid-token row") }
@@ -392,7 +391,7 @@ public final class SQLiteStore: PushStore {
 
     public func statusRegisteredKeyHashes() async throws -> [[UInt8]] {
         try await self.run(on: self.reader, StatusStoreStatements.selectRegisteredKeyHashes, []).map { row in
-            guard let hash = row.columns.first?.data.blob else { throw StoreError.corruptRow("unreadable Status key hash") }
+            guard let hash = row.first?.blob else { throw StoreError.corruptRow("unreadable Status key hash") }
             return Array(buffer: hash)
         }
     }
@@ -409,7 +408,7 @@ public final class SQLiteStore: PushStore {
 
     /// Writes a batch of seen marks in one statement; answers for each whether its id was new. Of two
     /// marks with one id the first is new and the second is not, as if written one after the other.
-    private static func insertSeen(_ marks: [SeenMark], on connection: SQLiteConnection, writes: WriteSerializer) async throws -> [Bool] {
+    private static func insertSeen(_ marks: [SeenMark], on connection: SQLiteStatementConnection, writes: WriteSerializer) async throws -> [Bool] {
         var firsts = Set<[UInt8]>()
         let isFirst = marks.map { firsts.insert($0.id).inserted }
         let distinct = zip(marks, isFirst).filter(\.1).map(\.0)
@@ -422,7 +421,7 @@ public final class SQLiteStore: PushStore {
         }
         sql += " ON CONFLICT (id) DO NOTHING RETURNING id"
         let rows = try await writes.run { try await Self.query(connection, sql, binds) }
-        let inserted = Set(rows.compactMap { $0.columns.first?.data.blob.map { Array(buffer: $0) } })
+        let inserted = Set(rows.compactMap { $0.first?.blob.map { Array(buffer: $0) } })
         return zip(marks, isFirst).map { mark, first in first && inserted.contains(mark.id) }
     }
 
@@ -432,21 +431,20 @@ public final class SQLiteStore: PushStore {
 
     public func statusIdentity() async throws -> [UInt8]? {
         try await self.run(on: self.reader, StatusStoreStatements.selectIdentity, []).first.map { row in
-            guard let secret = row.columns.first?.data.blob else { throw StoreError.corruptRow("unreadable Status identity") }
+            guard let secret = row.first?.blob else { throw StoreError.corruptRow("unreadable Status identity") }
             return Array(buffer: secret)
         }
     }
 
     public func saveStatusIdentityIfAbsent(_ secret: [UInt8]) async throws -> [UInt8] {
         _ = try await self.run(on: self.writer, StatusStoreStatements.insertIdentity, [.blob(ByteBuffer(bytes: secret))])
-        guard let stored = try await self.run(on: self.writer, StatusStoreStatements.selectIdentity, []).first?.columns.first?.data.blob else {
+        guard let stored = try await self.run(on: self.writer, StatusStoreStatements.selectIdentity, []).first?.first?.blob else {
             throw StoreError.corruptRow("the Status identity was not stored")
         }
         return Array(buffer: stored)
     }
 
-    private static func decodeStatusRegistration(_ row: SQLiteRow) throws -> StatusRegistrationRecord {
-        let columns = row.columns.map(\.data)
+    private static func decodeStatusRegistration(_ columns: [SQLiteData]) throws -> StatusRegistrationRecord {
         guard columns.count == 4, let hash = columns[0].blob, let installation = columns[1].string, let version = columns[2].integer, version >= 0
         else { throw StoreError.corruptRow("unreadable Status registration row") }
         return StatusRegistrationRecord(
@@ -456,7 +454,7 @@ public final class SQLiteStore: PushStore {
 
     // MARK: Helpers
 
-    private func run(on connection: SQLiteConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> [SQLiteRow] {
+    private func run(on connection: SQLiteStatementConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> [[SQLiteData]] {
         if connection === self.writer {
             return try await self.writes.run { try await Self.query(connection, sql, binds) }
         }
@@ -466,27 +464,27 @@ public final class SQLiteStore: PushStore {
     /// Runs one statement. When another connection holds the write lock, SQLite answers "busy" after a
     /// few milliseconds (see ``busyTimeoutPragma``) and the statement is tried again after an async pause,
     /// so waiting never occupies one of the few threads SQLite calls run on.
-    private static func query(_ connection: SQLiteConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> [SQLiteRow] {
+    private static func query(_ connection: SQLiteStatementConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> [[SQLiteData]] {
         var pause = Duration.milliseconds(1)
         let giveUp = ContinuousClock.now + .seconds(30)
         while true {
             do {
                 return try await connection.query(sql, binds)
-            } catch let error as SQLiteError where error.reason == .busy && ContinuousClock.now < giveUp {
+            } catch let error as SQLiteStatementConnection.Failure where error.isBusy && ContinuousClock.now < giveUp {
                 try await Task.sleep(for: pause)
                 pause = min(pause * 2, .milliseconds(50))
-            } catch let error as SQLiteError {
-                throw StoreError.unavailable("SQLite: \(error.reason): \(error.message)")
+            } catch let error as SQLiteStatementConnection.Failure {
+                throw StoreError.unavailable("SQLite: \(error.message)")
             }
         }
     }
 
-    /// Replaces SQLiteNIO's wait-forever busy handler, which would hold a thread-pool thread while another
+    /// A short busy timeout instead of a long wait, which would hold a thread-pool thread while another
     /// connection's transaction waits for that same thread.
     static let busyTimeoutPragma = "PRAGMA busy_timeout = 5"
 
-    private func scalar(on connection: SQLiteConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> Int {
-        guard let value = try await self.run(on: connection, sql, binds).first?.columns.first?.data.integer else {
+    private func scalar(on connection: SQLiteStatementConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> Int {
+        guard let value = try await self.run(on: connection, sql, binds).first?.first?.integer else {
             throw StoreError.corruptRow("expected a number from the database")
         }
         return Int(value)
@@ -500,8 +498,7 @@ public final class SQLiteStore: PushStore {
         ]
     }
 
-    private static func decodeDevice(_ row: SQLiteRow) throws -> DeviceRegistration {
-        let columns = row.columns.map(\.data)
+    private static func decodeDevice(_ columns: [SQLiteData]) throws -> DeviceRegistration {
         guard columns.count == 8, let namespace = columns[0].string, let deviceID = columns[1].string,
             let appID = columns[2].string, let token = columns[3].string, let attributes = columns[5].string,
             let created = columns[6].integer, let updated = columns[7].integer
@@ -513,8 +510,7 @@ public final class SQLiteStore: PushStore {
         )
     }
 
-    private static func decodeOutboxEntry(_ row: SQLiteRow) throws -> OutboxEntry {
-        let columns = row.columns.map(\.data)
+    private static func decodeOutboxEntry(_ columns: [SQLiteData]) throws -> OutboxEntry {
         guard columns.count == 8, let id = columns[0].integer, let appID = columns[1].string,
             let token = columns[2].string, let payload = columns[3].blob, let attempts = columns[4].integer,
             let notBefore = columns[5].integer, let created = columns[6].integer

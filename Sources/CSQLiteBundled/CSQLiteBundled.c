@@ -1,0 +1,2 @@
+// Declarations only (see include/CSQLiteBundled.h); a C target needs one source file.
+#include "CSQLiteBundled.h"

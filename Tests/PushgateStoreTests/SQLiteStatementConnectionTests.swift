@@ -1,0 +1,81 @@
+import Foundation
+import NIOCore
+@testable import PushgateStoreSQLite
+import SQLiteNIO
+import Testing
+
+/// The embedded store's own SQLite connection: values round-trip as SQLite stores them, kept statements
+/// stay correct after a failure and past the cache's size, and a second connection on the file sees
+/// what the first wrote.
+@Suite("SQLite statement connection")
+struct SQLiteStatementConnectionTests {
+    static func withDatabase(_ body: (String) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await body(directory.appendingPathComponent("test.sqlite").path)
+    }
+
+    @Test func everyKindOfValueRoundTrips() async throws {
+        try await Self.withDatabase { path in
+            let connection = try await SQLiteStatementConnection.open(path: path)
+            _ = try await connection.query("CREATE TABLE t (i INTEGER, f REAL, s TEXT, b BLOB, n TEXT)", [])
+            let rows: [[SQLiteData]] = [
+                [.integer(Int.max), .float(1.5), .text("Grüße \u{1F600}"), .blob(ByteBuffer(bytes: [0, 1, 255])), .null],
+                [.integer(Int.min), .float(-0.25), .text(""), .blob(ByteBuffer()), .null],
+            ]
+            for row in rows {
+                _ = try await connection.query("INSERT INTO t VALUES (?, ?, ?, ?, ?)", row)
+            }
+            let read = try await connection.query("SELECT i, f, s, b, n, typeof(s), typeof(b) FROM t ORDER BY rowid", [])
+            #expect(read.count == 2)
+            #expect(read.map { Array($0.prefix(5)) } == rows)
+            #expect(read[1][5] == .text("text") && read[1][6] == .text("blob"), "an empty text or blob is not NULL")
+            await connection.close()
+        }
+    }
+
+    @Test func aKeptStatementWorksAgainAfterItFailed() async throws {
+        try await Self.withDatabase { path in
+            let connection = try await SQLiteStatementConnection.open(path: path)
+            _ = try await connection.query("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)", [])
+            let insert = "INSERT INTO t (id, v) VALUES (?, ?) RETURNING id"
+            #expect(try await connection.query(insert, [.integer(1), .text("a")]) == [[.integer(1)]])
+            await #expect(throws: SQLiteStatementConnection.Failure.self) {
+                _ = try await connection.query(insert, [.integer(1), .text("again")])
+            }
+            await #expect(throws: SQLiteStatementConnection.Failure.self) {
+                _ = try await connection.query(insert, [.integer(2)])
+            }
+            #expect(try await connection.query(insert, [.integer(2), .text("b")]) == [[.integer(2)]])
+            // More distinct statements than the cache keeps, each run twice.
+            for round in 0..<2 {
+                for column in 0..<(SQLiteStatementConnection.cacheCapacity + 5) {
+                    let rows = try await connection.query("SELECT v, \(column) FROM t WHERE id = ?", [.integer(2)])
+                    #expect(rows == [[.text("b"), .integer(column)]], "round \(round)")
+                }
+            }
+            await connection.close()
+            await #expect(throws: (any Error).self) { _ = try await connection.query("SELECT 1", []) }
+        }
+    }
+
+    @Test func anotherConnectionSeesCommittedWrites() async throws {
+        try await Self.withDatabase { path in
+            let writer = try await SQLiteStatementConnection.open(path: path)
+            _ = try await writer.query("PRAGMA journal_mode = WAL", [])
+            _ = try await writer.query("CREATE TABLE t (v INTEGER)", [])
+            let reader = try await SQLiteStatementConnection.open(path: path)
+            for value in 1...3 {
+                _ = try await writer.query("INSERT INTO t VALUES (?)", [.integer(value)])
+                #expect(try await reader.query("SELECT sum(v) FROM t", []) == [[.integer((1...value).reduce(0, +))]])
+            }
+            // A long statement (not kept) runs like any other.
+            let many = (0..<400).map { _ in "(?)" }.joined(separator: ", ")
+            _ = try await writer.query("INSERT INTO t VALUES " + many, (0..<400).map { _ in .integer(1) })
+            #expect(try await reader.query("SELECT count(*) FROM t", []) == [[.integer(403)]])
+            await reader.close()
+            await writer.close()
+        }
+    }
+}
