@@ -57,7 +57,13 @@ final class SQLiteStatementConnection: Sendable {
 
     /// Runs one statement with `binds` (`?` parameters in order) and returns its rows.
     func query(_ sql: String, _ binds: [SQLiteData]) async throws -> [[SQLiteData]] {
-        try await self.threadPool.runIfActive { try self.run(sql, binds) }
+        try await self.threadPool.runIfActive { try self.run(sql, binds).rows }
+    }
+
+    /// Runs one statement and returns how many rows it inserted, updated or deleted (SQLite's count,
+    /// where `RETURNING` would cost a temporary table).
+    func execute(_ sql: String, _ binds: [SQLiteData]) async throws -> Int {
+        try await self.threadPool.runIfActive { try self.run(sql, binds).changes }
     }
 
     /// Finalizes the kept statements and closes the connection; later calls fail.
@@ -72,7 +78,7 @@ final class SQLiteStatementConnection: Sendable {
         }
     }
 
-    private func run(_ sql: String, _ binds: [SQLiteData]) throws -> [[SQLiteData]] {
+    private func run(_ sql: String, _ binds: [SQLiteData]) throws -> (rows: [[SQLiteData]], changes: Int) {
         try self.state.withLock { state in
             guard let handle = state.handle else { throw Failure(code: 21, message: "the connection is closed") }
             let keep = sql.utf8.count <= Self.cachedTextLimit
@@ -105,7 +111,7 @@ final class SQLiteStatementConnection: Sendable {
             var rows: [[SQLiteData]] = []
             while true {
                 let result = sqlite_nio_sqlite3_step(statement)
-                if result == 101 { return rows }  // SQLITE_DONE
+                if result == 101 { return (rows, Int(sqlite_nio_sqlite3_changes(handle))) }  // SQLITE_DONE
                 guard result == 100 else { throw Self.failure(handle) }  // SQLITE_ROW
                 rows.append(Self.row(statement))
             }

@@ -229,9 +229,19 @@ public final class SQLiteStore: PushStore {
         // Under SQLite's bind limit per statement; a statement alone needs no transaction.
         for chunk in ids.chunked(by: 500) {
             let binds: [SQLiteData] = [.text(owner)] + chunk.map { .integer(Int($0)) }
-            removed += try await self.run(on: self.writer, StoreStatements.completeOutboxEntries(count: chunk.count), binds).count
+            let sql = Self.completeOutboxEntries(count: chunk.count)
+            let connection = self.writer
+            removed += try await self.writes.run { try await Self.retryingWhileBusy { try await connection.execute(sql, binds) } }
         }
         return removed
+    }
+
+    /// ``StoreStatements/completeOutboxEntries(count:)`` without `RETURNING`: the connection counts the
+    /// deleted rows. Binds the owner, then the ids.
+    static func completeOutboxEntries(count: Int) -> String {
+        var sql = "DELETE FROM outbox WHERE lease_owner = ? AND id IN ("
+        for index in 0..<count { sql += index == 0 ? "?" : ", ?" }
+        return sql + ")"
     }
 
     public func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool {
@@ -465,11 +475,16 @@ public final class SQLiteStore: PushStore {
     /// few milliseconds (see ``busyTimeoutPragma``) and the statement is tried again after an async pause,
     /// so waiting never occupies one of the few threads SQLite calls run on.
     private static func query(_ connection: SQLiteStatementConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> [[SQLiteData]] {
+        try await Self.retryingWhileBusy { try await connection.query(sql, binds) }
+    }
+
+    /// Runs `call`, again after an async pause while another connection holds the write lock.
+    private static func retryingWhileBusy<T>(_ call: () async throws -> T) async throws -> T {
         var pause = Duration.milliseconds(1)
         let giveUp = ContinuousClock.now + .seconds(30)
         while true {
             do {
-                return try await connection.query(sql, binds)
+                return try await call()
             } catch let error as SQLiteStatementConnection.Failure where error.isBusy && ContinuousClock.now < giveUp {
                 try await Task.sleep(for: pause)
                 pause = min(pause * 2, .milliseconds(50))
