@@ -229,9 +229,7 @@ public final class SQLiteStore: PushStore {
         // Under SQLite's bind limit per statement; a statement alone needs no transaction.
         for chunk in ids.chunked(by: 500) {
             let binds: [SQLiteData] = [.text(owner)] + chunk.map { .integer(Int($0)) }
-            let sql = Self.completeOutboxEntries(count: chunk.count)
-            let connection = self.writer
-            removed += try await self.writes.run { try await Self.retryingWhileBusy { try await connection.execute(sql, binds) } }
+            removed += try await self.executeOnWriter(Self.completeOutboxEntries(count: chunk.count), binds)
         }
         return removed
     }
@@ -469,6 +467,13 @@ public final class SQLiteStore: PushStore {
             return try await self.writes.run { try await Self.query(connection, sql, binds) }
         }
         return try await Self.query(connection, sql, binds)
+    }
+
+    /// Runs a statement that returns no rows on the writer, in turn with the other writes; returns how many
+    /// rows it changed.
+    private func executeOnWriter(_ sql: String, _ binds: [SQLiteData]) async throws -> Int {
+        let connection = self.writer
+        return try await self.writes.run { try await Self.retryingWhileBusy { try await connection.execute(sql, binds) } }
     }
 
     /// Runs one statement. When another connection holds the write lock, SQLite answers "busy" after a

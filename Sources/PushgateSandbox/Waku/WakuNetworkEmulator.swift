@@ -5,24 +5,22 @@ import Synchronization
 /// An in-memory Waku relay network for the sandbox and the tests: several REST nodes (nwaku's relay REST
 /// API), each with its own message cache, on one network. A message published through any node reaches
 /// every node subscribed to its pubsub topic, the publisher included (nwaku relays its own messages to
-/// itself); a message identical to one relayed within ``seenWindow`` reaches no one again, as in Waku Relay.
+/// itself); a message identical to one relayed within the seen window reaches no one again, as in Waku Relay.
 public final class WakuNetworkEmulator: Sendable {
     /// How many messages each node's cache holds (nwaku's `--rest-relay-cache-capacity`, default 50).
     public let cacheCapacity: Int
     /// The largest message a node publishes (nwaku's `--max-msg-size`, default 150 KiB).
     public let maxMessageSize: Int
-    /// How long an identical message is dropped after the network relayed it (gossipsub's seen cache,
-    /// about two minutes).
-    public let seenWindow: Duration
     let logger: Logger
     private let seen: WakuSeenCache
     private let nodes = Mutex<[WakuRESTNode]>([])
     private let log = Mutex<[WakuEmulatedMessage]>([])
 
     /// Creates an empty network.
+    /// - Parameter seenWindow: how long an identical message is dropped after the network relayed it
+    ///   (gossipsub's seen cache, about two minutes).
     public init(cacheCapacity: Int = 50, maxMessageSize: Int = 150 * 1024, seenWindow: Duration = .seconds(120), logger: Logger) {
         self.cacheCapacity = cacheCapacity
-        self.seenWindow = seenWindow
         self.seen = WakuSeenCache(window: seenWindow)
         self.maxMessageSize = maxMessageSize
         self.logger = logger
@@ -41,7 +39,7 @@ public final class WakuNetworkEmulator: Sendable {
     public var published: [WakuEmulatedMessage] { self.log.withLock { $0 } }
 
     /// Relays a message to every subscribed node, as if it came from elsewhere on the network, unless the
-    /// network relayed the same message within ``seenWindow``.
+    /// network relayed the same message within the seen window.
     public func inject(_ message: WakuEmulatedMessage) {
         self.log.withLock { $0.append(message) }
         guard self.seen.firstSight(of: message.hash) else { return }

@@ -1,3 +1,4 @@
+import PushgateCore
 import Synchronization
 
 /// The message hashes a relay network has carried recently: Waku Relay's gossipsub drops a message whose
@@ -5,9 +6,9 @@ import Synchronization
 /// message again (a retry after a lost answer, say) does not reach the subscribers twice.
 final class WakuSeenCache: Sendable {
     private struct State {
-        var hashes: Set<[UInt8]> = []
+        var hashes: Set<HashedBytes> = []
         /// The hashes in the order they were first seen, with when, for expiry.
-        var order: [(hash: [UInt8], at: ContinuousClock.Instant)] = []
+        var order: [(hash: HashedBytes, at: ContinuousClock.Instant)] = []
         var start = 0
     }
 
@@ -29,8 +30,9 @@ final class WakuSeenCache: Sendable {
                 state.order.removeFirst(state.start)
                 state.start = 0
             }
-            guard state.hashes.insert(hash).inserted else { return false }
-            state.order.append((hash, now))
+            let key = HashedBytes(hash)
+            guard state.hashes.insert(key).inserted else { return false }
+            state.order.append((key, now))
             return true
         }
     }
