@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A JSON document as a value: what front ends build for a provider, and what back ends send.
-public indirect enum JSONValue: Sendable, Hashable, Codable {
+public enum JSONValue: Sendable, Hashable, Codable {
     case null
     case bool(Bool)
     case number(Double)
