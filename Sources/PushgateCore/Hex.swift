@@ -1,17 +1,34 @@
 /// Hexadecimal text of bytes (digests, APNs device tokens, Status keys and topics): written in lower case
 /// without `String(format:)` per byte, read in either case.
 public enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
-
     /// `bytes` as lowercase hex, two digits a byte.
+    ///
+    /// Inlinable so each caller gets a copy specialised for its sequence (`Data`, a digest, an array): an
+    /// unspecialised one reads each byte through a protocol witness, which cost more than the hex itself.
+    @inlinable
     public static func lowercase<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes {
-            text.append(Self.digits[Int(byte >> 4)])
-            text.append(Self.digits[Int(byte & 0x0f)])
+        if let text = bytes.withContiguousStorageIfAvailable({ Self.lowercase(contiguous: UnsafeRawBufferPointer($0)) }) {
+            return text
         }
-        return String(decoding: text, as: UTF8.self)
+        return Array(bytes).withUnsafeBytes { Self.lowercase(contiguous: $0) }
+    }
+
+    /// `bytes` as lowercase hex, written straight into the string's storage.
+    @usableFromInline
+    static func lowercase(contiguous bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { text in
+            var index = 0
+            for byte in bytes {
+                text[index] = Self.digit(byte >> 4)
+                text[index + 1] = Self.digit(byte & 0x0f)
+                index += 2
+            }
+            return index
+        }
+    }
+
+    private static func digit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// The bytes of hex digits (either case, no prefix); nil when `text` is not hex or has an odd length.
