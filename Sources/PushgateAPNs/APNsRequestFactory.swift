@@ -60,7 +60,7 @@ public struct APNsRequestFactory: Sendable {
             ("apns-topic", self.topic(for: notification)),
             ("apns-push-type", self.pushType(for: notification)),
             ("apns-priority", self.priority(for: notification)),
-            ("apns-id", notification.apnsID ?? apnsID.uuidString.lowercased()),
+            ("apns-id", notification.apnsID ?? apnsID.lowercaseText),
         ]
         if let expiration = notification.expiration {
             headers.append(("apns-expiration", String(max(0, expiration))))

@@ -27,7 +27,8 @@ public enum Hex {
         }
     }
 
-    private static func digit(_ value: UInt8) -> UInt8 {
+    /// The lowercase hex digit of a value below 16.
+    static func digit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 

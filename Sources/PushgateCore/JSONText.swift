@@ -15,6 +15,62 @@ public enum JSONText {
         return try value.encodedByFoundation()
     }
 
+    /// The number of bytes ``encode(_:)`` writes for `value`, counted without writing them (a size check
+    /// before sending, such as APNs's 4 KiB limit, need not build the text the back end builds again).
+    /// - Throws: what ``encode(_:)`` throws.
+    public static func encodedCount(_ value: JSONValue) throws -> Int {
+        if let count = Self.count(value) { return count }
+        return try value.encodedByFoundation().count
+    }
+
+    /// What ``write(_:into:)`` would append; nil when it would return false.
+    private static func count(_ value: JSONValue) -> Int? {
+        switch value {
+        case .null: return 4
+        case .bool(let flag): return flag ? 4 : 5
+        case .number(let number):
+            guard number.rounded() == number, abs(number) < 1e15 else { return nil }
+            var magnitude = Int64(number).magnitude
+            var digits = 1
+            while magnitude >= 10 {
+                magnitude /= 10
+                digits += 1
+            }
+            return number < 0 ? digits + 1 : digits
+        case .string(let text):
+            return Self.countString(text)
+        case .array(let elements):
+            var total = 2 + max(0, elements.count - 1)
+            for element in elements {
+                guard let count = Self.count(element) else { return nil }
+                total += count
+            }
+            return total
+        case .object(let members):
+            var total = 2 + max(0, members.count - 1)
+            for (key, member) in members {
+                guard key.utf8.allSatisfy({ $0 < 0x80 }), let count = Self.count(member) else { return nil }
+                total += Self.countString(key) + 1 + count
+            }
+            return total
+        }
+    }
+
+    /// The bytes ``writeString(_:into:)`` appends for `text`.
+    private static func countString(_ text: String) -> Int {
+        var text = text
+        return text.withUTF8 { bytes in
+            var total = bytes.count + 2
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x08, 0x09, 0x0A, 0x0C, 0x0D: total += 1
+                default: total += 5
+                }
+            }
+            return total
+        }
+    }
+
     /// Appends `value`; false when it holds something left to `JSONEncoder`.
     private static func write(_ value: JSONValue, into output: inout [UInt8]) -> Bool {
         switch value {

@@ -7,7 +7,7 @@ import PushgateCore
 enum APNsPayloadTruncation {
     /// The fitted body, or nil when nothing choppable is left and it is still too long.
     static func fit(_ payload: JSONValue, maximumSize: Int) -> JSONValue? {
-        guard var size = (try? payload.encoded())?.count else { return nil }
+        guard var size = try? JSONText.encodedCount(payload) else { return nil }
         if size <= maximumSize { return payload }
         guard case .object(var root) = payload, case .object(var aps)? = root["aps"] else { return nil }
 

@@ -23,4 +23,13 @@ struct HexTests {
         let bytes = (0...255).map { UInt8($0) }
         #expect(Hex.decode(Hex.lowercase(bytes)) == bytes)
     }
+
+    @Test func aUUIDsLowercaseTextIsFoundationsTextLowercased() {
+        for _ in 0..<100 {
+            let uuid = UUID()
+            #expect(uuid.lowercaseText == uuid.uuidString.lowercased())
+        }
+        let fixed = UUID(uuidString: "00FF10AB-CDEF-4012-8345-6789ABCDEF01")!
+        #expect(fixed.lowercaseText == "00ff10ab-cdef-4012-8345-6789abcdef01")
+    }
 }

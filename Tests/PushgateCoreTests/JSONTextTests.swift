@@ -35,18 +35,22 @@ struct JSONTextTests {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<3000 {
             let value = Self.randomValue(depth: 0, using: &generator)
-            #expect(try JSONText.encode(value) == value.encodedByFoundation(), "\(value)")
+            let text = try value.encodedByFoundation()
+            #expect(try JSONText.encode(value) == text, "\(value)")
+            #expect(try JSONText.encodedCount(value) == text.count, "\(value)")
         }
         let payload: JSONValue = [
             "aps": ["alert": ["loc-key": "MSG_FROM_USER", "loc-args": ["Alice"]], "badge": 2], "room_id": "!r:example.org", "event_id": "$e",
             "counts": ["unread": 2, "missed_calls": 0], "url": "https://example.org/a/b",
         ]
         #expect(try JSONText.encode(payload) == payload.encodedByFoundation())
+        #expect(try JSONText.encodedCount(payload) == payload.encodedByFoundation().count)
         #expect(String(decoding: try JSONText.encode(["b": 1, "a": [true, .null, "x/y"]]), as: UTF8.self) == #"{"a":[true,null,"x/y"],"b":1}"#)
     }
 
     @Test func refusesWhatTheEncoderRefuses() {
         #expect(throws: (any Error).self) { try JSONText.encode(["x": .number(.nan)]) }
         #expect(throws: (any Error).self) { try JSONText.encode([.number(.infinity)]) }
+        #expect(throws: (any Error).self) { try JSONText.encodedCount(["x": .number(.nan)]) }
     }
 }
