@@ -75,9 +75,10 @@ public struct JSONParser {
     private mutating func object(depth: Int) throws(Failure) -> JSONValue {
         guard depth <= Self.maximumDepth else { throw self.failure("nested too deeply") }
         self.position += 1
-        var members: [String: JSONValue] = [:]
-        // Most objects have a few members: start with room for them instead of growing from nothing.
-        members.reserveCapacity(8)
+        // Most objects have a few members: start with room for them instead of growing from nothing. (The
+        // initialiser is specialised here; `reserveCapacity` on an empty dictionary is not, and looked up
+        // the generic types' metadata on every object.)
+        var members = [String: JSONValue](minimumCapacity: 8)
         self.skipWhitespace()
         if self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: "}") {
             self.position += 1
