@@ -20,21 +20,36 @@ public struct JSONParser {
     /// The deepest nesting of arrays and objects accepted.
     public static let maximumDepth = 512
 
-    private let bytes: [UInt8]
+    /// The text being read; valid for the duration of ``parse(_:)`` only. (Reading through a pointer
+    /// instead of the array spares a bounds check and a reference count on every byte.)
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
 
-    private init(_ bytes: [UInt8]) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     /// Parses one JSON document.
     public static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
-        var parser = JSONParser(bytes)
-        parser.skipWhitespace()
-        let value = try parser.value(depth: 0)
-        parser.skipWhitespace()
-        guard parser.position == bytes.count else { throw parser.failure("unexpected text after the value") }
-        return value
+        let result = bytes.withUnsafeBufferPointer { buffer -> Result<JSONValue, Failure> in
+            var parser = JSONParser(buffer)
+            parser.skipWhitespace()
+            let value: JSONValue
+            do throws(Failure) {
+                value = try parser.value(depth: 0)
+            } catch {
+                return .failure(error)
+            }
+            parser.skipWhitespace()
+            guard parser.position == buffer.count else { return .failure(parser.failure("unexpected text after the value")) }
+            return .success(value)
+        }
+        return try result.get()
+    }
+
+    /// The bytes from `start` up to the current position.
+    private func bytes(from start: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: self.bytes[start..<self.position])
     }
 
     private func failure(_ reason: String) -> Failure {
@@ -137,11 +152,11 @@ public struct JSONParser {
             if byte == UInt8(ascii: "\"") {
                 if nonASCII & 0x80 == 0 {
                     // ASCII is valid UTF-8: no validation pass needed.
-                    let text = String(decoding: self.bytes[start..<self.position], as: UTF8.self)
+                    let text = String(decoding: self.bytes(from: start), as: UTF8.self)
                     self.position += 1
                     return text
                 }
-                guard let text = String(validating: self.bytes[start..<self.position], as: UTF8.self) else {
+                guard let text = String(validating: self.bytes(from: start), as: UTF8.self) else {
                     throw Failure(offset: start, reason: "invalid UTF-8")
                 }
                 self.position += 1
@@ -152,7 +167,7 @@ public struct JSONParser {
             nonASCII |= byte
             self.position += 1
         }
-        var buffer = Array(self.bytes[start..<self.position])
+        var buffer = Array(self.bytes(from: start))
         while self.position < self.bytes.count {
             let byte = self.bytes[self.position]
             switch byte {
@@ -241,7 +256,7 @@ public struct JSONParser {
             }
             guard self.digits() > 0 else { throw self.failure("expected a digit in the exponent") }
         }
-        let text = String(decoding: self.bytes[start..<self.position], as: UTF8.self)
+        let text = String(decoding: self.bytes(from: start), as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw Failure(offset: start, reason: "number out of range") }
         return value
     }

@@ -47,7 +47,14 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let connections: OpenConnections
     private let logger: Logger
     private var state = State.waitingForHead(first: true)
+    /// When the current wait ends; nil while nothing is awaited (the handler is answering).
+    private var deadline: NIODeadline?
+    /// The one scheduled check, and when it runs. Moving the deadline later leaves it in place: when it
+    /// runs early it schedules itself again for the deadline. So a kept-alive connection schedules about
+    /// one check per timeout period instead of two timers (a task, a promise and a heap entry each) for
+    /// every request.
     private var timer: Scheduled<Void>?
+    private var timerRunsAt: NIODeadline?
     private var closeAfterResponse = false
     private var counted = false
 
@@ -68,7 +75,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Counts the connection in (or refuses it) and starts waiting for its first request head.
     private func connectionOpened(_ context: ChannelHandlerContext) {
-        guard !self.counted, case .waitingForHead(first: true) = self.state, self.timer == nil else { return }
+        guard !self.counted, case .waitingForHead(first: true) = self.state, self.deadline == nil else { return }
         guard self.connections.open() else {
             self.logger.debug("http: connection refused, the listener is at its cap", metadata: ["max_connections": "\(self.connections.limit)"])
             self.answerAndClose(context, status: .serviceUnavailable, errcode: "M_UNKNOWN", message: "Too many connections; try again later")
@@ -79,7 +86,10 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        self.cancelTimer()
+        self.deadline = nil
+        self.timer?.cancel()
+        self.timer = nil
+        self.timerRunsAt = nil
         if self.counted {
             self.counted = false
             self.connections.close()
@@ -110,21 +120,22 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = self.unwrapOutboundIn(data), case .readingBody = self.state {
+        let part = self.unwrapOutboundIn(data)
+        if case .end = part, case .readingBody = self.state {
             // Answered before the body was read (413, say): the rest of the body is not read, so the
             // connection cannot carry another request.
             self.closeAfterResponse = true
             self.cancelTimer()
         }
         guard self.closeAfterResponse else {
-            if case .end = self.unwrapOutboundIn(data), case .answering = self.state {
+            if case .end = part, case .answering = self.state {
                 self.state = .waitingForHead(first: false)
                 self.startTimer(context, self.limits.idleTimeout)
             }
             context.write(data, promise: promise)
             return
         }
-        switch self.unwrapOutboundIn(data) {
+        switch part {
         case .head(var head):
             head.headers.replaceOrAdd(name: "Connection", value: "close")
             context.write(self.wrapOutboundOut(.head(head)), promise: promise)
@@ -167,22 +178,42 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
     }
 
+    /// Starts waiting `timeout` from now, replacing any earlier wait.
     private func startTimer(_ context: ChannelHandlerContext, _ timeout: TimeAmount) {
-        self.cancelTimer()
+        let deadline = NIODeadline.now() + timeout
+        self.deadline = deadline
+        if let runsAt = self.timerRunsAt, runsAt <= deadline { return }
+        self.schedule(context, at: deadline)
+    }
+
+    /// Stops waiting; a check already scheduled finds nothing to do.
+    private func cancelTimer() {
+        self.deadline = nil
+    }
+
+    private func schedule(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
+        self.timer?.cancel()
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        self.timer = context.eventLoop.scheduleTask(in: timeout) {
+        self.timerRunsAt = deadline
+        self.timer = context.eventLoop.scheduleTask(deadline: deadline) {
             let (guardHandler, context) = loopBound.value
-            guardHandler.timedOut(context)
+            guardHandler.timerRan(context)
         }
     }
 
-    private func cancelTimer() {
-        self.timer?.cancel()
+    private func timerRan(_ context: ChannelHandlerContext) {
         self.timer = nil
+        self.timerRunsAt = nil
+        guard let deadline = self.deadline else { return }
+        if deadline > .now() {
+            self.schedule(context, at: deadline)
+            return
+        }
+        self.deadline = nil
+        self.timedOut(context)
     }
 
     private func timedOut(_ context: ChannelHandlerContext) {
-        self.timer = nil
         switch self.state {
         case .waitingForHead(let first):
             self.logger.debug(first ? "http: no request head in time, closing" : "http: idle connection closed")
