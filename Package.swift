@@ -347,6 +347,7 @@ let package = Package(
         .testTarget(
             name: "PushgateMatrixTests",
             dependencies: [
+                .crypto,
                 .serviceLifecycle,
                 "PushgateMatrix",
                 "PushgateCore",

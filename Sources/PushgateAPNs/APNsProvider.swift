@@ -182,8 +182,15 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
 
     /// Whether `token` is non-empty ASCII letters and digits, so it cannot change the request path.
     private static func isSafePathSegment(_ token: String) -> Bool {
-        !token.isEmpty && token.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+        var token = token
+        // Over the contiguous bytes: walking `utf8` index by index cost some 40 instructions a byte.
+        return token.withUTF8 { bytes in
+            var safe = !bytes.isEmpty
+            for byte in bytes {
+                let letter = byte | 0x20
+                safe = safe && ((0x30...0x39).contains(byte) || (0x61...0x7A).contains(letter))
+            }
+            return safe
         }
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PushgateCore
 import PushgateStore
 import Synchronization
 
@@ -108,27 +109,45 @@ final class MatrixDuplicateFilter: Sendable {
 }
 
 extension MatrixDuplicateFilter {
-    /// A pair's key: its text (the store's counter name) and its digest in memory, taken once for the
-    /// question and the record.
+    /// A pair's key: its digest in memory, taken once for the question and the record, and on demand its
+    /// text (the store's counter name), which only a shared store needs.
     struct Key: Sendable {
-        let text: String
+        let appID: String
+        let eventID: String
+        let pushkey: String
         fileprivate let memoryKey: MemoryKey
 
-        init(_ text: String) {
-            self.text = text
-            self.memoryKey = MemoryKey(text)
+        init(appID: String, eventID: String, pushkey: String) {
+            self.appID = appID
+            self.eventID = eventID
+            self.pushkey = pushkey
+            self.memoryKey = MemoryKey(appID, eventID, pushkey)
+        }
+
+        /// The store's counter name, the same for every instance; the pushkey appears only as a digest.
+        var text: String {
+            "matrix:dup:\(self.appID):\(self.eventID):\(Hex.lowercase(SHA256.hash(data: Array(self.pushkey.utf8)).prefix(12)))"
         }
     }
 }
 
-/// A pair's key in memory: the first 16 bytes of its SHA-256, two words instead of a string.
+/// A pair's key in memory: the first 16 bytes of the SHA-256 of its parts (each after its length, so no
+/// two pairs share the hashed text), two words instead of a string.
 private struct MemoryKey: Hashable, Sendable {
     let high: UInt64
     let low: UInt64
 
-    init(_ key: String) {
+    init(_ parts: String...) {
+        var hash = SHA256()
+        for part in parts {
+            var part = part
+            part.withUTF8 { bytes in
+                withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { hash.update(bufferPointer: $0) }
+                hash.update(bufferPointer: UnsafeRawBufferPointer(bytes))
+            }
+        }
         var words: (UInt64, UInt64) = (0, 0)
-        SHA256.hash(data: Array(key.utf8)).withUnsafeBytes { digest in
+        hash.finalize().withUnsafeBytes { digest in
             words = (digest.loadUnaligned(fromByteOffset: 0, as: UInt64.self), digest.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         }
         self.high = words.0

@@ -120,7 +120,7 @@ public struct MatrixNotifyHandler: Sendable {
         case .send(let push_):
             push = push_
         }
-        let duplicateKey = notification.eventID.map { MatrixDuplicateFilter.Key("matrix:dup:\(provider.appID):\($0):\(Self.digest(device.pushkey))") }
+        let duplicateKey = notification.eventID.map { MatrixDuplicateFilter.Key(appID: provider.appID, eventID: $0, pushkey: device.pushkey) }
         if let duplicateKey, await self.duplicates.wasDelivered(duplicateKey) {
             return .done
         }
@@ -174,9 +174,6 @@ public struct MatrixNotifyHandler: Sendable {
         }
     }
 
-    private static func digest(_ pushkey: String) -> String {
-        Hex.lowercase(SHA256.hash(data: Data(pushkey.utf8)).prefix(12))
-    }
 }
 
 /// A payload decision with the notification built from it.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 @testable import PushgateMatrix
@@ -17,7 +18,7 @@ struct MatrixDuplicateFilterTests {
         let services = ServiceGroup(services: [store], logger: logger)
         async let running: Void = services.run()
         let first = MatrixDuplicateFilter(store: store, window: 600)
-        let keys = (0..<300).map { MatrixDuplicateFilter.Key("matrix:dup:app:$event\($0):key") }
+        let keys = (0..<300).map { MatrixDuplicateFilter.Key(appID: "app", eventID: "$event\($0)", pushkey: "key") }
         #expect(await first.wasDelivered(keys[0]) == false)
         // Concurrent deliveries group their writes; when every call has returned, every pair is stored.
         await withTaskGroup(of: Void.self) { group in
@@ -28,12 +29,12 @@ struct MatrixDuplicateFilterTests {
             #expect(await second.wasDelivered(key))
             #expect(try await store.counterValue(key.text, now: Date()) == 1)
         }
-        #expect(await second.wasDelivered(.init("matrix:dup:app:$other:key")) == false)
+        #expect(await second.wasDelivered(.init(appID: "app", eventID: "$other", pushkey: "key")) == false)
         // Concurrent questions are grouped and each gets its own answer.
         let third = MatrixDuplicateFilter(store: store, window: 600)
         let answers = await withTaskGroup(of: (Int, Bool).self) { group in
             for index in 0..<400 {
-                group.addTask { (index, await third.wasDelivered(index < 300 ? keys[index] : .init("matrix:dup:app:$new\(index):key"))) }
+                group.addTask { (index, await third.wasDelivered(index < 300 ? keys[index] : .init(appID: "app", eventID: "$new\(index)", pushkey: "key"))) }
             }
             return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
         }
@@ -46,17 +47,36 @@ struct MatrixDuplicateFilterTests {
         try await running
     }
 
+    @Test func aKeysStoreNameKeepsItsFormatAndItsPartsCannotRunTogether() async {
+        // The counter name is what instances of every version share in the store: the pushkey as the first
+        // 12 bytes of its SHA-256 in hex.
+        let key = MatrixDuplicateFilter.Key(appID: "im.example.ios", eventID: "$abc:example.org", pushkey: "pk")
+        let digest = SHA256.hash(data: Data("pk".utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        #expect(key.text == "matrix:dup:im.example.ios:$abc:example.org:\(digest)")
+        // Parts that join to the same text are still different pairs in memory.
+        let filter = MatrixDuplicateFilter(store: nil, window: 600)
+        await filter.recordDelivered(.init(appID: "a:b", eventID: "c", pushkey: "d"))
+        #expect(await filter.wasDelivered(.init(appID: "a:b", eventID: "c", pushkey: "d")))
+        #expect(await filter.wasDelivered(.init(appID: "a", eventID: "b:c", pushkey: "d")) == false)
+        #expect(await filter.wasDelivered(.init(appID: "a:b", eventID: "c", pushkey: "e")) == false)
+    }
+
     @Test func withoutASharedStoreTheMemoryAloneAnswers() async {
         let filter = MatrixDuplicateFilter(store: nil, window: 600, memoryLimit: 3)
-        #expect(await filter.wasDelivered(.init("a")) == false)
-        await filter.recordDelivered(.init("a"))
-        #expect(await filter.wasDelivered(.init("a")))
-        #expect(await filter.wasDelivered(.init("a"), now: Date().addingTimeInterval(601)) == false)
+        #expect(await filter.wasDelivered(.key("a")) == false)
+        await filter.recordDelivered(.key("a"))
+        #expect(await filter.wasDelivered(.key("a")))
+        #expect(await filter.wasDelivered(.key("a"), now: Date().addingTimeInterval(601)) == false)
         // A full memory takes no more pairs until expired ones are swept.
-        for key in ["b", "c", "d"] { await filter.recordDelivered(.init(key)) }
-        #expect(await filter.wasDelivered(.init("c")))
-        #expect(await filter.wasDelivered(.init("d")) == false)
-        await filter.recordDelivered(.init("e"), now: Date().addingTimeInterval(601))
-        #expect(await filter.wasDelivered(.init("e"), now: Date().addingTimeInterval(602)))
+        for key in ["b", "c", "d"] { await filter.recordDelivered(.key(key)) }
+        #expect(await filter.wasDelivered(.key("c")))
+        #expect(await filter.wasDelivered(.key("d")) == false)
+        await filter.recordDelivered(.key("e"), now: Date().addingTimeInterval(601))
+        #expect(await filter.wasDelivered(.key("e"), now: Date().addingTimeInterval(602)))
     }
+}
+
+extension MatrixDuplicateFilter.Key {
+    /// A pair of the app "app" and the pushkey "key" for `event`.
+    static func key(_ event: String) -> Self { .init(appID: "app", eventID: event, pushkey: "key") }
 }
