@@ -48,10 +48,11 @@ final class MatrixDuplicateFilter: Sendable {
     /// Whether `pair` was delivered within the window, by this instance or another; a store that cannot
     /// answer counts as "not delivered", so a notification is never lost to a store outage.
     func wasDelivered(_ pair: Key, now: Date = Date()) async -> Bool {
-        let (key, memoryKey) = (pair.text, pair.memoryKey)
+        let memoryKey = pair.memoryKey
         guard let store = self.store else {
             return self.state.withLock { state in state.recent[memoryKey].map { $0 > now } ?? false }
         }
+        let key = pair.text
         let ticket = AnswerTicket()
         let (remembered, mustRead) = self.state.withLock { state -> (Bool, Bool) in
             if state.recent[memoryKey].map({ $0 > now }) ?? false { return (true, false) }
@@ -80,7 +81,9 @@ final class MatrixDuplicateFilter: Sendable {
     /// Records that `pair` was delivered; returns once it is in memory, and (for the request that writes
     /// the group) once the group is in the store.
     func recordDelivered(_ pair: Key, now: Date = Date()) async {
-        let (key, memoryKey) = (pair.text, pair.memoryKey)
+        let memoryKey = pair.memoryKey
+        // The store's name for the pair, only when there is a store to write it to.
+        let key = self.store == nil ? nil : pair.text
         let expiry = now.addingTimeInterval(self.window)
         let mustWrite = self.state.withLock { state -> Bool in
             if state.recent.count >= self.memoryLimit, now >= state.nextSweep {
@@ -88,7 +91,7 @@ final class MatrixDuplicateFilter: Sendable {
                 state.nextSweep = now.addingTimeInterval(1)
             }
             if state.recent.count < self.memoryLimit { state.recent[memoryKey] = expiry }
-            guard self.store != nil else { return false }
+            guard let key else { return false }
             state.pending.append(key)
             if state.writing { return false }
             state.writing = true
@@ -137,17 +140,19 @@ private struct MemoryKey: Hashable, Sendable {
     let high: UInt64
     let low: UInt64
 
-    init(_ parts: String...) {
-        var hash = SHA256()
-        for part in parts {
-            var part = part
-            part.withUTF8 { bytes in
-                withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { hash.update(bufferPointer: $0) }
-                hash.update(bufferPointer: UnsafeRawBufferPointer(bytes))
-            }
+    init(_ first: String, _ second: String, _ third: String) {
+        // One buffer, hashed in one call: each part's length (8 bytes) and then its bytes.
+        var text: [UInt8] = []
+        text.reserveCapacity(first.utf8.count + second.utf8.count + third.utf8.count + 24)
+        func append(_ part: String) {
+            withUnsafeBytes(of: UInt64(part.utf8.count).littleEndian) { text.append(contentsOf: $0) }
+            text.append(contentsOf: part.utf8)
         }
+        append(first)
+        append(second)
+        append(third)
         var words: (UInt64, UInt64) = (0, 0)
-        hash.finalize().withUnsafeBytes { digest in
+        SHA256.hash(data: text).withUnsafeBytes { digest in
             words = (digest.loadUnaligned(fromByteOffset: 0, as: UInt64.self), digest.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         }
         self.high = words.0
