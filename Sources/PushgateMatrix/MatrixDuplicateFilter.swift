@@ -49,10 +49,9 @@ final class MatrixDuplicateFilter: Sendable {
     /// answer counts as "not delivered", so a notification is never lost to a store outage.
     func wasDelivered(_ pair: Key, now: Date = Date()) async -> Bool {
         let memoryKey = pair.memoryKey
-        guard let store = self.store else {
+        guard let store = self.store, let key = pair.text else {
             return self.state.withLock { state in state.recent[memoryKey].map { $0 > now } ?? false }
         }
-        let key = pair.text
         let ticket = AnswerTicket()
         let (remembered, mustRead) = self.state.withLock { state -> (Bool, Bool) in
             if state.recent[memoryKey].map({ $0 > now }) ?? false { return (true, false) }
@@ -81,9 +80,7 @@ final class MatrixDuplicateFilter: Sendable {
     /// Records that `pair` was delivered; returns once it is in memory, and (for the request that writes
     /// the group) once the group is in the store.
     func recordDelivered(_ pair: Key, now: Date = Date()) async {
-        let memoryKey = pair.memoryKey
-        // The store's name for the pair, only when there is a store to write it to.
-        let key = self.store == nil ? nil : pair.text
+        let (key, memoryKey) = (pair.text, pair.memoryKey)
         let expiry = now.addingTimeInterval(self.window)
         let mustWrite = self.state.withLock { state -> Bool in
             if state.recent.count >= self.memoryLimit, now >= state.nextSweep {
@@ -91,7 +88,7 @@ final class MatrixDuplicateFilter: Sendable {
                 state.nextSweep = now.addingTimeInterval(1)
             }
             if state.recent.count < self.memoryLimit { state.recent[memoryKey] = expiry }
-            guard let key else { return false }
+            guard self.store != nil, let key else { return false }
             state.pending.append(key)
             if state.writing { return false }
             state.writing = true
@@ -112,25 +109,26 @@ final class MatrixDuplicateFilter: Sendable {
 }
 
 extension MatrixDuplicateFilter {
-    /// A pair's key: its digest in memory, taken once for the question and the record, and on demand its
-    /// text (the store's counter name), which only a shared store needs.
+    /// A pair's key: its digest in memory and, when there is a shared store, its text (the store's counter
+    /// name), each taken once for the question and the record.
     struct Key: Sendable {
-        let appID: String
-        let eventID: String
-        let pushkey: String
+        /// The store's counter name, the same for every instance (the pushkey appears only as a digest);
+        /// nil when the key was made for a filter without a store.
+        let text: String?
         fileprivate let memoryKey: MemoryKey
 
-        init(appID: String, eventID: String, pushkey: String) {
-            self.appID = appID
-            self.eventID = eventID
-            self.pushkey = pushkey
+        /// - Parameter named: whether to make the store's counter name too.
+        init(appID: String, eventID: String, pushkey: String, named: Bool) {
             self.memoryKey = MemoryKey(appID, eventID, pushkey)
+            self.text = named
+                ? "matrix:dup:\(appID):\(eventID):\(Hex.lowercase(SHA256.hash(data: Array(pushkey.utf8)).prefix(12)))"
+                : nil
         }
+    }
 
-        /// The store's counter name, the same for every instance; the pushkey appears only as a digest.
-        var text: String {
-            "matrix:dup:\(self.appID):\(self.eventID):\(Hex.lowercase(SHA256.hash(data: Array(self.pushkey.utf8)).prefix(12)))"
-        }
+    /// The key of a pair for this filter: named only when there is a store to ask and write.
+    func key(appID: String, eventID: String, pushkey: String) -> Key {
+        Key(appID: appID, eventID: eventID, pushkey: pushkey, named: self.store != nil)
     }
 }
 

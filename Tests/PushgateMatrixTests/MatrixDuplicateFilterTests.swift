@@ -18,7 +18,7 @@ struct MatrixDuplicateFilterTests {
         let services = ServiceGroup(services: [store], logger: logger)
         async let running: Void = services.run()
         let first = MatrixDuplicateFilter(store: store, window: 600)
-        let keys = (0..<300).map { MatrixDuplicateFilter.Key(appID: "app", eventID: "$event\($0)", pushkey: "key") }
+        let keys = (0..<300).map { first.key(appID: "app", eventID: "$event\($0)", pushkey: "key") }
         #expect(await first.wasDelivered(keys[0]) == false)
         // Concurrent deliveries group their writes; when every call has returned, every pair is stored.
         await withTaskGroup(of: Void.self) { group in
@@ -27,14 +27,14 @@ struct MatrixDuplicateFilterTests {
         let second = MatrixDuplicateFilter(store: store, window: 600)
         for key in keys {
             #expect(await second.wasDelivered(key))
-            #expect(try await store.counterValue(key.text, now: Date()) == 1)
+            #expect(try await store.counterValue(try #require(key.text), now: Date()) == 1)
         }
-        #expect(await second.wasDelivered(.init(appID: "app", eventID: "$other", pushkey: "key")) == false)
+        #expect(await second.wasDelivered(second.key(appID: "app", eventID: "$other", pushkey: "key")) == false)
         // Concurrent questions are grouped and each gets its own answer.
         let third = MatrixDuplicateFilter(store: store, window: 600)
         let answers = await withTaskGroup(of: (Int, Bool).self) { group in
             for index in 0..<400 {
-                group.addTask { (index, await third.wasDelivered(index < 300 ? keys[index] : .init(appID: "app", eventID: "$new\(index)", pushkey: "key"))) }
+                group.addTask { (index, await third.wasDelivered(index < 300 ? keys[index] : third.key(appID: "app", eventID: "$new\(index)", pushkey: "key"))) }
             }
             return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
         }
@@ -50,15 +50,15 @@ struct MatrixDuplicateFilterTests {
     @Test func aKeysStoreNameKeepsItsFormatAndItsPartsCannotRunTogether() async {
         // The counter name is what instances of every version share in the store: the pushkey as the first
         // 12 bytes of its SHA-256 in hex.
-        let key = MatrixDuplicateFilter.Key(appID: "im.example.ios", eventID: "$abc:example.org", pushkey: "pk")
+        let key = MatrixDuplicateFilter.Key(appID: "im.example.ios", eventID: "$abc:example.org", pushkey: "pk", named: true)
         let digest = SHA256.hash(data: Data("pk".utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
         #expect(key.text == "matrix:dup:im.example.ios:$abc:example.org:\(digest)")
         // Parts that join to the same text are still different pairs in memory.
         let filter = MatrixDuplicateFilter(store: nil, window: 600)
-        await filter.recordDelivered(.init(appID: "a:b", eventID: "c", pushkey: "d"))
-        #expect(await filter.wasDelivered(.init(appID: "a:b", eventID: "c", pushkey: "d")))
-        #expect(await filter.wasDelivered(.init(appID: "a", eventID: "b:c", pushkey: "d")) == false)
-        #expect(await filter.wasDelivered(.init(appID: "a:b", eventID: "c", pushkey: "e")) == false)
+        await filter.recordDelivered(filter.key(appID: "a:b", eventID: "c", pushkey: "d"))
+        #expect(await filter.wasDelivered(filter.key(appID: "a:b", eventID: "c", pushkey: "d")))
+        #expect(await filter.wasDelivered(filter.key(appID: "a", eventID: "b:c", pushkey: "d")) == false)
+        #expect(await filter.wasDelivered(filter.key(appID: "a:b", eventID: "c", pushkey: "e")) == false)
     }
 
     @Test func withoutASharedStoreTheMemoryAloneAnswers() async {
@@ -78,5 +78,5 @@ struct MatrixDuplicateFilterTests {
 
 extension MatrixDuplicateFilter.Key {
     /// A pair of the app "app" and the pushkey "key" for `event`.
-    static func key(_ event: String) -> Self { .init(appID: "app", eventID: event, pushkey: "key") }
+    static func key(_ event: String) -> Self { .init(appID: "app", eventID: event, pushkey: "key", named: false) }
 }
