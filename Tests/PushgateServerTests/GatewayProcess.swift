@@ -20,6 +20,8 @@ final class GatewayProcess: Sendable {
     private let process: Process
     private let stderr = CapturedText()
     private let stdout = CapturedText()
+    /// Set once a test signals the process or waits for it to end: an exit after that is expected.
+    private let exitExpected = Atomic(false)
 
     /// Starts the pushgate binary, or `executable` when given (another server a test needs).
     init(arguments: [String], environment: [String: String] = [:], directory: String? = nil, executable: String? = nil) throws {
@@ -79,6 +81,8 @@ final class GatewayProcess: Sendable {
             }
             if listeners.count >= count { return listeners.map { (name: $0.0, host: $0.1, port: $0.2) } }
             if !self.process.isRunning {
+                // The error carries the log: no second report when the test lets go of the process.
+                self.exitExpected.store(true, ordering: .relaxed)
                 throw ProcessError("pushgate exited with \(self.process.terminationStatus) before listening:\n\(self.errors)")
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -87,15 +91,27 @@ final class GatewayProcess: Sendable {
     }
 
     func signal(_ signal: Int32) {
+        self.exitExpected.store(true, ordering: .relaxed)
         Foundation.kill(self.process.processIdentifier, signal)
     }
 
+    /// Stops the process. A process that already ended without being signalled or awaited died during
+    /// the test (a crash, or a kill from outside): that is recorded as an issue with its log, since the
+    /// test's own failure would only say that a connection was refused.
     func kill() {
-        if self.process.isRunning { self.signal(SIGKILL) }
+        if self.process.isRunning {
+            self.signal(SIGKILL)
+        } else if !self.exitExpected.load(ordering: .relaxed) {
+            self.exitExpected.store(true, ordering: .relaxed)
+            let status = self.process.terminationStatus
+            let reason = self.process.terminationReason == .uncaughtSignal ? "signal \(status)" : "status \(status)"
+            Issue.record("\(self.process.executableURL?.lastPathComponent ?? "process") ended by itself with \(reason) during the test; its standard error:\n\(self.errors.suffix(20_000))")
+        }
     }
 
     /// Waits for the process to end; nil when it is still running after `timeout`.
     func waitForExit(timeout: Duration) async -> Int32? {
+        self.exitExpected.store(true, ordering: .relaxed)
         let deadline = ContinuousClock.now + timeout
         while self.process.isRunning {
             if ContinuousClock.now >= deadline { return nil }
