@@ -51,11 +51,11 @@ final class OutboxGroupCommit: Sendable {
         entries.reserveCapacity(messages.count)
         var next = 0
         for group in groups {
+            let content = OutboxContent(notification: group.notification, report: group.report)
             for message in group.messages where next < ids.count {
                 entries.append(
                     OutboxHandOff.Entry(
-                        id: ids[next], appID: message.appID, token: message.pushToken, notification: group.notification, report: group.report,
-                        createdAt: now, leaseUntil: lease.until
+                        id: ids[next], appID: message.appID, token: message.pushToken, content: content, createdAt: now, leaseUntil: lease.until
                     )
                 )
                 next += 1

@@ -18,8 +18,8 @@ final class OutboxHandOff: Sendable {
         let id: Int64
         let appID: String
         let token: String
-        let notification: PushNotification
-        let report: DeliveryReport?
+        /// Shared with the other tokens of its notification.
+        let content: OutboxContent
         let createdAt: Date
         /// When its lease in the store ends: after that another worker may claim it.
         let leaseUntil: Date

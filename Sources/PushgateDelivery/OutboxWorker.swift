@@ -107,8 +107,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         let attempts: Int
         let createdAt: Date
         /// Nil when a claimed entry cannot be read.
-        let notification: PushNotification?
-        let report: DeliveryReport?
+        let content: OutboxContent?
     }
 
     /// Takes one batch (handed-over entries first, then claimed ones) and delivers it; returns how many
@@ -118,10 +117,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         // when the lease ends, so no other worker ever delivers it while this one does.
         let leaseNeeded = Date().addingTimeInterval(self.configuration.deliveryTimeout.timeInterval + 1)
         var work = self.wakeUp.handOff.take(self.configuration.batchSize).filter { $0.leaseUntil > leaseNeeded }.map { entry in
-            Work(
-                id: entry.id, appID: entry.appID, token: entry.token, attempts: 1, createdAt: entry.createdAt, notification: entry.notification,
-                report: entry.report
-            )
+            Work(id: entry.id, appID: entry.appID, token: entry.token, attempts: 1, createdAt: entry.createdAt, content: entry.content)
         }
         // The store is asked when nothing was handed over, and otherwise once a poll interval, so entries
         // due again (retries, other instances' leftovers) are not starved by a steady flow of new ones.
@@ -162,17 +158,19 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             self.logger.warning("outbox: cannot claim entries", metadata: ["error": "\(error)"])
             return []
         }
-        var decoded: [HashedBytes: (PushNotification, DeliveryReport?)] = [:]
+        var decoded: [HashedBytes: OutboxContent?] = [:]
         return entries.map { entry in
             let key = HashedBytes(entry.message.payload)
-            var read = decoded[key]
-            if read == nil {
-                read = try? OutboxPayloadCoding.decodeWithReport(key.bytes)
-                decoded[key] = read
+            let content: OutboxContent?
+            if let known = decoded[key] {
+                content = known
+            } else {
+                content = (try? OutboxPayloadCoding.decodeWithReport(key.bytes)).map { OutboxContent(notification: $0.0, report: $0.1) }
+                decoded[key] = content
             }
             return Work(
                 id: entry.id, appID: entry.message.appID, token: entry.message.pushToken, attempts: entry.attempts, createdAt: entry.createdAt,
-                notification: read?.0, report: read?.1
+                content: content
             )
         }
     }
@@ -182,7 +180,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     private func handle(_ entry: Work) async -> (Work, DeliveryOutcome)? {
         let appID = entry.appID
         let outcome: DeliveryOutcome
-        if let notification = entry.notification {
+        if let notification = entry.content?.notification {
             if case .found(let provider) = self.dispatcher.directory.lookup(appID) {
                 outcome = await self.dispatcher.deliver(
                     notification, via: provider, token: entry.token, deadline: .now + self.configuration.deliveryTimeout
@@ -230,7 +228,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             return
         }
         for (entry, outcome) in finished {
-            guard let report = entry.report, let observer = self.observers[report.frontEnd] else { continue }
+            guard let report = entry.content?.report, let observer = self.observers[report.frontEnd] else { continue }
             await observer.deliveryEnded(report, appID: entry.appID, token: entry.token, outcome: outcome)
         }
     }

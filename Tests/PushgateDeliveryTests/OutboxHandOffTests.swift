@@ -61,8 +61,8 @@ struct OutboxHandOffTests {
         #expect(handOff.reserve(3, now: now) == nil)
         let entries = (0..<8).map { n in
             OutboxHandOff.Entry(
-                id: Int64(n), appID: "app", token: "t\(n)", notification: DispatcherAndOutboxTests.notification, report: nil, createdAt: now,
-                leaseUntil: lease.until
+                id: Int64(n), appID: "app", token: "t\(n)", content: OutboxContent(notification: DispatcherAndOutboxTests.notification, report: nil),
+                createdAt: now, leaseUntil: lease.until
             )
         }
         handOff.fulfil(8, with: entries, owner: "w")
