@@ -295,7 +295,11 @@ let package = Package(
                 .argumentParser,
                 .logging,
                 .unixSignals,
-            ]
+            ],
+            // On Linux the binary is linked by LLD (in the Swift toolchain) with packed relative relocations
+            // (DT_RELR, glibc 2.36 or later): the loader no longer reads 2.2 MiB of relocation entries at
+            // start-up, and the gateway's resident memory is about 3.5 MiB smaller (benchmarks/README.md).
+            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux]))]
         ),
         // Shared by the test targets: running reference implementations and other programs.
         .target(name: "PushgateTestSupport"),
