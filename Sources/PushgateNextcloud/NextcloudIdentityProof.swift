@@ -46,7 +46,7 @@ public struct NextcloudIdentityProof: Sendable {
         self.settings = settings
         self.resolver = resolver
         self.connections = HTTP1ConnectionPool(
-            tls: Result { try NIOSSLContext(configuration: .makeClientConfiguration()) }, proxy: nil,
+            tls: HTTP1ConnectionPool.systemTrustTLS, proxy: nil,
             connectTimeout: .milliseconds(settings.timeout.wholeMilliseconds), idleTimeout: .seconds(1), maximumIdlePerOrigin: 0,
             bodyLimit: Self.maximumResponseSize
         )

@@ -59,6 +59,16 @@ public final class HTTP1ConnectionPool: Sendable {
         var isShutDown = false
     }
 
+    /// The TLS context of pools that verify servers against the system's trust store, announcing HTTP/1.1
+    /// (ALPN): made once, when the first such pool is created, and shared by all. Each context parses the
+    /// whole trust store (about half a megabyte of certificates in memory), and a context may serve any
+    /// number of connections at once.
+    public static let systemTrustTLS: Result<NIOSSLContext, any Error> = Result {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.applicationProtocols = ["http/1.1"]
+        return try NIOSSLContext(configuration: configuration)
+    }
+
     /// The TLS context for `https` origins, or why there is none (no usable trust store, say).
     private let tls: Result<NIOSSLContext, any Error>
     private let proxy: OutboundProxy?

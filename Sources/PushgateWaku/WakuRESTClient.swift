@@ -24,7 +24,7 @@ public struct WakuRESTClient: WakuRelay {
     public init(baseURL: String, timeout: Duration) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.timeout = timeout
-        let tls = Result { try NIOSSLContext(configuration: .makeClientConfiguration()) }.mapError { $0 as any Error }
+        let tls = HTTP1ConnectionPool.systemTrustTLS
         let connectTimeout = TimeAmount.nanoseconds(max(1, timeout.nanosecondsClamped))
         self.pool = HTTP1ConnectionPool(
             tls: tls, proxy: nil, connectTimeout: connectTimeout, idleTimeout: .seconds(30), maximumIdlePerOrigin: 64, bodyLimit: Self.maximumAnswer

@@ -48,10 +48,8 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         self.policy = policy
         self.signer = VAPIDSigner(key: configuration.vapidKey, contact: configuration.contact, now: now)
         self.requestSlots = ConcurrencyGate(permits: configuration.maxConnections)
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.applicationProtocols = ["http/1.1"]
         self.connections = HTTP1ConnectionPool(
-            tls: Result { try NIOSSLContext(configuration: tls) }, proxy: configuration.proxy, connectTimeout: .seconds(10),
+            tls: HTTP1ConnectionPool.systemTrustTLS, proxy: configuration.proxy, connectTimeout: .seconds(10),
             idleTimeout: .seconds(60), maximumIdlePerOrigin: configuration.maxConnections
         )
     }

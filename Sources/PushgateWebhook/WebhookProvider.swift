@@ -48,7 +48,7 @@ public final class WebhookProvider: PushProvider, Service, CustomStringConvertib
         self.gate = ConcurrencyGate(permits: concurrency)
         self.logger = logger
         self.connections = HTTP1ConnectionPool(
-            tls: Result { try NIOSSLContext(configuration: .makeClientConfiguration()) }, proxy: nil,
+            tls: HTTP1ConnectionPool.systemTrustTLS, proxy: nil,
             connectTimeout: .milliseconds(timeout.wholeMilliseconds), idleTimeout: .seconds(30), maximumIdlePerOrigin: 5
         )
     }

@@ -28,6 +28,31 @@ struct OutboxStoreConformanceTests {
         }
     }
 
+    /// Messages one at a time, one under a lease, and a last chunk of one after 1,000 (SQLite writes at
+    /// most 1,000 rows a statement): every id returned is the id the entry is claimed and completed by.
+    @Test(arguments: StoreKind.allCases)
+    func singleRowsAndAChunkOfOneReturnTheirOwnIds(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            var ids: [Int64] = []
+            for n in 0..<3 { ids += try await store.enqueue([Self.message(n)]) }
+            let lease = OutboxLease(owner: "w0", until: Self.now.addingTimeInterval(3_600))
+            ids += try await store.enqueue([Self.message(3)], leasedTo: lease)
+            ids += try await store.enqueue((4..<1_005).map { Self.message($0) })
+            #expect(ids.count == 1_005)
+            #expect(ids == ids.sorted())
+            #expect(Set(ids).count == 1_005)
+            let claimed = try await store.claimDue(now: Self.now, limit: 2_000, leaseFor: .seconds(30), owner: "w1")
+            #expect(claimed.count == 1_004)
+            // The leased one is not due for another owner; every other id names its own message.
+            let byID = Dictionary(uniqueKeysWithValues: claimed.map { ($0.id, $0.message) })
+            for (n, id) in ids.enumerated() where n != 3 { #expect(byID[id] == Self.message(n)) }
+            #expect(byID[ids[3]] == nil)
+            #expect(try await store.complete(ids: [ids[3]], owner: "w0") == 1)
+            #expect(try await store.complete(ids: [ids[1_004]], owner: "w1") == 1)
+            #expect(try await store.pendingCount() == 1_003)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func binaryPayloadsRoundTrip(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
