@@ -64,7 +64,9 @@ public final class WriteCoalescer<Item: Sendable, Answer: Sendable>: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
-                let answers = try await self.write(batch.map(\.item))
+                // A closure, not the key path `\.item`: in a generic type a key path literal is built anew
+                // (its generic arguments resolved by name) every time it is evaluated.
+                let answers = try await self.write(batch.map { $0.item })
                 guard answers.count == batch.count else { throw AnswerCountMismatch() }
                 for (waiter, answer) in zip(batch, answers) { waiter.continuation.resume(returning: answer) }
             } catch {
