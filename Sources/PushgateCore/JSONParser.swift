@@ -87,13 +87,18 @@ public struct JSONParser {
         }
     }
 
+    /// An empty object's members with room for eight.
+    private static let emptyMembers = [String: JSONValue](minimumCapacity: 8)
+
     private mutating func object(depth: Int) throws(Failure) -> JSONValue {
         guard depth <= Self.maximumDepth else { throw self.failure("nested too deeply") }
         self.position += 1
-        // Most objects have a few members: start with room for them instead of growing from nothing. (The
-        // initialiser is specialised here; `reserveCapacity` on an empty dictionary is not, and looked up
-        // the generic types' metadata on every object.)
-        var members = [String: JSONValue](minimumCapacity: 8)
+        // Most objects have a few members: start with room for them instead of growing from nothing, from a
+        // copy of an empty dictionary that has it. Neither `Dictionary(minimumCapacity:)` nor
+        // `reserveCapacity` is specialised (the standard library keeps them generic), so each looked up the
+        // storage type's metadata by its generic arguments on every object; the copy made by the first
+        // insertion is specialised code.
+        var members = Self.emptyMembers
         self.skipWhitespace()
         if self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: "}") {
             self.position += 1
