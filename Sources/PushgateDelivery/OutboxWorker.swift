@@ -162,6 +162,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         return entries.map { entry in
             let key = HashedBytes(entry.message.payload)
             let content: OutboxContent?
+            // A payload that cannot be read is remembered too (as nil) and not decoded again.
             if let known = decoded[key] {
                 content = known
             } else {

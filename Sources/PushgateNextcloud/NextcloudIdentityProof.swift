@@ -1,7 +1,6 @@
 public import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOSSL
 import PushgateCore
 public import PushgateConfig
 public import PushgateProviderSupport
@@ -46,7 +45,7 @@ public struct NextcloudIdentityProof: Sendable {
         self.settings = settings
         self.resolver = resolver
         self.connections = HTTP1ConnectionPool(
-            tls: HTTP1ConnectionPool.systemTrustTLS, proxy: nil,
+            proxy: nil,
             connectTimeout: .milliseconds(settings.timeout.wholeMilliseconds), idleTimeout: .seconds(1), maximumIdlePerOrigin: 0,
             bodyLimit: Self.maximumResponseSize
         )

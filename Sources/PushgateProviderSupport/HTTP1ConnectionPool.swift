@@ -60,17 +60,18 @@ public final class HTTP1ConnectionPool: Sendable {
     }
 
     /// The TLS context of pools that verify servers against the system's trust store, announcing HTTP/1.1
-    /// (ALPN): made once, when the first such pool is created, and shared by all. Each context parses the
-    /// whole trust store (about half a megabyte of certificates in memory), and a context may serve any
-    /// number of connections at once.
-    public static let systemTrustTLS: Result<NIOSSLContext, any Error> = Result {
+    /// (ALPN): made once, when the first such pool opens an `https` connection, and shared by all. Each
+    /// context parses the whole trust store (about half a megabyte of certificates in memory), and a
+    /// context may serve any number of connections at once.
+    private static let systemTrustTLS: Result<NIOSSLContext, any Error> = Result {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.applicationProtocols = ["http/1.1"]
         return try NIOSSLContext(configuration: configuration)
     }
 
-    /// The TLS context for `https` origins, or why there is none (no usable trust store, say).
-    private let tls: Result<NIOSSLContext, any Error>
+    /// The TLS context for `https` origins, or why there is none (no usable trust store, say); nil for
+    /// the shared ``systemTrustTLS``.
+    private let tls: Result<NIOSSLContext, any Error>?
     private let proxy: OutboundProxy?
     private let connectTimeout: TimeAmount
     private let idleTimeout: TimeAmount
@@ -80,14 +81,15 @@ public final class HTTP1ConnectionPool: Sendable {
 
     /// Creates a pool.
     /// - Parameters:
-    ///   - tls: the client TLS context for `https` origins (an error is reported per request).
+    ///   - tls: the client TLS context for `https` origins (an error is reported per request); by default
+    ///     one shared context that verifies against the system's trust store.
     ///   - proxy: the CONNECT proxy requests tunnel through, if any.
     ///   - connectTimeout: the longest a connection may take to open.
     ///   - idleTimeout: how long an idle connection is kept.
     ///   - maximumIdlePerOrigin: the most idle connections kept per origin.
     ///   - bodyLimit: the most bytes of an answer's body kept (the rest is read and dropped).
     public init(
-        tls: Result<NIOSSLContext, any Error>, proxy: OutboundProxy?, connectTimeout: TimeAmount, idleTimeout: TimeAmount,
+        tls: Result<NIOSSLContext, any Error>? = nil, proxy: OutboundProxy?, connectTimeout: TimeAmount, idleTimeout: TimeAmount,
         maximumIdlePerOrigin: Int, bodyLimit: Int = HTTP1ConnectionPool.defaultBodyLimit
     ) {
         self.bodyLimit = bodyLimit
@@ -222,10 +224,12 @@ public final class HTTP1ConnectionPool: Sendable {
         } else {
             connected = bootstrap.connect(host: origin.host, port: origin.port)
         }
-        let tls = self.tls
+        // For `https` only, and here rather than on the event loop: the shared context's first use reads the
+        // trust store.
+        let tls = origin.isTLS ? self.tls ?? Self.systemTrustTLS : nil
         return connected.flatMapThrowing { channel in
             let pipeline = channel.pipeline.syncOperations
-            if origin.isTLS {
+            if let tls {
                 do {
                     try pipeline.addHandler(NIOSSLClientHandler(context: tls.get(), serverHostname: origin.serverName))
                 } catch {

@@ -1,7 +1,6 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOSSL
 import PushgateProviderSupport
 public import PushgateStatusWire
 
@@ -24,10 +23,9 @@ public struct WakuRESTClient: WakuRelay {
     public init(baseURL: String, timeout: Duration) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.timeout = timeout
-        let tls = HTTP1ConnectionPool.systemTrustTLS
         let connectTimeout = TimeAmount.nanoseconds(max(1, timeout.nanosecondsClamped))
         self.pool = HTTP1ConnectionPool(
-            tls: tls, proxy: nil, connectTimeout: connectTimeout, idleTimeout: .seconds(30), maximumIdlePerOrigin: 64, bodyLimit: Self.maximumAnswer
+            proxy: nil, connectTimeout: connectTimeout, idleTimeout: .seconds(30), maximumIdlePerOrigin: 64, bodyLimit: Self.maximumAnswer
         )
     }
 

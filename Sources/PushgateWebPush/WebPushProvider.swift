@@ -49,7 +49,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         self.signer = VAPIDSigner(key: configuration.vapidKey, contact: configuration.contact, now: now)
         self.requestSlots = ConcurrencyGate(permits: configuration.maxConnections)
         self.connections = HTTP1ConnectionPool(
-            tls: HTTP1ConnectionPool.systemTrustTLS, proxy: configuration.proxy, connectTimeout: .seconds(10),
+            proxy: configuration.proxy, connectTimeout: .seconds(10),
             idleTimeout: .seconds(60), maximumIdlePerOrigin: configuration.maxConnections
         )
     }

@@ -2,7 +2,6 @@ public import Foundation
 public import Logging
 import NIOCore
 import NIOHTTP1
-import NIOSSL
 public import PushgateCore
 import PushgateProviderSupport
 public import ServiceLifecycle
@@ -48,7 +47,7 @@ public final class WebhookProvider: PushProvider, Service, CustomStringConvertib
         self.gate = ConcurrencyGate(permits: concurrency)
         self.logger = logger
         self.connections = HTTP1ConnectionPool(
-            tls: HTTP1ConnectionPool.systemTrustTLS, proxy: nil,
+            proxy: nil,
             connectTimeout: .milliseconds(timeout.wholeMilliseconds), idleTimeout: .seconds(30), maximumIdlePerOrigin: 5
         )
     }

@@ -70,7 +70,7 @@ public enum FreePort {
     private static func claim(_ ports: [Int]) -> [Int32]? {
         var claims: [Int32] = []
         for port in ports {
-            guard let descriptor = Self.claim("pushgate-port-\(port)") else {
+            guard let descriptor = Self.bindAbstractName("pushgate-port-\(port)") else {
                 Self.release(claims)
                 return nil
             }
@@ -85,7 +85,7 @@ public enum FreePort {
 
     /// Binds an abstract Unix socket named `name`; nil when another socket has that name. -1 where
     /// there is nothing to claim with (not Linux, or no socket could be made).
-    private static func claim(_ name: String) -> Int32? {
+    private static func bindAbstractName(_ name: String) -> Int32? {
         #if os(Linux)
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return -1 }
