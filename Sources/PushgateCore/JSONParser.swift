@@ -24,6 +24,8 @@ public struct JSONParser {
     /// instead of the array spares a bounds check and a reference count on every byte.)
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
+    /// The nesting depth of the container being walked (``readMembers(_:)``, ``readElements(_:)``).
+    private var depth = 0
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -45,6 +47,74 @@ public struct JSONParser {
             return .success(value)
         }
         return try result.get()
+    }
+
+    // MARK: Walking a document
+
+    /// What kind of value comes next.
+    public enum Kind: Sendable, Equatable {
+        case object, array, string, number, bool, null
+    }
+
+    /// Reads one JSON document by walking it, for readers that want a few known members without a
+    /// dictionary for every object: `body` reads the top-level value with ``readValue()``,
+    /// ``readMembers(_:)`` or ``readElements(_:)``, and the text must end after it (whitespace aside).
+    /// The text is held to the same rules as ``parse(_:)``.
+    public static func walk<T>(_ bytes: [UInt8], _ body: (inout JSONParser) throws(Failure) -> T) throws(Failure) -> T {
+        let result = bytes.withUnsafeBufferPointer { buffer -> Result<T, Failure> in
+            var parser = JSONParser(buffer)
+            parser.skipWhitespace()
+            let value: T
+            do throws(Failure) {
+                value = try body(&parser)
+            } catch {
+                return .failure(error)
+            }
+            parser.skipWhitespace()
+            guard parser.position == buffer.count else { return .failure(parser.failure("unexpected text after the value")) }
+            return .success(value)
+        }
+        return try result.get()
+    }
+
+    /// The kind of the next value, or nil at the end of the text or before a byte no value starts with
+    /// (reading it then fails).
+    public var nextKind: Kind? {
+        guard self.position < self.bytes.count else { return nil }
+        switch self.bytes[self.position] {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        default: return nil
+        }
+    }
+
+    /// Reads the next value whole.
+    public mutating func readValue() throws(Failure) -> JSONValue {
+        try self.value(depth: self.depth)
+    }
+
+    /// Reads the next value, which must be an object, handing each member's key to `member` in the
+    /// order of the text; `member` must read that member's value with one of the read methods.
+    public mutating func readMembers(_ member: (inout JSONParser, String) throws(Failure) -> Void) throws(Failure) {
+        guard self.nextKind == .object else { throw self.failure("expected an object") }
+        let outer = self.depth
+        self.depth += 1
+        try self.walkObject(depth: self.depth, member)
+        self.depth = outer
+    }
+
+    /// Reads the next value, which must be an array; `element` must read each element with one of the
+    /// read methods.
+    public mutating func readElements(_ element: (inout JSONParser) throws(Failure) -> Void) throws(Failure) {
+        guard self.nextKind == .array else { throw self.failure("expected an array") }
+        let outer = self.depth
+        self.depth += 1
+        try self.walkArray(depth: self.depth, element)
+        self.depth = outer
     }
 
     /// The bytes from `start` up to the current position.
@@ -91,18 +161,25 @@ public struct JSONParser {
     private static let emptyMembers = [String: JSONValue](minimumCapacity: 8)
 
     private mutating func object(depth: Int) throws(Failure) -> JSONValue {
-        guard depth <= Self.maximumDepth else { throw self.failure("nested too deeply") }
-        self.position += 1
         // Most objects have a few members: start with room for them instead of growing from nothing, from a
         // copy of an empty dictionary that has it. Neither `Dictionary(minimumCapacity:)` nor
         // `reserveCapacity` is specialised (the standard library keeps them generic), so each looked up the
         // storage type's metadata by its generic arguments on every object; the copy made by the first
         // insertion is specialised code.
         var members = Self.emptyMembers
+        try self.walkObject(depth: depth) { parser, key throws(Failure) in members[key] = try parser.value(depth: depth) }
+        return .object(members)
+    }
+
+    /// Reads an object's syntax, handing each key to `member`, which reads the member's value.
+    @inline(__always)
+    private mutating func walkObject(depth: Int, _ member: (inout JSONParser, String) throws(Failure) -> Void) throws(Failure) {
+        guard depth <= Self.maximumDepth else { throw self.failure("nested too deeply") }
+        self.position += 1
         self.skipWhitespace()
         if self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: "}") {
             self.position += 1
-            return .object(members)
+            return
         }
         while true {
             self.skipWhitespace()
@@ -114,34 +191,41 @@ public struct JSONParser {
             guard self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: ":") else { throw self.failure("expected ':'") }
             self.position += 1
             self.skipWhitespace()
-            members[key] = try self.value(depth: depth)
+            try member(&self, key)
             self.skipWhitespace()
             guard self.position < self.bytes.count else { throw self.failure("unexpected end of text") }
             switch self.bytes[self.position] {
             case UInt8(ascii: ","): self.position += 1
-            case UInt8(ascii: "}"): self.position += 1; return .object(members)
+            case UInt8(ascii: "}"): self.position += 1; return
             default: throw self.failure("expected ',' or '}'")
             }
         }
     }
 
     private mutating func array(depth: Int) throws(Failure) -> JSONValue {
+        var elements: [JSONValue] = []
+        try self.walkArray(depth: depth) { parser throws(Failure) in elements.append(try parser.value(depth: depth)) }
+        return .array(elements)
+    }
+
+    /// Reads an array's syntax; `element` reads each element.
+    @inline(__always)
+    private mutating func walkArray(depth: Int, _ element: (inout JSONParser) throws(Failure) -> Void) throws(Failure) {
         guard depth <= Self.maximumDepth else { throw self.failure("nested too deeply") }
         self.position += 1
-        var elements: [JSONValue] = []
         self.skipWhitespace()
         if self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: "]") {
             self.position += 1
-            return .array(elements)
+            return
         }
         while true {
             self.skipWhitespace()
-            elements.append(try self.value(depth: depth))
+            try element(&self)
             self.skipWhitespace()
             guard self.position < self.bytes.count else { throw self.failure("unexpected end of text") }
             switch self.bytes[self.position] {
             case UInt8(ascii: ","): self.position += 1
-            case UInt8(ascii: "]"): self.position += 1; return .array(elements)
+            case UInt8(ascii: "]"): self.position += 1; return
             default: throw self.failure("expected ',' or ']'")
             }
         }
@@ -172,22 +256,35 @@ public struct JSONParser {
             nonASCII |= byte
             self.position += 1
         }
+        // With escapes: the runs between them are copied whole (`\/` in every base64 text PHP encodes).
         var buffer = Array(self.bytes(from: start))
+        buffer.reserveCapacity(buffer.count + 64)
         while self.position < self.bytes.count {
-            let byte = self.bytes[self.position]
-            switch byte {
+            switch self.bytes[self.position] {
             case UInt8(ascii: "\""):
-                guard let text = String(validating: buffer, as: UTF8.self) else { throw Failure(offset: start, reason: "invalid UTF-8") }
+                // What escapes produce is valid UTF-8, so only raw bytes outside ASCII need validating.
+                let text: String?
+                if nonASCII & 0x80 == 0 {
+                    text = buffer.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
+                } else {
+                    text = String(validating: buffer, as: UTF8.self)
+                }
+                guard let text else { throw Failure(offset: start, reason: "invalid UTF-8") }
                 self.position += 1
                 return text
             case UInt8(ascii: "\\"):
                 self.position += 1
                 try self.escape(into: &buffer)
-            case 0..<0x20:
-                throw self.failure("control character in a string")
             default:
-                buffer.append(byte)
-                self.position += 1
+                let run = self.position
+                while self.position < self.bytes.count {
+                    let byte = self.bytes[self.position]
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+                    guard byte >= 0x20 else { throw self.failure("control character in a string") }
+                    nonASCII |= byte
+                    self.position += 1
+                }
+                buffer.append(contentsOf: self.bytes(from: run))
             }
         }
         throw self.failure("unterminated string")

@@ -38,27 +38,34 @@ enum NextcloudForm {
 
     /// One name or value, unescaped; nil when an escape is malformed or the result is not UTF-8.
     private static func decode(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
-        var output: [UInt8] = []
-        output.reserveCapacity(range.count)
-        var index = range.lowerBound
-        while index < range.upperBound {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "+"):
-                output.append(UInt8(ascii: " "))
-                index += 1
-            case UInt8(ascii: "%"):
-                guard index + 2 < range.upperBound, let high = Self.hexValue(bytes[index + 1]), let low = Self.hexValue(bytes[index + 2]) else {
-                    return nil
+        var malformed = false
+        // Unescaping only shortens, so the range's length is room enough.
+        let output = [UInt8](unsafeUninitializedCapacity: range.count) { output, count in
+            var index = range.lowerBound
+            var written = 0
+            while index < range.upperBound {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "+"):
+                    output[written] = UInt8(ascii: " ")
+                    index += 1
+                case UInt8(ascii: "%"):
+                    guard index + 2 < range.upperBound, let high = Self.hexValue(bytes[index + 1]), let low = Self.hexValue(bytes[index + 2]) else {
+                        malformed = true
+                        count = 0
+                        return
+                    }
+                    output[written] = high << 4 | low
+                    index += 3
+                default:
+                    output[written] = byte
+                    index += 1
                 }
-                output.append(high << 4 | low)
-                index += 3
-            default:
-                output.append(byte)
-                index += 1
+                written += 1
             }
+            count = written
         }
-        return String(validating: output, as: UTF8.self)
+        return malformed ? nil : String(validating: output, as: UTF8.self)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

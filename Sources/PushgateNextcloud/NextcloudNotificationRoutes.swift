@@ -163,7 +163,8 @@ public struct NextcloudNotificationRoutes: Sendable {
         guard let key = device.publicKey, self.signatures.isValid(signature: entry.signature, subject: entry.subject, publicKeyPEM: key) else {
             return .failure(.init(reason: "the signature does not verify with the user's key"))
         }
-        let tokens = device.pushToken.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        // Split by byte: the `Character` split runs grapheme breaking over every token.
+        let tokens = device.pushToken.utf8.split(separator: UInt8(ascii: " ")).map { String(Substring($0)) }
         guard let firstToken = tokens.first else { return .failure(.init(reason: "the device has no token")) }
         var appID = device.appID
         var token = firstToken

@@ -17,6 +17,7 @@ struct JSONParserTests {
         #"  [1, -2, 3.5, -0.25e2, 1E3, 0, -0, 12345678901234567890, true, false, null, "", {}, []]  "#,
         #""escapes: \" \\ \/ \b \f \n \r \t \u00e9 \u20ac \ud83d\ude00 \u0000""#,
         "\"ünïcødé ✓ 😀\"",
+        #""a\/b+c\/d==\n after: ünï ✓ \u00e9 then more""#,
         "3", "\"x\"", "null",
     ])
     func readsWhatJSONDecoderReads(text: String) throws {
@@ -27,6 +28,7 @@ struct JSONParserTests {
     @Test(arguments: [
         "", " ", "{", "[1,]", "{\"a\":1,}", "{a:1}", "[1 2]", "01", "1.", ".5", "-", "1e", "+1", "nul", "tru", "\"abc",
         "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"tab\there\"", "1e400", "[1] x", "{\"a\" 1}",
+        "\"\\/\tafter an escape\"", "\"\\/unterminated", "\"\\/\\",
     ])
     func refusesWhatIsNotJSON(text: String) {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(text.utf8)) }
@@ -40,6 +42,9 @@ struct JSONParserTests {
     @Test func refusesInvalidUTF8AndExcessiveNesting() {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0xC3, 0x28, 0x22]) }
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0xED, 0xA0, 0x80, 0x22]) }
+        // The same after an escape, which reads the string another way.
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0x5C, 0x2F, 0xC3, 0x28, 0x22]) }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0x5C, 0x6E, 0x41, 0xED, 0xA0, 0x80, 0x22]) }
         let deep = String(repeating: "[", count: JSONParser.maximumDepth + 1) + String(repeating: "]", count: JSONParser.maximumDepth + 1)
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(deep.utf8)) }
         let fine = String(repeating: "[", count: JSONParser.maximumDepth) + String(repeating: "]", count: JSONParser.maximumDepth)
