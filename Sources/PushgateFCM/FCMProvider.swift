@@ -163,7 +163,7 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
             case .internalError:
                 return .retryLater(after: RetryAfter.parse(retryAfter), reason: "INTERNAL")
             case .unauthenticated:
-                await self.accessTokens.invalidate(accessToken)
+                self.accessTokens.invalidate(accessToken)
                 if attempt == 1 { continue }
                 return .rejected(reason: "UNAUTHENTICATED: FCM refused a fresh access token")
             case .refused(let reason):

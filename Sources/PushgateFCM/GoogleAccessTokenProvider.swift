@@ -11,7 +11,7 @@ public import _CryptoExtras
 ///
 /// A token is reused until five minutes before it expires. Concurrent callers share one refresh;
 /// ``invalidate(_:)`` drops a token the provider refused so the next caller fetches a new one.
-public actor GoogleAccessTokenProvider {
+public final class GoogleAccessTokenProvider: Sendable {
     /// How long before expiry a cached token is replaced.
     public static let refreshMargin: TimeInterval = 300
     /// The lifetime asked for in assertions (Google's maximum).
@@ -25,11 +25,10 @@ public actor GoogleAccessTokenProvider {
     private let httpClient: HTTPClient
     private let now: @Sendable () -> Date
 
-    private var cached: AccessToken?
-    private var refresh: (id: Int, task: Task<AccessToken, any Error>)?
-    private var refreshSerial = 0
+    private let cache: AccessTokenCache
+
     /// How many token requests were made (for tests and metrics).
-    public private(set) var fetchCount = 0
+    public var fetchCount: Int { self.cache.fetchCount }
 
     /// Creates a provider.
     /// - Parameters:
@@ -50,47 +49,24 @@ public actor GoogleAccessTokenProvider {
         self.scope = scope
         self.httpClient = httpClient
         self.now = now
+        self.cache = AccessTokenCache(refreshMargin: Self.refreshMargin, now: now)
     }
 
     /// A valid access token: the cached one, or a new one fetched before `deadline`.
     /// - Throws: ``AccessTokenError`` or a transport error when none can be obtained.
     public func token(deadline: ContinuousClock.Instant) async throws -> String {
-        if let cached, self.now().addingTimeInterval(Self.refreshMargin) < cached.expiresAt {
-            return cached.value
-        }
-        let current: (id: Int, task: Task<AccessToken, any Error>)
-        if let refresh {
-            current = refresh
-        } else {
-            self.refreshSerial += 1
-            self.fetchCount += 1
-            let task = Task { try await self.requestToken(deadline: deadline) }
-            current = (self.refreshSerial, task)
-            self.refresh = current
-        }
-        do {
-            let token = try await current.task.value
-            if self.refresh?.id == current.id {
-                self.refresh = nil
-                self.cached = token
-            }
-            return token.value
-        } catch {
-            if self.refresh?.id == current.id { self.refresh = nil }
-            throw error
-        }
+        try await self.cache.token { try await self.requestToken(deadline: deadline) }
     }
 
     /// Forgets the cached token so the next call fetches a new one.
     /// - Parameter token: the token that was refused; when given, the cache is only dropped if it still
     ///   holds that token (so concurrent refusals cause one refresh).
     public func invalidate(_ token: String? = nil) {
-        guard let cached else { return }
-        if token == nil || token == cached.value { self.cached = nil }
+        self.cache.invalidate(token)
     }
 
     /// Builds the signed assertion for a grant issued at `issuedAt`.
-    public nonisolated func assertion(issuedAt: Date) throws -> String {
+    public func assertion(issuedAt: Date) throws -> String {
         let iat = Int64(issuedAt.timeIntervalSince1970.rounded(.down))
         return try JSONWebToken.rs256(
             header: ["kid": self.account.privateKeyID],
@@ -105,7 +81,7 @@ public actor GoogleAccessTokenProvider {
         )
     }
 
-    private nonisolated func requestToken(deadline: ContinuousClock.Instant) async throws -> AccessToken {
+    private func requestToken(deadline: ContinuousClock.Instant) async throws -> AccessTokenCache.Token {
         let issuedAt = self.now()
         let body = FormEncoding.encode([
             ("grant_type", FCM.jwtBearerGrantType),
@@ -129,7 +105,7 @@ public actor GoogleAccessTokenProvider {
         guard let answer = try? JSONDecoder().decode(TokenBody.self, from: data), !answer.accessToken.isEmpty else {
             throw AccessTokenError("the token endpoint's answer has no access_token", status: Int(response.status.code))
         }
-        return AccessToken(value: answer.accessToken, expiresAt: issuedAt.addingTimeInterval(TimeInterval(answer.expiresIn ?? 3600)))
+        return AccessTokenCache.Token(value: answer.accessToken, expiresAt: issuedAt.addingTimeInterval(TimeInterval(answer.expiresIn ?? 3600)))
     }
 
     private struct TokenBody: Decodable {

@@ -7,17 +7,12 @@ import PushgateProviderSupport
 /// Huawei OAuth 2.0 access tokens (client-credentials grant with the app id and secret), cached until
 /// five minutes before they expire; concurrent callers share one refresh, and a token the push server
 /// refuses is dropped with ``invalidate(_:)``.
-actor HMSAccessTokens {
+final class HMSAccessTokens: Sendable {
     /// Why no token could be had.
     struct Failure: Error, CustomStringConvertible {
         let description: String
         /// The token endpoint's status, when it answered.
         let status: Int?
-    }
-
-    private struct Token {
-        let value: String
-        let expiresAt: Date
     }
 
     private static let refreshMargin: TimeInterval = 300
@@ -27,10 +22,9 @@ actor HMSAccessTokens {
     private let clientID: String
     private let clientSecret: String
     private let httpClient: HTTPClient
-    private var cached: Token?
-    private var refresh: Task<Token, any Error>?
+    private let cache = AccessTokenCache(refreshMargin: HMSAccessTokens.refreshMargin)
     /// Token requests made (tests).
-    private(set) var fetchCount = 0
+    var fetchCount: Int { self.cache.fetchCount }
 
     init(tokenURL: String, clientID: String, clientSecret: String, httpClient: HTTPClient) {
         self.tokenURL = tokenURL
@@ -40,26 +34,14 @@ actor HMSAccessTokens {
     }
 
     func token(deadline: ContinuousClock.Instant) async throws -> String {
-        if let cached, Date().addingTimeInterval(Self.refreshMargin) < cached.expiresAt { return cached.value }
-        let task: Task<Token, any Error>
-        if let refresh {
-            task = refresh
-        } else {
-            self.fetchCount += 1
-            task = Task { try await self.request(deadline: deadline) }
-            self.refresh = task
-        }
-        defer { self.refresh = nil }
-        let token = try await task.value
-        self.cached = token
-        return token.value
+        try await self.cache.token { try await self.request(deadline: deadline) }
     }
 
     func invalidate(_ token: String) {
-        if self.cached?.value == token { self.cached = nil }
+        self.cache.invalidate(token)
     }
 
-    private nonisolated func request(deadline: ContinuousClock.Instant) async throws -> Token {
+    private func request(deadline: ContinuousClock.Instant) async throws -> AccessTokenCache.Token {
         let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
         var request = HTTPClientRequest(url: self.tokenURL)
@@ -76,7 +58,7 @@ actor HMSAccessTokens {
             let detail = [answer?.error.map { "error \($0)" }, answer?.errorDescription].compactMap { $0 }.joined(separator: ": ")
             throw Failure(description: "the token endpoint refused the grant (HTTP \(status)\(detail.isEmpty ? "" : ", \(detail)"))", status: status)
         }
-        return Token(value: value, expiresAt: issuedAt.addingTimeInterval(TimeInterval(answer?.expiresIn ?? 3600)))
+        return AccessTokenCache.Token(value: value, expiresAt: issuedAt.addingTimeInterval(TimeInterval(answer?.expiresIn ?? 3600)))
     }
 
     private struct Answer: Decodable {

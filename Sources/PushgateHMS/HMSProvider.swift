@@ -64,7 +64,7 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
 
     /// How many access tokens were fetched (tests and diagnostics).
     public var accessTokenFetches: Int {
-        get async { await self.accessTokens.fetchCount }
+        self.accessTokens.fetchCount
     }
 
     /// Sends `notification` to `token` (or to the topic or condition its payload names).
@@ -120,7 +120,7 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
             switch HMSResponseClassifier.classify(status: status, body: answer, retryAfter: RetryAfter.parse(retryAfter)) {
             case .outcome(let outcome): return outcome
             case .renewAccessTokenAndRetry:
-                await self.accessTokens.invalidate(accessToken)
+                self.accessTokens.invalidate(accessToken)
                 if attempt == 2 { return .rejected(reason: "the push server refused a fresh access token") }
             }
         }

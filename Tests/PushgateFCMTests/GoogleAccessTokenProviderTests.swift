@@ -53,7 +53,7 @@ struct GoogleAccessTokenProviderTests {
             let second = try await tokens.token(deadline: .now + .seconds(60))
             #expect(second != first)
             #expect(emulator.tokenRequestCount == 2)
-            #expect(await tokens.fetchCount == 2)
+            #expect(tokens.fetchCount == 2)
         }
     }
 
@@ -71,12 +71,12 @@ struct GoogleAccessTokenProviderTests {
     @Test func invalidateForcesANewToken() async throws {
         try await Self.withTokenProvider(clock: ManualClock()) { tokens, emulator async throws in
             let first = try await tokens.token(deadline: .now + .seconds(60))
-            await tokens.invalidate("some other token")
+            tokens.invalidate("some other token")
             #expect(try await tokens.token(deadline: .now + .seconds(60)) == first)
-            await tokens.invalidate(first)
+            tokens.invalidate(first)
             let second = try await tokens.token(deadline: .now + .seconds(60))
             #expect(second != first)
-            await tokens.invalidate()
+            tokens.invalidate()
             #expect(try await tokens.token(deadline: .now + .seconds(60)) != second)
             #expect(emulator.tokenRequestCount == 3)
         }

@@ -99,11 +99,11 @@ struct HMSProviderTests {
             #expect(await provider.deliver(PushNotification(payload: ["topic": "news", "data": "x"]), to: "news", deadline: deadline) == .delivered)
             #expect(log.all.last?.token == "/topics/news")
             // One access token served every request.
-            #expect(await provider.accessTokenFetches == 1)
+            #expect(provider.accessTokenFetches == 1)
             // A refused access token is renewed once, and the send goes through.
             emulator.revokeAccessTokens()
             #expect(await provider.deliver(Self.alert, to: "device-3", deadline: deadline) == .delivered)
-            #expect(await provider.accessTokenFetches == 2)
+            #expect(provider.accessTokenFetches == 2)
         }
     }
 

@@ -1,0 +1,81 @@
+import Foundation
+import PushgateProviderSupport
+import Synchronization
+import Testing
+
+@Suite("Access token cache")
+struct AccessTokenCacheTests {
+    struct Refused: Error {}
+
+    /// A wall clock the test moves.
+    final class Clock: Sendable {
+        let now = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        func advance(_ seconds: TimeInterval) { self.now.withLock { $0 += seconds } }
+    }
+
+    @Test func aTokenIsKeptUntilTheMarginBeforeItsExpiry() async throws {
+        let clock = Clock()
+        let cache = AccessTokenCache(refreshMargin: 300, now: { clock.now.withLock { $0 } })
+        let issued = Mutex(0)
+        let fetch: @Sendable () async throws -> AccessTokenCache.Token = {
+            let number = issued.withLock { $0 += 1; return $0 }
+            return .init(value: "token-\(number)", expiresAt: clock.now.withLock { $0 } + 3600)
+        }
+        #expect(try await cache.token(fetch: fetch) == "token-1")
+        clock.advance(3299)
+        #expect(try await cache.token(fetch: fetch) == "token-1")
+        clock.advance(1)
+        #expect(try await cache.token(fetch: fetch) == "token-2")
+        #expect(cache.fetchCount == 2)
+    }
+
+    @Test func callersWaitingOnAFailedRefreshAllSeeTheErrorAndTheNextCallerFetchesAgain() async throws {
+        let cache = AccessTokenCache(refreshMargin: 300)
+        let attempts = Mutex(0)
+        let release = AsyncStream<Void>.makeStream()
+        let failing: @Sendable () async throws -> AccessTokenCache.Token = {
+            attempts.withLock { $0 += 1 }
+            for await _ in release.stream { break }
+            throw Refused()
+        }
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    do {
+                        _ = try await cache.token(fetch: failing)
+                        return false
+                    } catch {
+                        return error is Refused
+                    }
+                }
+            }
+            // Let every caller join the one refresh before it fails.
+            while cache.fetchCount == 0 { await Task.yield() }
+            try? await Task.sleep(for: .milliseconds(50))
+            release.continuation.yield()
+            release.continuation.finish()
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(failures == 8)
+        #expect(attempts.withLock { $0 } == 1)
+        let fresh = try await cache.token { .init(value: "fresh", expiresAt: Date() + 3600) }
+        #expect(fresh == "fresh")
+        #expect(cache.fetchCount == 2)
+    }
+
+    @Test func invalidateDropsOnlyTheTokenNamed() async throws {
+        let cache = AccessTokenCache(refreshMargin: 300)
+        let issued = Mutex(0)
+        let fetch: @Sendable () async throws -> AccessTokenCache.Token = {
+            let number = issued.withLock { $0 += 1; return $0 }
+            return .init(value: "token-\(number)", expiresAt: Date() + 3600)
+        }
+        #expect(try await cache.token(fetch: fetch) == "token-1")
+        cache.invalidate("token-0")
+        #expect(try await cache.token(fetch: fetch) == "token-1")
+        cache.invalidate("token-1")
+        #expect(try await cache.token(fetch: fetch) == "token-2")
+        cache.invalidate()
+        #expect(try await cache.token(fetch: fetch) == "token-3")
+    }
+}
