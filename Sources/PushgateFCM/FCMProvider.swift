@@ -27,6 +27,7 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
 
     private let httpClient: HTTPClient
     private let gate: ConcurrencyGate
+    private let bodies: FCMBodyCache
     /// The configuration's `sendURL`, made once.
     private let sendURL: String
     private let logger: Logger
@@ -53,6 +54,7 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
         self.configuration = configuration
         self.logger = logger
         self.httpClient = httpClient
+        self.bodies = FCMBodyCache(options: configuration.fcmOptions)
         self.gate = ConcurrencyGate(permits: configuration.maxConnections, limit: configuration.inflightRequestLimit)
         self.sendURL = configuration.sendURL
         self.accessTokens = GoogleAccessTokenProvider(account: configuration.serviceAccount, key: key, httpClient: httpClient, now: now)
@@ -92,9 +94,7 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
 
     private func attemptDelivery(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
         guard ContinuousClock.now < deadline else { return .retryLater(after: nil, reason: "deadline passed before sending") }
-        guard let message = FCMMessage.body(options: self.configuration.fcmOptions, notification: notification, token: token),
-            let body = try? JSONText.encode(message)
-        else {
+        guard let body = self.bodies.body(for: notification, token: token) else {
             return .rejected(reason: "the payload is not an FCM message object")
         }
         switch await self.gate.enter(until: deadline) {

@@ -1,0 +1,53 @@
+import PushgateCore
+@testable import PushgateFCM
+import Testing
+
+/// The cached bodies must be the bytes the message encodes to for each token, whatever came before.
+@Suite("FCM request bodies from a notification's template")
+struct FCMBodyCacheTests {
+    static let options: [String: JSONValue] = ["fcm_options": .object(["analytics_label": .string("gorush")]), "android": .object(["ttl": .string("60s")])]
+
+    static let notifications: [PushNotification] = [
+        PushNotification(payload: .object(["notification": .object(["title": .string("Hi"), "body": .string("a \"quoted\" token: tok")])])),
+        PushNotification(priority: .normal, payload: .object(["data": .object(["k": .string("v"), "n": .string("1")])]), timeToLive: 30, collapseID: "c"),
+        PushNotification(payload: .object(["topic": .string("news"), "data": .object(["k": .string("v")])])),
+        PushNotification(payload: .object(["condition": .string("'a' in topics"), "notification": .object(["title": .string("T")])])),
+        PushNotification(payload: .object(["data": .object(["ünï": .string("é"), "x": .number(1.5)])])),
+        PushNotification(payload: .object(["android": .object(["priority": .string("NORMAL"), "collapse_key": .string("k")]), "token": .string("overridden")])),
+        PushNotification(payload: .string("not an object")),
+    ]
+
+    static let tokens = [
+        "fGx1:APA91bH-abc_DEF", "second-token", "a\"quote", "back\\slash", "ünicode", "", "pushgate-token-00", "tok",
+    ]
+
+    static func expected(_ notification: PushNotification, _ token: String) -> [UInt8]? {
+        guard let message = FCMMessage.body(options: Self.options, notification: notification, token: token) else { return nil }
+        return try? JSONText.encode(message)
+    }
+
+    @Test func everyBodyIsTheDirectEncodingWhateverTheOrder() {
+        let cache = FCMBodyCache(options: Self.options)
+        var generator = SystemRandomNumberGenerator()
+        // Runs of one notification (as the outbox hands them over) mixed with interleaving.
+        for round in 0..<400 {
+            let notification = round % 3 == 0
+                ? Self.notifications.randomElement(using: &generator)!
+                : Self.notifications[(round / 7) % Self.notifications.count]
+            let token = Self.tokens.randomElement(using: &generator)!
+            #expect(cache.body(for: notification, token: token) == Self.expected(notification, token), "round \(round)")
+        }
+    }
+
+    @Test func theThirdTokenOfANotificationUsesItsTemplate() {
+        let cache = FCMBodyCache(options: Self.options)
+        let notification = Self.notifications[1]
+        for token in ["one", "two", "three", "four"] {
+            #expect(cache.body(for: notification, token: token) == Self.expected(notification, token))
+        }
+        #expect(FCMBodyCache.split(Array(#"{"a":"X","b":"X"}"#.utf8), at: Array(#""X""#.utf8)) == nil)
+        let split = FCMBodyCache.split(Array(#"{"a":"X","b":1}"#.utf8), at: Array(#""X""#.utf8))
+        #expect(split.map { String(decoding: $0.prefix, as: UTF8.self) } == #"{"a":"#)
+        #expect(split.map { String(decoding: $0.suffix, as: UTF8.self) } == #","b":1}"#)
+    }
+}
