@@ -1,5 +1,6 @@
-/// The text of the outbox's multi-row INSERT for a number of rows, `RETURNING id`: five anonymous
-/// parameters a row, seven with a lease (its owner and end bound again on every row).
+/// The text of the outbox's multi-row INSERT for a number of rows: five anonymous parameters a row, seven
+/// with a lease (its owner and end bound again on every row). It has no `RETURNING id` (a temporary
+/// table and a result row for each id): the ids are the last inserted rowid and the ones before it.
 ///
 /// Anonymous parameters take SQLite's parser no look-up, where a numbered parameter used again (`?501` on
 /// every row for a shared lease) was searched for in the list of all earlier ones: quadratic in the rows,
@@ -19,6 +20,6 @@ enum SQLiteOutboxInsert {
             if index > 0 { sql += ", " }
             sql += row
         }
-        return sql + " RETURNING id"
+        return sql
     }
 }

@@ -66,6 +66,15 @@ final class SQLiteStatementConnection: Sendable {
         try await self.threadPool.runIfActive { try self.run(sql, binds).changes }
     }
 
+    /// Runs one INSERT and returns how many rows it inserted and the rowid of the last (SQLite's
+    /// `last_insert_rowid`), where `RETURNING` would cost a temporary table and a row for each id.
+    func insert(_ sql: String, _ binds: [SQLiteData]) async throws -> (changes: Int, lastRowID: Int64) {
+        try await self.threadPool.runIfActive {
+            let result = try self.run(sql, binds)
+            return (result.changes, result.lastRowID)
+        }
+    }
+
     /// Finalizes the kept statements and closes the connection; later calls fail.
     func close() async {
         _ = try? await self.threadPool.runIfActive {
@@ -78,7 +87,7 @@ final class SQLiteStatementConnection: Sendable {
         }
     }
 
-    private func run(_ sql: String, _ binds: [SQLiteData]) throws -> (rows: [[SQLiteData]], changes: Int) {
+    private func run(_ sql: String, _ binds: [SQLiteData]) throws -> (rows: [[SQLiteData]], changes: Int, lastRowID: Int64) {
         try self.state.withLock { state in
             guard let handle = state.handle else { throw Failure(code: 21, message: "the connection is closed") }
             let keep = sql.utf8.count <= Self.cachedTextLimit
@@ -111,7 +120,9 @@ final class SQLiteStatementConnection: Sendable {
             var rows: [[SQLiteData]] = []
             while true {
                 let result = sqlite_nio_sqlite3_step(statement)
-                if result == 101 { return (rows, Int(sqlite_nio_sqlite3_changes(handle))) }  // SQLITE_DONE
+                if result == 101 {  // SQLITE_DONE
+                    return (rows, Int(sqlite_nio_sqlite3_changes(handle)), sqlite_nio_sqlite3_last_insert_rowid(handle))
+                }
                 guard result == 100 else { throw Self.failure(handle) }  // SQLITE_ROW
                 rows.append(Self.row(statement))
             }

@@ -166,16 +166,12 @@ public final class SQLiteStore: PushStore {
             ids.reserveCapacity(messages.count)
             // One statement is a transaction of its own: no BEGIN and COMMIT (two more calls) needed.
             if messages.count <= 1000 {
-                let (sql, binds) = Self.insertOutbox(messages[...], now: now, lease: lease)
-                return try await Self.query(connection, sql, binds).compactMap { $0.first?.integer.map(Int64.init) }.sorted()
+                return try await Self.insertOutbox(messages[...], now: now, lease: lease, on: connection)
             }
             _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
             do {
                 for chunk in messages.chunked(by: 1000) {
-                    let (sql, binds) = Self.insertOutbox(chunk, now: now, lease: lease)
-                    // RETURNING order is unspecified; AUTOINCREMENT ids rise in insertion order.
-                    ids += try await Self.query(connection, sql, binds)
-                        .compactMap { $0.first?.integer.map(Int64.init) }.sorted()
+                    ids += try await Self.insertOutbox(chunk, now: now, lease: lease, on: connection)
                 }
                 _ = try await Self.query(connection, "COMMIT", [])
             } catch {
@@ -184,6 +180,21 @@ public final class SQLiteStore: PushStore {
             }
             return ids
         }
+    }
+
+    /// Inserts one chunk and returns its ids in insertion order. The outbox's ids are AUTOINCREMENT: each
+    /// row of one INSERT gets one more than the largest id the table ever had, and no other write can come
+    /// between the rows of one statement, so the chunk's ids are the `count` consecutive ids that end at
+    /// the last inserted rowid.
+    private static func insertOutbox(
+        _ chunk: ArraySlice<OutboxMessage>, now: Int, lease: OutboxLease?, on connection: SQLiteStatementConnection
+    ) async throws -> [Int64] {
+        let (sql, binds) = Self.insertOutbox(chunk, now: now, lease: lease)
+        let (changes, last) = try await Self.retryingWhileBusy { try await connection.insert(sql, binds) }
+        guard changes == chunk.count else {
+            throw StoreError.unavailable("SQLite: an outbox INSERT of \(chunk.count) rows reported \(changes)")
+        }
+        return Array((last - Int64(changes) + 1)...last)
     }
 
     /// One multi-row INSERT (see ``SQLiteOutboxInsert``); rows that share a payload (the tokens of one

@@ -53,6 +53,23 @@ struct OutboxStoreConformanceTests {
         }
     }
 
+    /// Ids stay right after the newest entries are gone (SQLite's ids come from the last inserted rowid).
+    @Test(arguments: StoreKind.allCases)
+    func idsAfterTheNewestEntriesWereCompletedNameTheirOwnMessages(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let first = try await store.enqueue((0..<5).map { Self.message($0) })
+            _ = try await store.claimDue(now: Self.now, limit: 10, leaseFor: .seconds(30), owner: "w")
+            #expect(try await store.complete(ids: Array(first[2...]), owner: "w") == 3)
+            let second = try await store.enqueue((5..<9).map { Self.message($0) })
+            #expect(second.count == 4)
+            #expect(Set(first).isDisjoint(with: second))
+            #expect(second == second.sorted())
+            let claimed = try await store.claimDue(now: Self.now.addingTimeInterval(60), limit: 10, leaseFor: .seconds(30), owner: "v")
+            let byID = Dictionary(uniqueKeysWithValues: claimed.map { ($0.id, $0.message) })
+            for (n, id) in second.enumerated() { #expect(byID[id] == Self.message(5 + n)) }
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func binaryPayloadsRoundTrip(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in

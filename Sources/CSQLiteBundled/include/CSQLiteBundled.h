@@ -15,6 +15,7 @@ int sqlite_nio_sqlite3_close_v2(pushgate_sqlite_db *db);
 const char *sqlite_nio_sqlite3_errmsg(pushgate_sqlite_db *db);
 int sqlite_nio_sqlite3_extended_errcode(pushgate_sqlite_db *db);
 int sqlite_nio_sqlite3_changes(pushgate_sqlite_db *db);
+int64_t sqlite_nio_sqlite3_last_insert_rowid(pushgate_sqlite_db *db);
 int sqlite_nio_sqlite3_prepare_v3(pushgate_sqlite_db *db, const char *sql, int bytes, unsigned int flags, pushgate_sqlite_stmt **statement, const char **tail);
 int sqlite_nio_sqlite3_step(pushgate_sqlite_stmt *statement);
 int sqlite_nio_sqlite3_reset(pushgate_sqlite_stmt *statement);
