@@ -33,20 +33,7 @@ public struct JSONParser {
 
     /// Parses one JSON document.
     public static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
-        let result = bytes.withUnsafeBufferPointer { buffer -> Result<JSONValue, Failure> in
-            var parser = JSONParser(buffer)
-            parser.skipWhitespace()
-            let value: JSONValue
-            do throws(Failure) {
-                value = try parser.value(depth: 0)
-            } catch {
-                return .failure(error)
-            }
-            parser.skipWhitespace()
-            guard parser.position == buffer.count else { return .failure(parser.failure("unexpected text after the value")) }
-            return .success(value)
-        }
-        return try result.get()
+        try Self.walk(bytes) { parser throws(Failure) in try parser.readValue() }
     }
 
     // MARK: Walking a document
