@@ -22,7 +22,9 @@
 # KEEP_DUMP=FILE keeps the measured dump for `callgrind_annotate --inclusive=yes FILE`.
 #
 # Needs valgrind, objcopy, cc, nginx, curl and python3 with `cryptography`. Repeated runs of the same
-# binary agree to within about 0.3%.
+# binary on an idle machine agree to within about 1-3% (per-process hash seeds, and work the gateway does on
+# timers); on a busy machine the gateway gets less CPU, runs more timer work per request and counts more.
+# Compare binaries back to back on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-.build-release/release/pushgate}")
