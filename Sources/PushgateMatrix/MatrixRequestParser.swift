@@ -156,11 +156,9 @@ private struct RawNotification {
                         default: _ = try parser.readValue()
                         }
                     }
-                case .null?:
-                    _ = try parser.readValue()
                 default:
+                    self.countsAreInvalid = parser.nextKind != .null
                     _ = try parser.readValue()
-                    self.countsAreInvalid = true
                 }
             case "content":
                 if case .object(let members) = try parser.readValue() { self.content = members } else { self.content = nil }

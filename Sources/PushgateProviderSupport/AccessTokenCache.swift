@@ -29,6 +29,12 @@ public final class AccessTokenCache: Sendable {
         var fetchCount = 0
     }
 
+    /// What a caller found: a token to use, or the refresh to wait for.
+    private enum Lookup {
+        case fresh(String)
+        case refreshing((id: Int, task: Task<Token, any Error>))
+    }
+
     private let state = Mutex(State())
     private let refreshMargin: TimeInterval
     private let now: @Sendable () -> Date
@@ -52,18 +58,19 @@ public final class AccessTokenCache: Sendable {
     /// - Throws: what `fetch` threw (every caller waiting for that refresh sees the same error).
     public func token(fetch: @escaping @Sendable () async throws -> Token) async throws -> String {
         let threshold = self.now().addingTimeInterval(self.refreshMargin)
-        let current = self.state.withLock { state -> Result<String, Never>? in
-            if let cached = state.cached, threshold < cached.expiresAt { return .success(cached.value) }
-            return nil
-        }
-        if case .success(let value)? = current { return value }
-        let refresh = self.state.withLock { state -> (id: Int, task: Task<Token, any Error>) in
-            if let refresh = state.refresh { return refresh }
+        let lookup = self.state.withLock { state -> Lookup in
+            if let cached = state.cached, threshold < cached.expiresAt { return .fresh(cached.value) }
+            if let refresh = state.refresh { return .refreshing(refresh) }
             state.serial += 1
             state.fetchCount += 1
             let refresh = (id: state.serial, task: Task { try await fetch() })
             state.refresh = refresh
-            return refresh
+            return .refreshing(refresh)
+        }
+        let refresh: (id: Int, task: Task<Token, any Error>)
+        switch lookup {
+        case .fresh(let value): return value
+        case .refreshing(let current): refresh = current
         }
         do {
             let token = try await refresh.task.value

@@ -162,12 +162,12 @@ public final class SQLiteStore: PushStore {
         // One multi-row INSERT per chunk (under SQLite's bind limit), all chunks in one transaction.
         let connection = self.writer
         return try await self.writes.run {
-            var ids: [Int64] = []
-            ids.reserveCapacity(messages.count)
             // One statement is a transaction of its own: no BEGIN and COMMIT (two more calls) needed.
             if messages.count <= 1000 {
                 return try await Self.insertOutbox(messages[...], now: now, lease: lease, on: connection)
             }
+            var ids: [Int64] = []
+            ids.reserveCapacity(messages.count)
             _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
             do {
                 for chunk in messages.chunked(by: 1000) {
@@ -189,7 +189,7 @@ public final class SQLiteStore: PushStore {
     private static func insertOutbox(
         _ chunk: ArraySlice<OutboxMessage>, now: Int, lease: OutboxLease?, on connection: SQLiteStatementConnection
     ) async throws -> [Int64] {
-        let (sql, binds) = Self.insertOutbox(chunk, now: now, lease: lease)
+        let (sql, binds) = Self.insertOutboxStatement(chunk, now: now, lease: lease)
         let (changes, last) = try await Self.retryingWhileBusy { try await connection.insert(sql, binds) }
         guard changes == chunk.count else {
             throw StoreError.unavailable("SQLite: an outbox INSERT of \(chunk.count) rows reported \(changes)")
@@ -199,7 +199,7 @@ public final class SQLiteStore: PushStore {
 
     /// One multi-row INSERT (see ``SQLiteOutboxInsert``); rows that share a payload (the tokens of one
     /// notification) share one buffer of it.
-    private static func insertOutbox(_ chunk: ArraySlice<OutboxMessage>, now: Int, lease: OutboxLease?) -> (String, [SQLiteData]) {
+    private static func insertOutboxStatement(_ chunk: ArraySlice<OutboxMessage>, now: Int, lease: OutboxLease?) -> (String, [SQLiteData]) {
         var binds: [SQLiteData] = []
         binds.reserveCapacity(chunk.count * 7)
         let leaseBinds: [SQLiteData] = lease.map { [.text($0.owner), .integer(Int($0.until.millisecondsSince1970))] } ?? []
