@@ -4,6 +4,7 @@
 #
 #   benchmarks/gorush-wrk.sh [BINARY] [DURATION] [CONNECTIONS]
 #   MODES="async" SHAPES="ios1" benchmarks/gorush-wrk.sh …   # a subset
+#   PROFILE=/tmp/gorush MODES=async SHAPES=ios1 benchmarks/gorush-wrk.sh …   # perf record of the gateway during wrk
 #   RATE=100 SHAPES=android100 MODES=async benchmarks/gorush-wrk.sh …   # an offered load instead of a closed loop
 #
 # Without RATE each connection sends its next request as soon as the answer arrives (wrk's closed loop):
@@ -18,7 +19,8 @@
 # For each mode (async, sync) and shape (ios1: one iOS token per notification; android100: one Android
 # notification with 100 tokens) it prints: requests/s and latency percentiles of the answers (wrk),
 # tokens accepted (wrk's answered requests × tokens per request), tokens delivered per second (from wrk's start until the emulators have every token,
-# read from the gateway's pushgate_deliveries_total), and the gateway's peak RSS (VmHWM).
+# read from the gateway's pushgate_deliveries_total), the gateway's peak RSS (VmHWM), and the CPU time per delivered
+# token of the gateway and of the emulators' process, from wrk's start until the last delivery (utime + stime).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-.build-release/release/pushgate}")
@@ -56,6 +58,10 @@ LUA
   done
 fi
 
+cpu_ticks() { # utime + stime of PID, in clock ticks
+  awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
+}
+
 metric_sum() { # the sum of a counter over its label sets
   curl -s "http://127.0.0.1:$port/metrics" | awk -v name="$1" -v filter="$2" '$1 ~ "^"name"{" && $1 ~ filter { sum += $2 } END { printf "%d", sum }'
 }
@@ -76,8 +82,11 @@ YAML
     gateway=$!
     pids+=($gateway)
     for _ in $(seq 200); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+    gateway_ticks=$(cpu_ticks "$gateway"); sandbox_ticks=$(cpu_ticks "${pids[0]}")
+    [ -n "${PROFILE:-}" ] && { perf record -F 999 -g -p "$gateway" -o "$PROFILE-$mode-$shape.data" > /dev/null 2>&1 & profiler=$!; }
     start=$(date +%s.%N)
     wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$work/$shape.lua" "http://127.0.0.1:$port/api/push" > "$work/wrk.txt"
+    [ -n "${PROFILE:-}" ] && { kill -INT "$profiler"; wait "$profiler" || true; }
     per_request=1; [ "$shape" = android100 ] && per_request=100
     accepted=$(( $(awk '/requests in/ { print $1 }' "$work/wrk.txt") * per_request ))
     # Wait until every accepted token has an outcome (delivered, or another outcome if any).
@@ -89,17 +98,21 @@ YAML
       sleep 0.25
     done
     delivered=$(metric_sum pushgate_deliveries_total 'outcome="delivered"')
+    gateway_ticks=$(( $(cpu_ticks "$gateway") - gateway_ticks )); sandbox_ticks=$(( $(cpu_ticks "${pids[0]}") - sandbox_ticks ))
     rss=$(awk '/VmHWM/ { print $2 }' "/proc/$gateway/status")
     kill "$gateway"; wait "$gateway" 2>/dev/null || true
     rps=$(awk '/Requests\/sec/ { print $2 }' "$work/wrk.txt")
     lat=$(awk '$1 ~ /^(50|90|99)%$/ { printf "%s=%s ", $1, $2 }' "$work/wrk.txt")
     errors=$(grep -E 'Non-2xx|Socket errors' "$work/wrk.txt" | tr '\n' ' ' || true)
-    python3 - "$mode" "$shape" "$rps" "$lat" "$accepted" "$delivered" "$start" "$last" "$rss" "$errors" <<'PY'
+    python3 - "$mode" "$shape" "$rps" "$lat" "$accepted" "$delivered" "$start" "$last" "$rss" "$errors" \
+      "$gateway_ticks" "$sandbox_ticks" "$(getconf CLK_TCK)" <<'PY'
 import sys
-mode, shape, rps, lat, accepted, delivered, start, last, rss, errors = sys.argv[1:]
+mode, shape, rps, lat, accepted, delivered, start, last, rss, errors, gateway, sandbox, hz = sys.argv[1:]
 seconds = float(last) - float(start)
+per_token = lambda ticks: 1000 * int(ticks) / int(hz) / max(int(delivered), 1)
 print(f"{mode:5} {shape:10} requests/s {float(rps):8.0f}  latency {lat} accepted {int(accepted):7d} delivered {int(delivered):7d} "
-      f"in {seconds:5.1f} s = {int(delivered) / seconds:7.0f} tokens/s  peak RSS {int(rss) / 1024:5.1f} MiB {errors}")
+      f"in {seconds:5.1f} s = {int(delivered) / seconds:7.0f} tokens/s  peak RSS {int(rss) / 1024:5.1f} MiB  "
+      f"CPU ms/token gateway {per_token(gateway):.3f} emulators {per_token(sandbox):.3f} {errors}")
 PY
   done
 done

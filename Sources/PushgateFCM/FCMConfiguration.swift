@@ -66,6 +66,9 @@ public struct FCMConfiguration: Sendable {
         guard let projectID = try section.string("project_id"), !projectID.isEmpty else {
             throw ConfigurationError(key: section.keyPath("project_id"), "is required: the Firebase project id (api_version: v1)")
         }
+        guard URLPathSegment.isPlain(projectID) else {
+            throw ConfigurationError(key: section.keyPath("project_id"), "must be a Firebase project id (letters, digits, hyphens), with no `/`, `?`, `#`, `%` or space")
+        }
         guard let file = try section.string("service_account_file"), !file.isEmpty else {
             throw ConfigurationError(key: section.keyPath("service_account_file"), "is required: the path of the Google service-account JSON file")
         }

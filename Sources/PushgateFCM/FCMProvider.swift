@@ -10,10 +10,11 @@ public import ServiceLifecycle
 
 /// Delivers notifications through the FCM HTTP v1 API for one `type: gcm` app.
 ///
-/// It owns an `HTTPClient` (shut down when ``run()`` ends), an access-token cache, and a
-/// `ConcurrencyGate` that bounds concurrent requests to `max_connections` (one per connection; more wait
-/// until their deadline) and deliveries running or waiting to `inflight_request_limit` (beyond it a
-/// delivery is refused at once). Tokens,
+/// Messages go over the provider's own keep-alive HTTP/1.1 connections (``HTTP1ConnectionPool``); the
+/// access tokens they carry come from the service account's token endpoint through an `HTTPClient`
+/// (an hourly request). Both are closed when ``run()`` ends. A `ConcurrencyGate` bounds concurrent
+/// requests to `max_connections` (one per connection; more wait until their deadline) and deliveries
+/// running or waiting to `inflight_request_limit` (beyond it a delivery is refused at once). Tokens,
 /// keys and payloads never reach the log; tokens appear only as ``Redaction/fingerprint(_:)``.
 public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
     /// The configured app id (or glob).
@@ -25,11 +26,16 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
     /// The access-token cache (exposed for tests and diagnostics).
     public let accessTokens: GoogleAccessTokenProvider
 
+    /// The token endpoint's client.
     private let httpClient: HTTPClient
+    /// The connections messages go over.
+    private let connections: HTTP1ConnectionPool
     private let gate: ConcurrencyGate
     private let bodies: FCMBodyCache
-    /// The configuration's `sendURL`, made once.
-    private let sendURL: String
+    /// The configuration's `sendURL` as the connections use it.
+    private let destination: HTTP1ConnectionPool.Destination
+    /// The headers every message carries (`Authorization` is added per message).
+    private let messageHeaders: HTTPHeaders
     private let logger: Logger
 
     /// Creates the provider and its HTTP client.
@@ -50,13 +56,28 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
         clientConfiguration.proxy = configuration.proxy?.clientProxy
         clientConfiguration.skipNoOpTracing()
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        var messageTLS = tls
+        messageTLS.applicationProtocols = ["http/1.1"]
+        self.connections = HTTP1ConnectionPool(
+            tls: configuration.caFile == nil ? nil : Result { try NIOSSLContext(configuration: messageTLS) },
+            proxy: configuration.proxy, connectTimeout: .seconds(10), idleTimeout: .seconds(60),
+            maximumIdlePerOrigin: configuration.maxConnections, bodyLimit: 64 * 1024
+        )
+        // The configuration checked that the send URL parses, and its base URL is http(s) with a host.
+        guard let destination = URL(string: configuration.sendURL).flatMap(HTTP1ConnectionPool.Destination.init) else {
+            preconditionFailure("FCMConfiguration accepted a send URL that is not an http(s) URL")
+        }
+        self.destination = destination
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json; charset=UTF-8")
+        headers.add(name: "User-Agent", value: "pushgate")
+        self.messageHeaders = headers
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger
         self.httpClient = httpClient
         self.bodies = FCMBodyCache(options: configuration.fcmOptions)
         self.gate = ConcurrencyGate(permits: configuration.maxConnections, limit: configuration.inflightRequestLimit)
-        self.sendURL = configuration.sendURL
         self.accessTokens = GoogleAccessTokenProvider(account: configuration.serviceAccount, key: key, httpClient: httpClient, now: now)
     }
 
@@ -65,15 +86,16 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
         "fcm:\(self.appID) (project \(self.configuration.projectID), \(self.configuration.baseURL))"
     }
 
-    /// Waits for graceful shutdown, then closes the HTTP client.
+    /// Waits for graceful shutdown, then closes the connections and the token endpoint's client.
     public func run() async throws {
         try? await gracefulShutdown()
-        try await self.httpClient.shutdown()
+        try await self.shutdown()
     }
 
-    /// Closes the HTTP client without a service group (for code that does not run the provider as a
-    /// service).
+    /// Closes the connections and the token endpoint's client without a service group (for code that
+    /// does not run the provider as a service).
     public func shutdown() async throws {
+        await self.connections.shutdown()
         try await self.httpClient.shutdown()
     }
 
@@ -127,21 +149,19 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
                 return .retryLater(after: nil, reason: "no access token: \(Self.describe(error))")
             }
 
-            var request = HTTPClientRequest(url: self.sendURL)
-            request.method = .POST
-            request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
-            request.headers.add(name: "Content-Type", value: "application/json; charset=UTF-8")
-            request.headers.add(name: "User-Agent", value: "pushgate")
-            request.body = .bytes(ByteBuffer(bytes: body))
+            var headers = self.messageHeaders
+            headers.add(name: "Authorization", value: "Bearer \(accessToken)")
 
             let status: Int
             let retryAfter: String?
             let answer: Data
             do {
-                let response = try await self.httpClient.execute(request, deadline: deadline.nioDeadline)
-                status = Int(response.status.code)
-                retryAfter = response.headers.first(name: "Retry-After")
-                answer = Data(try await response.body.collect(upTo: 256 * 1024).readableBytesView)
+                let response = try await self.connections.request(
+                    .POST, to: self.destination, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
+                )
+                status = response.status
+                retryAfter = response.retryAfter
+                answer = (200..<300).contains(status) ? Data() : Data(response.body)
             } catch {
                 return .retryLater(after: nil, reason: Self.describe(error))
             }
@@ -173,11 +193,14 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
         return .rejected(reason: "UNAUTHENTICATED")
     }
 
+    /// The error's description for our own exchange errors (they carry no URL), else its type; never a URL.
     private static func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError {
-            if error == .deadlineExceeded { return "deadline exceeded" }
+        if let error = error as? HTTP1ExchangeError {
+            if case .deadlineExceeded = error { return "deadline exceeded" }
             return "transport error: \(error)"
         }
+        if let error = error as? NIOSSLError { return "transport error: TLS: \(error)" }
         return "transport error: \(type(of: error))"
     }
 }
+

@@ -51,6 +51,9 @@ public struct HMSConfiguration: Sendable {
         guard let hmsAppID = try section.string("app_id"), !hmsAppID.isEmpty else {
             throw ConfigurationError(key: section.keyPath("app_id"), "is required: the app id from AppGallery Connect")
         }
+        guard URLPathSegment.isPlain(hmsAppID) else {
+            throw ConfigurationError(key: section.keyPath("app_id"), "must be the app id from AppGallery Connect (digits), with no `/`, `?`, `#`, `%` or space")
+        }
         let secret: String
         if let file = try section.string("app_secret_file") {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {

@@ -12,7 +12,8 @@ public import ServiceLifecycle
 /// per token (so each token gets its own outcome), with an OAuth access token that is cached, refreshed
 /// before it expires and renewed once when the push server refuses it.
 ///
-/// At most `max_connections` requests are in flight, and at most `inflight_request_limit` wait or run; the
+/// Messages go over the provider's own keep-alive HTTP/1.1 connections (``HTTP1ConnectionPool``); the
+/// OAuth token endpoint is reached through an `HTTPClient` (an hourly request). At most `max_connections` requests are in flight, and at most `inflight_request_limit` wait or run; the
 /// app secret, access tokens and device tokens never reach the log (tokens as fingerprints only).
 public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
     /// The configured app id (or glob).
@@ -22,13 +23,19 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
     /// The app's settings.
     public let configuration: HMSConfiguration
 
+    /// The token endpoint's client.
     private let httpClient: HTTPClient
+    /// The connections messages go over.
+    private let connections: HTTP1ConnectionPool
     private let accessTokens: HMSAccessTokens
     private let gate: ConcurrencyGate
-    private let sendURL: String
+    /// The configuration's `sendURL` as the connections use it.
+    private let destination: HTTP1ConnectionPool.Destination
+    /// The headers every message carries (`Authorization` is added per message).
+    private let messageHeaders: HTTPHeaders
     private let logger: Logger
 
-    /// Creates the provider and its HTTP client.
+    /// Creates the provider, its connection pool and the token endpoint's client.
     public init(configuration: HMSConfiguration, logger: Logger) {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile = configuration.caFile { tls.additionalTrustRoots = [.file(caFile)] }
@@ -39,6 +46,21 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
         clientConfiguration.proxy = configuration.proxy?.clientProxy
         clientConfiguration.skipNoOpTracing()
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        var messageTLS = tls
+        messageTLS.applicationProtocols = ["http/1.1"]
+        self.connections = HTTP1ConnectionPool(
+            tls: configuration.caFile == nil ? nil : Result { try NIOSSLContext(configuration: messageTLS) },
+            proxy: configuration.proxy, connectTimeout: .seconds(10), idleTimeout: .seconds(60),
+            maximumIdlePerOrigin: configuration.maxConnections, bodyLimit: 64 * 1024
+        )
+        // The configuration checked that the send URL parses, and its base URL is http(s) with a host.
+        guard let destination = URL(string: configuration.sendURL).flatMap(HTTP1ConnectionPool.Destination.init) else {
+            preconditionFailure("HMSConfiguration accepted a send URL that is not an http(s) URL")
+        }
+        self.destination = destination
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json;charset=utf-8")
+        self.messageHeaders = headers
         self.appID = configuration.appID
         self.configuration = configuration
         self.httpClient = httpClient
@@ -46,19 +68,20 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
             tokenURL: configuration.tokenURL, clientID: configuration.hmsAppID, clientSecret: configuration.appSecret, httpClient: httpClient
         )
         self.gate = ConcurrencyGate(permits: configuration.maxConnections, limit: configuration.inflightRequestLimit)
-        self.sendURL = configuration.sendURL
         self.logger = logger
     }
 
     public var description: String { "hms:\(self.appID) (\(self.configuration.baseURL))" }
 
+    /// Waits for graceful shutdown, then closes the connections and the token endpoint's client.
     public func run() async throws {
         try? await gracefulShutdown()
-        try await self.httpClient.shutdown()
+        try await self.shutdown()
     }
 
-    /// Closes the HTTP client without a service group.
+    /// Closes the connections and the token endpoint's client without a service group.
     public func shutdown() async throws {
+        await self.connections.shutdown()
         try await self.httpClient.shutdown()
     }
 
@@ -101,21 +124,22 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
             } catch {
                 return .retryLater(after: nil, reason: "no access token: the token endpoint cannot be reached")
             }
-            var request = HTTPClientRequest(url: self.sendURL)
-            request.method = .POST
-            request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
-            request.headers.add(name: "Content-Type", value: "application/json;charset=utf-8")
-            request.body = .bytes(ByteBuffer(bytes: body))
+            var headers = self.messageHeaders
+            headers.add(name: "Authorization", value: "Bearer \(accessToken)")
             let status: Int
             let answer: Data
             let retryAfter: String?
             do {
-                let response = try await self.httpClient.execute(request, deadline: deadline.nioDeadline)
-                status = Int(response.status.code)
-                retryAfter = response.headers.first(name: "Retry-After")
-                answer = Data(try await response.body.collect(upTo: 64 * 1024).readableBytesView)
+                let response = try await self.connections.request(
+                    .POST, to: self.destination, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
+                )
+                status = response.status
+                retryAfter = response.retryAfter
+                answer = Data(response.body)
+            } catch HTTP1ExchangeError.deadlineExceeded {
+                return .retryLater(after: nil, reason: "deadline exceeded")
             } catch {
-                return .retryLater(after: nil, reason: (error as? HTTPClientError) == .deadlineExceeded ? "deadline exceeded" : "transport error")
+                return .retryLater(after: nil, reason: "transport error")
             }
             switch HMSResponseClassifier.classify(status: status, body: answer, retryAfter: RetryAfter.parse(retryAfter)) {
             case .outcome(let outcome): return outcome

@@ -41,6 +41,21 @@ public final class HTTP1ConnectionPool: Sendable {
         public var serverName: String? { IPAddress.tlsServerName(forHost: self.host) }
     }
 
+    /// A URL as the pool uses it: the origin connections go to, the `Host` header and the request target.
+    public struct Destination: Sendable {
+        public let origin: Origin
+        public let hostHeader: String
+        public let target: String
+
+        /// Reads `url`; nil unless it is an `http` or `https` URL with a host.
+        public init?(_ url: URL) {
+            guard let origin = Origin(url) else { return nil }
+            self.origin = origin
+            self.hostHeader = origin.hostHeader
+            self.target = HTTP1ConnectionPool.target(of: url)
+        }
+    }
+
     /// One open connection.
     private final class Connection: Sendable {
         let channel: any Channel
@@ -118,9 +133,19 @@ public final class HTTP1ConnectionPool: Sendable {
         _ method: HTTPMethod = .POST, _ url: URL, at addresses: [IPAddress] = [], headers: HTTPHeaders, body: ByteBuffer = ByteBuffer(),
         deadline: NIODeadline
     ) async throws -> HTTP1Answer {
-        guard let origin = Origin(url) else { throw HTTP1ExchangeError.connectionLost("endpoint is not an http(s) URL") }
-        var head = HTTPRequestHead(version: .http1_1, method: method, uri: Self.target(of: url), headers: headers)
-        head.headers.replaceOrAdd(name: "Host", value: origin.hostHeader)
+        guard let destination = Destination(url) else { throw HTTP1ExchangeError.connectionLost("endpoint is not an http(s) URL") }
+        return try await self.request(method, to: destination, at: addresses, headers: headers, body: body, deadline: deadline)
+    }
+
+    /// Sends one request to a destination read once from its URL (for a provider that posts to one URL
+    /// again and again); otherwise as ``request(_:_:at:headers:body:deadline:)``.
+    public func request(
+        _ method: HTTPMethod = .POST, to destination: Destination, at addresses: [IPAddress] = [], headers: HTTPHeaders,
+        body: ByteBuffer = ByteBuffer(), deadline: NIODeadline
+    ) async throws -> HTTP1Answer {
+        let origin = destination.origin
+        var head = HTTPRequestHead(version: .http1_1, method: method, uri: destination.target, headers: headers)
+        head.headers.replaceOrAdd(name: "Host", value: destination.hostHeader)
         head.headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
         // An idle connection the server has closed meanwhile takes nothing; then a new one is opened.
         if let idle = self.takeIdle(origin) {
@@ -128,7 +153,14 @@ public final class HTTP1ConnectionPool: Sendable {
                 return try await self.exchange(on: idle, origin: origin, head: head, body: body, deadline: deadline)
             } catch HTTP1ExchangeError.notSent {}
         }
-        let connection = try await self.connect(origin, at: addresses, deadline: deadline).get()
+        let connection: Connection
+        do {
+            connection = try await self.connect(origin, at: addresses, deadline: deadline).get()
+        } catch {
+            // A connection cut short by the request's deadline (the connect timeout is at most the time left) failed by it.
+            if NIODeadline.now() >= deadline { throw HTTP1ExchangeError.deadlineExceeded }
+            throw error
+        }
         return try await self.exchange(on: connection, origin: origin, head: head, body: body, deadline: deadline)
     }
 

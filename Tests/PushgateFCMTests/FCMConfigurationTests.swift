@@ -91,5 +91,11 @@ struct FCMConfigurationTests {
         #expect(try Self.error(base + ["base_url: ftp://x"])?.key == "apps.\(testAppID).base_url")
         #expect(try Self.error(base + ["ca_file: \(directory.path("none.pem"))"])?.key == "apps.\(testAppID).ca_file")
         #expect(try Self.error(base + ["max_connections: 0"])?.key == "apps.\(testAppID).max_connections")
+        // A project id that would change the path or the URL's meaning is refused at start-up.
+        for projectID in ["'a/b'", "'a?b'", "'a#b'", "'a b'", "'a%2Fb'"] {
+            let lines = ["type: gcm", "project_id: \(projectID)", "service_account_file: \(path)"]
+            #expect(try Self.error(lines)?.key == "apps.\(testAppID).project_id", "\(projectID)")
+        }
+        #expect(try FCMConfiguration(settings: try appSettings(["type: gcm", "project_id: 'example.com:my-project'", "service_account_file: \(path)"])).projectID == "example.com:my-project")
     }
 }

@@ -21,7 +21,8 @@ struct FCMProviderDeliveryTests {
             #expect(delivery.token == "device-token-1")
             #expect(delivery.status == 200)
             #expect(delivery.reason == nil)
-            #expect(delivery.headers["content-type"]?.hasPrefix("application/json") == true)
+            #expect(delivery.headers["content-type"] == "application/json; charset=UTF-8")
+            #expect(delivery.headers["user-agent"] == "pushgate")
             #expect(delivery.headers["authorization"] != nil)
 
             let message = try jsonObject(delivery.body)

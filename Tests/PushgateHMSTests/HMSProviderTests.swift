@@ -123,6 +123,10 @@ struct HMSProviderTests {
         #expect(throws: ConfigurationError.self) { try Self.configuration("apps: {h: {type: hms, app_secret: x}}") }
         #expect(throws: ConfigurationError.self) { try Self.configuration("apps: {h: {type: hms, app_id: '1'}}") }
         #expect(throws: ConfigurationError.self) { try Self.configuration("apps: {h: {type: hms, app_id: '1', app_secret: x, base_url: 'ftp://x'}}") }
+        for appID in ["'1/2'", "'1?x'", "'1#x'", "'1 2'", "'1%2F'"] {
+            let error = #expect(throws: ConfigurationError.self) { try Self.configuration("apps: {h: {type: hms, app_id: \(appID), app_secret: x}}") }
+            #expect(error?.key == "apps.h.app_id", "\(appID)")
+        }
         let configuration = try Self.configuration("apps: {h: {type: hms, app_id: '101', app_secret: x, color: red}}")
         #expect(configuration.sendURL == "https://push-api.cloud.huawei.com/v1/101/messages:send")
         #expect(configuration.tokenURL == HMS.defaultTokenURL)
