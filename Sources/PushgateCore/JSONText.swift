@@ -15,6 +15,51 @@ public enum JSONText {
         return try value.encodedByFoundation()
     }
 
+    /// Writes one object whose keys the caller already knows, in the caller's order, without building a
+    /// dictionary first: each member as ``encode(_:)`` would write it. For the same text as `encode`, add
+    /// the members in sorted key order.
+    public struct ObjectWriter {
+        /// The text so far.
+        public private(set) var bytes: [UInt8]
+        /// False once a member held something only `JSONEncoder` writes exactly (see ``encode(_:)``); the
+        /// caller then encodes the whole object the long way.
+        public private(set) var isExact = true
+        private var isFirst = true
+
+        /// Starts an object, reserving `capacity` bytes.
+        public init(capacity: Int = 512) {
+            self.bytes = []
+            self.bytes.reserveCapacity(capacity)
+            self.bytes.append(UInt8(ascii: "{"))
+        }
+
+        /// Appends the member `key` (ASCII) with `value`.
+        public mutating func add(_ key: StaticString, _ value: JSONValue) {
+            self.addKey(key)
+            if !JSONText.write(value, into: &self.bytes) { self.isExact = false }
+        }
+
+        /// Appends the member `key` (ASCII) with the string `value`.
+        public mutating func add(_ key: StaticString, _ value: String) {
+            self.addKey(key)
+            JSONText.writeString(value, into: &self.bytes)
+        }
+
+        /// Ends the object and returns its text.
+        public consuming func finish() -> [UInt8] {
+            self.bytes.append(UInt8(ascii: "}"))
+            return self.bytes
+        }
+
+        private mutating func addKey(_ key: StaticString) {
+            if !self.isFirst { self.bytes.append(UInt8(ascii: ",")) }
+            self.isFirst = false
+            self.bytes.append(UInt8(ascii: "\""))
+            key.withUTF8Buffer { self.bytes.append(contentsOf: $0) }
+            self.bytes.append(contentsOf: "\":".utf8)
+        }
+    }
+
     /// The number of bytes ``encode(_:)`` writes for `value`, counted without writing them (a size check
     /// before sending, such as APNs's 4 KiB limit, need not build the text the back end builds again).
     /// - Throws: what ``encode(_:)`` throws.
@@ -72,7 +117,7 @@ public enum JSONText {
     }
 
     /// Appends `value`; false when it holds something left to `JSONEncoder`.
-    private static func write(_ value: JSONValue, into output: inout [UInt8]) -> Bool {
+    fileprivate static func write(_ value: JSONValue, into output: inout [UInt8]) -> Bool {
         switch value {
         case .null:
             output.append(contentsOf: "null".utf8)
@@ -92,14 +137,20 @@ public enum JSONText {
             }
             output.append(UInt8(ascii: "]"))
         case .object(let members):
-            // JSONEncoder sorts keys as Swift orders strings; for ASCII keys that is byte order.
-            guard members.keys.allSatisfy({ key in key.utf8.allSatisfy { $0 < 0x80 } }) else { return false }
+            // JSONEncoder sorts keys as Swift orders strings; for ASCII keys that is byte order. A key
+            // outside ASCII leaves the whole value to JSONEncoder.
             output.append(UInt8(ascii: "{"))
-            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.writeString(member.key, into: &output)
+            if members.count == 1, let member = members.first {
+                guard Self.writeString(member.key, into: &output, asciiOnly: true) else { return false }
                 output.append(UInt8(ascii: ":"))
                 guard Self.write(member.value, into: &output) else { return false }
+            } else {
+                for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+                    if index > 0 { output.append(UInt8(ascii: ",")) }
+                    guard Self.writeString(member.key, into: &output, asciiOnly: true) else { return false }
+                    output.append(UInt8(ascii: ":"))
+                    guard Self.write(member.value, into: &output) else { return false }
+                }
             }
             output.append(UInt8(ascii: "}"))
         }
@@ -131,22 +182,28 @@ public enum JSONText {
 
     /// A JSON string as JSONEncoder writes it: `"` and `\` escaped, control characters as `\b \t \n \f \r`
     /// or `\u00XX`, everything else (slashes and non-ASCII included) as is.
-    private static func writeString(_ text: String, into output: inout [UInt8]) {
+    /// With `asciiOnly` (object keys), returns false at the first byte outside ASCII, having written part of
+    /// the string; otherwise always true.
+    @discardableResult
+    fileprivate static func writeString(_ text: String, into output: inout [UInt8], asciiOnly: Bool = false) -> Bool {
         output.append(UInt8(ascii: "\""))
         var text = text
         // Runs of bytes that need no escape (nearly all of them) are copied whole.
-        text.withUTF8 { bytes in
+        let complete = text.withUTF8 { bytes -> Bool in
             var runStart = 0
             for index in 0..<bytes.count {
                 let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (asciiOnly && byte >= 0x80) else { continue }
+                if asciiOnly && byte >= 0x80 { return false }
                 if runStart < index { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
                 runStart = index + 1
                 Self.writeEscape(byte, into: &output)
             }
             if runStart < bytes.count { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
+            return true
         }
         output.append(UInt8(ascii: "\""))
+        return complete
     }
 
     /// The escape of a quote, a backslash or a control character, as `JSONEncoder` writes it.

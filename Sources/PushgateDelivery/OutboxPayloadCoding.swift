@@ -23,21 +23,22 @@ enum OutboxPayloadCoding {
         return Array(try JSONEncoder().encode(Stored(notification: notification, report: report)))
     }
 
+    /// The members written in sorted key order, as `JSONEncoder` sorts them, without a dictionary.
     private static func encodeDirectly(_ notification: PushNotification, report: DeliveryReport?) throws -> [UInt8] {
-        var members: [String: JSONValue] = [
-            "kind": .string(notification.kind.rawValue),
-            "priority": .string(notification.priority.rawValue),
-            "payload": notification.payload,
-        ]
-        if let timeToLive = notification.timeToLive { members["timeToLive"] = try Self.integer(Int64(timeToLive)) }
-        if let collapseID = notification.collapseID { members["collapseID"] = .string(collapseID) }
-        if let urgency = notification.webPushUrgency { members["webPushUrgency"] = .string(urgency.rawValue) }
-        if let topic = notification.apnsTopic { members["apnsTopic"] = .string(topic) }
-        if let pushType = notification.apnsPushType { members["apnsPushType"] = .string(pushType) }
-        if let apnsID = notification.apnsID { members["apnsID"] = .string(apnsID) }
-        if let expiration = notification.expiration { members["expiration"] = try Self.integer(expiration) }
-        if let report { members["report"] = .object(["frontEnd": .string(report.frontEnd), "context": report.context]) }
-        return try JSONText.encode(.object(members))
+        var object = JSONText.ObjectWriter()
+        if let apnsID = notification.apnsID { object.add("apnsID", apnsID) }
+        if let pushType = notification.apnsPushType { object.add("apnsPushType", pushType) }
+        if let topic = notification.apnsTopic { object.add("apnsTopic", topic) }
+        if let collapseID = notification.collapseID { object.add("collapseID", collapseID) }
+        if let expiration = notification.expiration { object.add("expiration", try Self.integer(expiration)) }
+        object.add("kind", notification.kind.rawValue)
+        object.add("payload", notification.payload)
+        object.add("priority", notification.priority.rawValue)
+        if let report { object.add("report", .object(["context": report.context, "frontEnd": .string(report.frontEnd)])) }
+        if let timeToLive = notification.timeToLive { object.add("timeToLive", try Self.integer(Int64(timeToLive))) }
+        if let urgency = notification.webPushUrgency { object.add("webPushUrgency", urgency.rawValue) }
+        guard object.isExact else { throw Unreadable(reason: "a value only JSONEncoder writes exactly") }
+        return object.finish()
     }
 
     static func decode(_ bytes: [UInt8]) throws -> PushNotification {
