@@ -18,7 +18,7 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
 
     private struct Exchange {
         var promise: EventLoopPromise<HTTP1Answer>
-        var timeout: Scheduled<Void>?
+        var timeout: NIOScheduledCallback?
         var status: Int?
         var retryAfter: String?
         var keepAlive = true
@@ -46,11 +46,14 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
             promise.fail(HTTP1ExchangeError.notSent)
             return
         }
-        let timeout = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] () -> Void in
-            guard let self else { return }
-            self.isReusable = false
-            self.finish(.failure(HTTP1ExchangeError.deadlineExceeded))
-            self.context?.close(promise: nil)
+        // A callback rather than a scheduled task: no promise and future to make and fail for each request.
+        let timeout: NIOScheduledCallback
+        do {
+            timeout = try context.eventLoop.assumeIsolated().scheduleCallback(at: deadline, handler: DeadlineCallback(handler: self))
+        } catch {
+            // The event loop is shutting down: nothing could bound the wait, so nothing is sent.
+            promise.fail(HTTP1ExchangeError.shutDown)
+            return
         }
         self.exchange = Exchange(promise: promise, timeout: timeout)
         context.write(self.wrapOutboundOut(.head(head)), promise: nil)
@@ -89,6 +92,22 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
         self.isReusable = false
         self.failure = self.failure ?? String(String(describing: error).prefix(200))
         context.close(promise: nil)
+    }
+
+    /// The deadline of the exchange under way passed: the connection is closed and the exchange failed.
+    private func deadlinePassed() {
+        self.isReusable = false
+        self.finish(.failure(HTTP1ExchangeError.deadlineExceeded))
+        self.context?.close(promise: nil)
+    }
+
+    /// Calls ``deadlinePassed()`` on the event loop (holding the handler weakly, as the pipeline owns it).
+    private struct DeadlineCallback: NIOScheduledCallbackHandler {
+        weak var handler: HTTP1ExchangeHandler?
+
+        func handleScheduledCallback(eventLoop: some EventLoop) {
+            self.handler?.deadlinePassed()
+        }
     }
 
     private func finish(_ result: Result<HTTP1Answer, any Error>) {

@@ -19,6 +19,8 @@ final class ScriptedHTTP1Server: Sendable {
 
     struct Record: Sendable {
         var connections = 0
+        /// Connections that have closed (either side).
+        var closedConnections = 0
         var heads: [HTTPRequestHead] = []
         var bodies: [Int] = []
     }
@@ -59,6 +61,8 @@ final class ServerState: Sendable {
 
     func connectionOpened() { self.record.withLock { $0.connections += 1 } }
 
+    func connectionClosed() { self.record.withLock { $0.closedConnections += 1 } }
+
     /// Records a request and returns its number.
     func requestArrived(_ head: HTTPRequestHead, bodyBytes: Int) -> Int {
         self.record.withLock { record in
@@ -81,6 +85,11 @@ private final class ScriptedHTTP1Handler: ChannelInboundHandler {
     init(server: ServerState, script: @escaping @Sendable (Int) -> ScriptedHTTP1Server.Action) {
         self.server = server
         self.script = script
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.server.connectionClosed()
+        context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -73,6 +73,26 @@ struct HTTP1ConnectionPoolTests {
         try await server.close()
     }
 
+    @Test func connectionsIdleForTheIdleTimeoutAreClosedAndNotTakenAgain() async throws {
+        let server = try await ScriptedHTTP1Server { _ in .answer(status: 201, body: "", close: false) }
+        let pool = try Self.pool(idleTimeout: .milliseconds(300))
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/x"))
+        // Two messages at once: one or two connections, each idle afterwards.
+        async let first = pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon)
+        async let second = pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon)
+        #expect(try await [first.status, second.status] == [201, 201])
+        let opened = server.snapshot.connections
+        // One sweep closes every connection idle for the timeout (polled: a loaded machine runs it late).
+        let limit = ContinuousClock.now + .seconds(30)
+        while server.snapshot.closedConnections < opened, ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(server.snapshot.closedConnections == opened)
+        // The next message opens a new connection.
+        #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        #expect(server.snapshot.connections == opened + 1)
+        await pool.shutdown()
+        try await server.close()
+    }
+
     @Test func aSilentServerCostsTheDeadlineAndItsConnectionIsClosed() async throws {
         let server = try await ScriptedHTTP1Server { number in number == 0 ? .ignore : .answer(status: 201, body: "", close: false) }
         let pool = try Self.pool()
