@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 public import Foundation
 public import Logging
 import NIOCore
@@ -10,7 +9,7 @@ public import ServiceLifecycle
 
 /// Delivers notifications through the FCM HTTP v1 API for one `type: gcm` app.
 ///
-/// Messages go over the provider's own keep-alive HTTP/1.1 connections (``HTTP1ConnectionPool``); the
+/// Messages go over the provider's own keep-alive HTTP/1.1 connections (``PushAPIConnections``); the
 /// access tokens they carry come from the service account's token endpoint through an `HTTPClient`
 /// (an hourly request). Both are closed when ``run()`` ends. A `ConcurrencyGate` bounds concurrent
 /// requests to `max_connections` (one per connection; more wait until their deadline) and deliveries
@@ -26,14 +25,10 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
     /// The access-token cache (exposed for tests and diagnostics).
     public let accessTokens: GoogleAccessTokenProvider
 
-    /// The token endpoint's client.
-    private let httpClient: HTTPClient
-    /// The connections messages go over.
-    private let connections: HTTP1ConnectionPool
+    /// The message connections and the token endpoint's client.
+    private let connections: PushAPIConnections
     private let gate: ConcurrencyGate
     private let bodies: FCMBodyCache
-    /// The configuration's `sendURL` as the connections use it.
-    private let destination: HTTP1ConnectionPool.Destination
     /// The headers every message carries (`Authorization` is added per message).
     private let messageHeaders: HTTPHeaders
     private let logger: Logger
@@ -46,28 +41,10 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
     /// - Throws: when the service account's key cannot be parsed.
     public init(configuration: FCMConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) throws {
         let key = try configuration.serviceAccount.signingKey()
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let caFile = configuration.caFile { tls.additionalTrustRoots = [.file(caFile)] }
-        var clientConfiguration = HTTPClient.Configuration(
-            tlsConfiguration: tls,
-            redirectConfiguration: .disallow,
-            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnections)
+        let connections = PushAPIConnections(
+            sendURL: configuration.sendURL, caFile: configuration.caFile, proxy: configuration.proxy, maxConnections: configuration.maxConnections
         )
-        clientConfiguration.proxy = configuration.proxy?.clientProxy
-        clientConfiguration.skipNoOpTracing()
-        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
-        var messageTLS = tls
-        messageTLS.applicationProtocols = ["http/1.1"]
-        self.connections = HTTP1ConnectionPool(
-            tls: configuration.caFile == nil ? nil : Result { try NIOSSLContext(configuration: messageTLS) },
-            proxy: configuration.proxy, connectTimeout: .seconds(10), idleTimeout: .seconds(60),
-            maximumIdlePerOrigin: configuration.maxConnections, bodyLimit: 64 * 1024
-        )
-        // The configuration checked that the send URL parses, and its base URL is http(s) with a host.
-        guard let destination = URL(string: configuration.sendURL).flatMap(HTTP1ConnectionPool.Destination.init) else {
-            preconditionFailure("FCMConfiguration accepted a send URL that is not an http(s) URL")
-        }
-        self.destination = destination
+        self.connections = connections
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json; charset=UTF-8")
         headers.add(name: "User-Agent", value: "pushgate")
@@ -75,10 +52,9 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger
-        self.httpClient = httpClient
         self.bodies = FCMBodyCache(options: configuration.fcmOptions)
         self.gate = ConcurrencyGate(permits: configuration.maxConnections, limit: configuration.inflightRequestLimit)
-        self.accessTokens = GoogleAccessTokenProvider(account: configuration.serviceAccount, key: key, httpClient: httpClient, now: now)
+        self.accessTokens = GoogleAccessTokenProvider(account: configuration.serviceAccount, key: key, httpClient: connections.tokenClient, now: now)
     }
 
     /// `fcm:<app id> (project <project id>)`.
@@ -95,8 +71,7 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
     /// Closes the connections and the token endpoint's client without a service group (for code that
     /// does not run the provider as a service).
     public func shutdown() async throws {
-        await self.connections.shutdown()
-        try await self.httpClient.shutdown()
+        try await self.connections.shutdown()
     }
 
     /// Sends `notification` to the registration `token`; see ``DeliveryOutcome`` for the mapping.
@@ -156,8 +131,8 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
             let retryAfter: String?
             let answer: Data
             do {
-                let response = try await self.connections.request(
-                    .POST, to: self.destination, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
+                let response = try await self.connections.messages.request(
+                    .POST, to: self.connections.sendDestination, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
                 )
                 status = response.status
                 retryAfter = response.retryAfter

@@ -1,9 +1,7 @@
-import AsyncHTTPClient
 import Foundation
 public import Logging
 import NIOCore
 import NIOHTTP1
-import NIOSSL
 public import PushgateCore
 import PushgateProviderSupport
 public import ServiceLifecycle
@@ -12,8 +10,9 @@ public import ServiceLifecycle
 /// per token (so each token gets its own outcome), with an OAuth access token that is cached, refreshed
 /// before it expires and renewed once when the push server refuses it.
 ///
-/// Messages go over the provider's own keep-alive HTTP/1.1 connections (``HTTP1ConnectionPool``); the
-/// OAuth token endpoint is reached through an `HTTPClient` (an hourly request). At most `max_connections` requests are in flight, and at most `inflight_request_limit` wait or run; the
+/// Messages go over the provider's own keep-alive HTTP/1.1 connections and the OAuth token endpoint is
+/// reached through an `HTTPClient` (``PushAPIConnections``). At most `max_connections` requests are in
+/// flight, and at most `inflight_request_limit` wait or run; the
 /// app secret, access tokens and device tokens never reach the log (tokens as fingerprints only).
 public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
     /// The configured app id (or glob).
@@ -23,49 +22,27 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
     /// The app's settings.
     public let configuration: HMSConfiguration
 
-    /// The token endpoint's client.
-    private let httpClient: HTTPClient
-    /// The connections messages go over.
-    private let connections: HTTP1ConnectionPool
+    /// The message connections and the token endpoint's client.
+    private let connections: PushAPIConnections
     private let accessTokens: HMSAccessTokens
     private let gate: ConcurrencyGate
-    /// The configuration's `sendURL` as the connections use it.
-    private let destination: HTTP1ConnectionPool.Destination
     /// The headers every message carries (`Authorization` is added per message).
     private let messageHeaders: HTTPHeaders
     private let logger: Logger
 
     /// Creates the provider, its connection pool and the token endpoint's client.
     public init(configuration: HMSConfiguration, logger: Logger) {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let caFile = configuration.caFile { tls.additionalTrustRoots = [.file(caFile)] }
-        var clientConfiguration = HTTPClient.Configuration(
-            tlsConfiguration: tls, redirectConfiguration: .disallow,
-            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnections)
+        let connections = PushAPIConnections(
+            sendURL: configuration.sendURL, caFile: configuration.caFile, proxy: configuration.proxy, maxConnections: configuration.maxConnections
         )
-        clientConfiguration.proxy = configuration.proxy?.clientProxy
-        clientConfiguration.skipNoOpTracing()
-        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
-        var messageTLS = tls
-        messageTLS.applicationProtocols = ["http/1.1"]
-        self.connections = HTTP1ConnectionPool(
-            tls: configuration.caFile == nil ? nil : Result { try NIOSSLContext(configuration: messageTLS) },
-            proxy: configuration.proxy, connectTimeout: .seconds(10), idleTimeout: .seconds(60),
-            maximumIdlePerOrigin: configuration.maxConnections, bodyLimit: 64 * 1024
-        )
-        // The configuration checked that the send URL parses, and its base URL is http(s) with a host.
-        guard let destination = URL(string: configuration.sendURL).flatMap(HTTP1ConnectionPool.Destination.init) else {
-            preconditionFailure("HMSConfiguration accepted a send URL that is not an http(s) URL")
-        }
-        self.destination = destination
+        self.connections = connections
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json;charset=utf-8")
         self.messageHeaders = headers
         self.appID = configuration.appID
         self.configuration = configuration
-        self.httpClient = httpClient
         self.accessTokens = HMSAccessTokens(
-            tokenURL: configuration.tokenURL, clientID: configuration.hmsAppID, clientSecret: configuration.appSecret, httpClient: httpClient
+            tokenURL: configuration.tokenURL, clientID: configuration.hmsAppID, clientSecret: configuration.appSecret, httpClient: connections.tokenClient
         )
         self.gate = ConcurrencyGate(permits: configuration.maxConnections, limit: configuration.inflightRequestLimit)
         self.logger = logger
@@ -81,8 +58,7 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
 
     /// Closes the connections and the token endpoint's client without a service group.
     public func shutdown() async throws {
-        await self.connections.shutdown()
-        try await self.httpClient.shutdown()
+        try await self.connections.shutdown()
     }
 
     /// How many access tokens were fetched (tests and diagnostics).
@@ -130,8 +106,8 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
             let answer: Data
             let retryAfter: String?
             do {
-                let response = try await self.connections.request(
-                    .POST, to: self.destination, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
+                let response = try await self.connections.messages.request(
+                    .POST, to: self.connections.sendDestination, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
                 )
                 status = response.status
                 retryAfter = response.retryAfter
