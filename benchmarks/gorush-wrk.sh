@@ -30,6 +30,7 @@ work=$(mktemp -d /tmp/pushgate-gorush-bench.XXXXXX)
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
+source benchmarks/frontends-lib.sh  # cpu_ticks; this script's own metric_sum below replaces the library's
 
 "$BIN" sandbox --directory "$work/sandbox" > "$work/sandbox.log" 2>&1 &
 pids+=($!)
@@ -57,10 +58,6 @@ function delay() return -mean_pause_ms * math.log(1 - math.random()) end
 LUA
   done
 fi
-
-cpu_ticks() { # utime + stime of PID, in clock ticks
-  awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
-}
 
 metric_sum() { # the sum of a counter over its label sets
   curl -s "http://127.0.0.1:$port/metrics" | awk -v name="$1" -v filter="$2" '$1 ~ "^"name"{" && $1 ~ filter { sum += $2 } END { printf "%d", sum }'

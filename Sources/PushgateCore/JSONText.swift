@@ -19,8 +19,7 @@ public enum JSONText {
     /// dictionary first: each member as ``encode(_:)`` would write it. For the same text as `encode`, add
     /// the members in sorted key order.
     public struct ObjectWriter {
-        /// The text so far.
-        public private(set) var bytes: [UInt8]
+        private var bytes: [UInt8]
         /// False once a member held something only `JSONEncoder` writes exactly (see ``encode(_:)``); the
         /// caller then encodes the whole object the long way.
         public private(set) var isExact = true

@@ -127,22 +127,18 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
             var headers = self.messageHeaders
             headers.add(name: "Authorization", value: "Bearer \(accessToken)")
 
-            let status: Int
-            let retryAfter: String?
-            let answer: Data
+            let response: HTTP1Answer
             do {
-                let response = try await self.connections.messages.request(
+                response = try await self.connections.messages.request(
                     .POST, to: self.connections.sendDestination, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
                 )
-                status = response.status
-                retryAfter = response.retryAfter
-                answer = (200..<300).contains(status) ? Data() : Data(response.body)
             } catch {
                 return .retryLater(after: nil, reason: Self.describe(error))
             }
-            if (200..<300).contains(status) { return .delivered }
+            if (200..<300).contains(response.status) { return .delivered }
+            let retryAfter = response.retryAfter
 
-            switch FCMFailure(status: status, body: answer) {
+            switch FCMFailure(status: response.status, body: Data(response.body)) {
             case .unregistered:
                 return .invalidToken(reason: "UNREGISTERED")
             case .invalidRegistrationToken(let reason):

@@ -102,22 +102,17 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
             }
             var headers = self.messageHeaders
             headers.add(name: "Authorization", value: "Bearer \(accessToken)")
-            let status: Int
-            let answer: Data
-            let retryAfter: String?
+            let response: HTTP1Answer
             do {
-                let response = try await self.connections.messages.request(
+                response = try await self.connections.messages.request(
                     .POST, to: self.connections.sendDestination, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
                 )
-                status = response.status
-                retryAfter = response.retryAfter
-                answer = Data(response.body)
             } catch HTTP1ExchangeError.deadlineExceeded {
                 return .retryLater(after: nil, reason: "deadline exceeded")
             } catch {
                 return .retryLater(after: nil, reason: "transport error")
             }
-            switch HMSResponseClassifier.classify(status: status, body: answer, retryAfter: RetryAfter.parse(retryAfter)) {
+            switch HMSResponseClassifier.classify(status: response.status, body: Data(response.body), retryAfter: RetryAfter.parse(response.retryAfter)) {
             case .outcome(let outcome): return outcome
             case .renewAccessTokenAndRetry:
                 self.accessTokens.invalidate(accessToken)

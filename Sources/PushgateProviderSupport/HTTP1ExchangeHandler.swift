@@ -8,8 +8,7 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
 
-    /// The most body bytes kept (push services' error texts are short).
-    /// The most bytes of an answer's body kept.
+    /// The most bytes of an answer's body kept (push services' error texts are short).
     let bodyLimit: Int
 
     init(bodyLimit: Int) {
