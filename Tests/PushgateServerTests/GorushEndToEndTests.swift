@@ -107,6 +107,9 @@ struct GorushEndToEndTests {
         ))
         let fcm = try #require(deliveries.first { $0["token"]?.stringValue == "fcm-ok-1" })
         #expect(fcm["status"] == 200)
+        #expect(fcm["headers"]?["content-type"] == "application/json; charset=UTF-8")
+        #expect(fcm["headers"]?["user-agent"] == "pushgate")
+        #expect(fcm["headers"]?["authorization"] == "Bearer (redacted)")
         #expect(try Self.json(fcm["body"]?.stringValue ?? "") == Self.json(
             #"{"android":{"priority":"HIGH"},"data":{"n":"1"},"notification":{"body":"M","title":"T"},"token":"fcm-ok-1"}"#
         ))
