@@ -123,7 +123,8 @@ public struct Gateway: Sendable {
         let sweeper = ExpiredCounterSweeper(store: store, logger: logger)
         var services: [any Service] = try (sandbox?.services() ?? []) + [store] + backEnds.map(\.service) + [worker, sweeper]
             + frontEnds.flatMap(\.services)
-        let limits = ListenerLimits(configuration.http)
+        var limits = ListenerLimits(configuration.http)
+        limits.bodyLimits = GatewayRouterBuilder.bodyLimits(routes: frontEnds.flatMap(\.routes), maxRequestBodySize: configuration.http.maxRequestBodySize)
         for address in configuration.http.bindAddresses {
             services.append(
                 Self.listener(
@@ -214,6 +215,9 @@ public struct Gateway: Sendable {
         configuration.proxy.flatMap(OutboundProxy.init(url:)) ?? OutboundProxy.fromEnvironment(ProcessInfo.processInfo.environment)
     }
 
+    /// The `Server` header of every answer.
+    static let serverName = "Pushgate"
+
     private static func listener<Responder: HTTPResponder>(
         name: String,
         responder: Responder,
@@ -225,12 +229,16 @@ public struct Gateway: Sendable {
     ) -> some Service where Responder.Context == GatewayRequestContext {
         let connections = OpenConnections(limit: limits.maxConnections)
         let guardLimits = limits.connectionGuard
+        let bodyLimits = limits.bodyLimits
+        let gatewayResponder = GatewayResponder(responder: responder, serverName: Self.serverName, dates: HTTPDateCache(), logger: logger)
         return Application(
             responder: responder,
-            server: HTTPServerBuilder { responder in
-                GuardedHTTP1Channel(http1: HTTP1Channel(responder: responder), limits: guardLimits, connections: connections)
+            // Hummingbird's own answering path (the closure passed in) is not used: the gateway's channel
+            // answers through the router itself (see GatewayHTTP1Channel).
+            server: HTTPServerBuilder { _ in
+                GatewayHTTP1Channel(responder: gatewayResponder, limits: guardLimits, connections: connections, bodyLimits: bodyLimits)
             },
-            configuration: .init(address: .hostname(host, port: port), serverName: "Pushgate"),
+            configuration: .init(address: .hostname(host, port: port), serverName: Self.serverName),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? port
                 logger.notice("listening", metadata: ["listener": "\(name)", "address": "\(host)", "port": "\(port)"])

@@ -23,11 +23,16 @@ public enum GatewayRouterBuilder {
         }
         router.add(middleware: AccessLogMiddleware(metrics: metrics, usesForwardedFor: accessLogUsesForwardedFor))
         router.add(middleware: ErrorResponseMiddleware(methodsByPath: methodsByPath))
-        let limitsByPath = Dictionary(routes.compactMap { route in route.maximumBodySize.map { (route.path, $0) } }, uniquingKeysWith: max)
-        router.add(middleware: RequestBodyLimitMiddleware(limit: maxRequestBodySize, limitsByPath: limitsByPath))
+        router.add(middleware: RequestBodyLimitMiddleware(limits: Self.bodyLimits(routes: routes, maxRequestBodySize: maxRequestBodySize)))
         for route in routes {
             router.on(RouterPath(route.path), method: route.method, use: route.handler)
         }
         return router
+    }
+
+    /// The body limits of a list of routes: `maxRequestBodySize`, or a route's larger one.
+    static func bodyLimits(routes: [GatewayRoute], maxRequestBodySize: Int) -> RequestBodyLimits {
+        let byPath = Dictionary(routes.compactMap { route in route.maximumBodySize.map { (route.path, $0) } }, uniquingKeysWith: max)
+        return RequestBodyLimits(standard: maxRequestBodySize, byPath: byPath)
     }
 }

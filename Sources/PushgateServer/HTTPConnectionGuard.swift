@@ -57,6 +57,10 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var timerRunsAt: NIODeadline?
     private var closeAfterResponse = false
     private var counted = false
+    /// Requests a pipelining client sent while an earlier one was still being answered (the pipelining
+    /// handler above holds them back), oldest first: whether each is kept alive and whether its end was
+    /// read. Each becomes the current request when the answer before it ends.
+    private var pipelined: [(keepAlive: Bool, ended: Bool)] = []
 
     init(limits: Limits, connections: OpenConnections, logger: Logger) {
         self.limits = limits
@@ -98,6 +102,16 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = self.unwrapInboundIn(data)
+        if case .answering = self.state {
+            // A pipelined request, read while the one before it is answered.
+            switch part {
+            case .head(let head): self.pipelined.append((keepAlive: head.isKeepAlive, ended: false))
+            case .body: break
+            case .end: if !self.pipelined.isEmpty { self.pipelined[self.pipelined.count - 1].ended = true }
+            }
+            context.fireChannelRead(data)
+            return
+        }
         switch (self.state, part) {
         case (.closing, _):
             return
@@ -129,8 +143,17 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         guard self.closeAfterResponse else {
             if case .end = part, case .answering = self.state {
-                self.state = .waitingForHead(first: false)
-                self.startTimer(context, self.limits.idleTimeout)
+                if self.pipelined.isEmpty {
+                    self.state = .waitingForHead(first: false)
+                    self.startTimer(context, self.limits.idleTimeout)
+                } else {
+                    let next = self.pipelined.removeFirst()
+                    self.closeAfterResponse = !next.keepAlive
+                    if !next.ended {
+                        self.state = .readingBody
+                        self.startTimer(context, self.limits.bodyTimeout)
+                    }
+                }
             }
             context.write(data, promise: promise)
             return

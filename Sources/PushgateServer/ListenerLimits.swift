@@ -9,6 +9,8 @@ struct ListenerLimits: Sendable {
     var bodyTimeout: Duration
     var idleTimeout: Duration
     var maxConnections: Int
+    /// The largest request bodies collected.
+    var bodyLimits: RequestBodyLimits
 
     /// The limits `http:` sets; without `max_connections`, the cap leaves room below the descriptor
     /// limit for the store, provider connections and files (at least 64, at most 16,384).
@@ -17,6 +19,7 @@ struct ListenerLimits: Sendable {
         self.bodyTimeout = settings.bodyTimeout
         self.idleTimeout = settings.idleTimeout
         self.maxConnections = settings.maxConnections ?? max(64, min(16_384, descriptorLimit - 512))
+        self.bodyLimits = RequestBodyLimits(standard: settings.maxRequestBodySize)
     }
 
     /// The timeouts each connection's guard applies.

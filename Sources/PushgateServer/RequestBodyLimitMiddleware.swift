@@ -6,13 +6,11 @@ import PushgateHTTP
 struct RequestBodyLimitMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
 
-    /// The largest body accepted, in bytes.
-    let limit: Int
-    /// Larger limits of single paths (routes that declare one).
-    let limitsByPath: [String: Int]
+    /// The largest bodies accepted, in bytes.
+    let limits: RequestBodyLimits
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let limit = self.limitsByPath[request.uri.path].map { max($0, self.limit) } ?? self.limit
+        let limit = self.limits.limit(forPath: request.uri.path)
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw HTTPError(.contentTooLarge)
         }

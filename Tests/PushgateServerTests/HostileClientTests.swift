@@ -37,6 +37,16 @@ struct HostileClientTests {
             "idle_keep_alive": raw(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n", 30),
             "trickled_body": raw(b"POST /_matrix/push/v1/notify HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{", 30),
         }
+        # Three requests in one write: each is answered, in order, and the last one's "Connection: close"
+        # ends the connection. Each Date header must be what Python's own IMF-fixdate writer gives for it.
+        import email.utils
+        pipelined = raw(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n"
+                        b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 20)
+        dates = [line[6:] for line in pipelined["answer"].split("\r\n") if line.startswith("Date: ")]
+        pipelined["dates_exact"] = len(dates) == 3 and all(
+            email.utils.formatdate(email.utils.parsedate_to_datetime(d).timestamp(), usegmt=True) == d
+            and abs(email.utils.parsedate_to_datetime(d).timestamp() - time.time()) < 120 for d in dates)
+        cases["pipelined"] = pipelined
         # More connections than the cap, each sending nothing: the next is refused at once, and once they
         # are gone the gateway serves again.
         idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(int(sys.argv[2]) + 5)]
@@ -51,6 +61,7 @@ struct HostileClientTests {
     struct Outcome: Decodable {
         let answer: String
         let closed_after: Double?
+        let dates_exact: Bool?
 
         var status: Int? { self.answer.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } }
         var body: String { self.answer.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n") }
@@ -119,6 +130,12 @@ struct HostileClientTests {
         #expect(trickledBody.status == 408, "\(trickledBody.answer)")
         let bodyClosed = try #require(trickledBody.closed_after)
         #expect(bodyClosed >= 1.5 && bodyClosed < 25)
+
+        let pipelined = try outcome("pipelined")
+        let statuses = pipelined.answer.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0.prefix(3) }
+        #expect(statuses == ["200", "404", "200"], "each pipelined request is answered, in order: \(pipelined.answer)")
+        #expect(pipelined.closed_after != nil, "the last request asked to close")
+        #expect(pipelined.dates_exact == true, "every Date header is an IMF-fixdate of about now: \(pipelined.answer)")
 
         let overTheCap = try outcome("over_the_cap")
         #expect(overTheCap.status == 503, "\(overTheCap.answer)")

@@ -1,0 +1,57 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// The child channel of every gateway listener: NIO's HTTP/1.1 server pipeline with pipelining
+/// assistance (one request per connection is answered at a time, in order; quiescing and half-closed
+/// input are handled there), an ``HTTPConnectionGuard`` right after the request decoder, and an
+/// ``HTTPRequestDispatcher`` that collects each request whole and answers it through the router.
+///
+/// It takes the place of Hummingbird's `HTTP1Channel`, which passes every request part through an async
+/// sequence to a task per connection and every response part back through an async writer, and converts
+/// each part between NIO's and Swift HTTP Types' shapes on the way. That path cost about 170,000
+/// instructions a request more than NIO's own pipeline (callgrind, a gorush request that queues
+/// nothing: 236,600 Ir in all); see benchmarks/README.md.
+struct GatewayHTTP1Channel: ServerChildChannel {
+    /// The accepted connection; its task waits for it to close.
+    struct Connection: ServerChildChannelValue {
+        let channel: any Channel
+    }
+
+    let responder: GatewayResponder
+    let limits: HTTPConnectionGuard.Limits
+    let connections: OpenConnections
+    /// The largest bodies collected; a longer one is cut one byte past its limit, which the route
+    /// refuses with 413.
+    let bodyLimits: RequestBodyLimits
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Connection> {
+        channel.eventLoop.makeCompletedFuture {
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.configureHTTPServerPipeline(
+                withPipeliningAssistance: true,
+                withServerUpgrade: nil,
+                withErrorHandling: false,  // the guard answers parse errors in the gateway's shape
+                withOutboundHeaderValidation: false  // HTTPFields validated every response header
+            )
+            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try pipeline.addHandler(
+                HTTPConnectionGuard(limits: self.limits, connections: self.connections, logger: logger), position: .after(decoder)
+            )
+            try pipeline.addHandler(HTTPRequestDispatcher(responder: self.responder, bodyLimits: self.bodyLimits))
+            return Connection(channel: channel)
+        }
+    }
+
+    func handle(value: Connection, logger: Logger) async {
+        // Requests are answered by the dispatcher's tasks; this task only lasts as long as the
+        // connection, as the server's bookkeeping expects. Cancelled (the server is stopping at once),
+        // it stops reading.
+        await withTaskCancellationHandler {
+            try? await value.channel.closeFuture.get()
+        } onCancel: {
+            value.channel.close(mode: .input, promise: nil)
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import NIOHTTP1
+import PushgateHTTP
+
+/// Answers one collected request through the router, with the headers every answer carries (`Date`,
+/// `Server`, `Content-Length`), in NIO's HTTP/1 shapes.
+struct GatewayResponder: Sendable {
+    /// An answer ready to write.
+    struct Answer: Sendable {
+        var head: HTTPResponseHead
+        var body: ByteBuffer
+    }
+
+    private let respond: @Sendable (Request, GatewayRequestContext) async throws -> Response
+    private let serverName: String
+    private let dates: HTTPDateCache
+    private let logger: Logger
+
+    init<Responder: HTTPResponder>(responder: Responder, serverName: String, dates: HTTPDateCache, logger: Logger)
+    where Responder.Context == GatewayRequestContext {
+        self.respond = { request, context in try await responder.respond(to: request, context: context) }
+        self.serverName = serverName
+        self.dates = dates
+        self.logger = logger
+    }
+
+    /// The answer to a request: the router's, a 400 for a head Swift HTTP Types refuses (an unknown
+    /// method, say), or a 500 with no body for an error no middleware turned into an answer.
+    func answer(_ head: HTTPRequestHead, body: RequestBody, channel: any Channel) async -> Answer {
+        let isHead = head.method == .HEAD
+        guard let request = Self.request(head) else {
+            return self.bare(.badRequest, allocator: channel.allocator)
+        }
+        let context = GatewayRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: self.logger))
+        let response: Response
+        do {
+            response = try await self.respond(Request(head: request, body: body), context)
+        } catch {
+            self.logger.debug("http: an error reached the server", metadata: ["error.type": "\(type(of: error))"])
+            return self.bare(.internalServerError, allocator: channel.allocator)
+        }
+        let collector = ResponseBodyCollector(allocator: channel.allocator)
+        do {
+            try await response.body.write(collector)
+        } catch {
+            self.logger.debug("http: an answer's body failed", metadata: ["error.type": "\(type(of: error))"])
+            return self.bare(.internalServerError, allocator: channel.allocator)
+        }
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(response.headers.count + 3)
+        for field in response.headers {
+            headers.add(name: field.name.rawName, value: field.value)
+        }
+        let status = response.status
+        let mayHaveBody = status.code >= 200 && status.code != 204 && status.code != 304
+        if mayHaveBody, !isHead, response.headers[.contentLength] == nil {
+            headers.add(name: "Content-Length", value: String(collector.buffer.readableBytes))
+        }
+        headers.replaceOrAdd(name: "Date", value: self.dates.current())
+        headers.replaceOrAdd(name: "Server", value: self.serverName)
+        let responseHead = HTTPResponseHead(
+            version: .http1_1, status: HTTPResponseStatus(statusCode: status.code, reasonPhrase: status.reasonPhrase), headers: headers
+        )
+        return Answer(head: responseHead, body: mayHaveBody && !isHead ? collector.buffer : channel.allocator.buffer(capacity: 0))
+    }
+
+    /// An answer with a status and no body.
+    private func bare(_ status: HTTPResponseStatus, allocator: ByteBufferAllocator) -> Answer {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Length", value: "0")
+        headers.add(name: "Date", value: self.dates.current())
+        headers.add(name: "Server", value: self.serverName)
+        return Answer(head: HTTPResponseHead(version: .http1_1, status: status, headers: headers), body: allocator.buffer(capacity: 0))
+    }
+
+    /// The request head in Swift HTTP Types' shape, or nil when it has no such shape. An origin-form
+    /// target (`/path?query`) is the path as it is; an absolute-form one (`http://host/path`) gives its
+    /// path and query.
+    static func request(_ head: HTTPRequestHead) -> HTTPRequest? {
+        guard let method = HTTPRequest.Method(head.method.rawValue) else { return nil }
+        let path: String
+        if head.uri.utf8.first == UInt8(ascii: "/") || head.uri == "*" {
+            path = head.uri
+        } else if let components = URLComponentsLite(head.uri) {
+            path = components.pathAndQuery
+        } else {
+            return nil
+        }
+        var fields = HTTPFields()
+        fields.reserveCapacity(head.headers.count)
+        var authority: String?
+        for header in head.headers {
+            if authority == nil, header.name.utf8.count == 4, header.name.lowercased() == "host" {
+                authority = header.value
+                continue
+            }
+            guard let name = HTTPField.Name(header.name) else { continue }
+            fields.append(HTTPField(name: name, value: header.value))
+        }
+        return HTTPRequest(method: method, scheme: "http", authority: authority, path: path, headerFields: fields)
+    }
+}
+
+/// The path and query of an absolute-form request target (`scheme://authority/path?query#fragment`).
+struct URLComponentsLite {
+    let pathAndQuery: String
+
+    init?(_ target: String) {
+        let bytes = Array(target.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes.count >= colon + 3,
+            bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+        else { return nil }
+        let afterAuthority = bytes[(colon + 3)...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        guard let start = afterAuthority, bytes[start] != UInt8(ascii: "#") else {
+            self.pathAndQuery = "/"
+            return
+        }
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        let tail = String(decoding: bytes[start..<end], as: UTF8.self)
+        self.pathAndQuery = bytes[start] == UInt8(ascii: "?") ? "/" + tail : tail
+    }
+}
+
+/// Collects an answer's body into one buffer.
+final class ResponseBodyCollector: ResponseBodyWriter {
+    private(set) var buffer: ByteBuffer
+
+    init(allocator: ByteBufferAllocator) {
+        self.buffer = allocator.buffer(capacity: 0)
+    }
+
+    func write(_ buffer: ByteBuffer) async throws {
+        if self.buffer.readableBytes == 0 {
+            self.buffer = buffer
+        } else {
+            self.buffer.writeImmutableBuffer(buffer)
+        }
+    }
+
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}

@@ -1,0 +1,25 @@
+/// The largest request body accepted: `http.max_request_body_size`, or a larger limit a route declares
+/// for its path.
+struct RequestBodyLimits: Sendable {
+    /// The limit of every path without one of its own.
+    let standard: Int
+    /// Larger limits of single paths.
+    let byPath: [String: Int]
+
+    init(standard: Int, byPath: [String: Int] = [:]) {
+        self.standard = standard
+        self.byPath = byPath
+    }
+
+    /// The limit for a request path (without its query).
+    func limit(forPath path: some StringProtocol) -> Int {
+        guard !self.byPath.isEmpty, let own = self.byPath[String(path)] else { return self.standard }
+        return max(own, self.standard)
+    }
+
+    /// The limit for a request target (`/path?query`).
+    func limit(forTarget target: String) -> Int {
+        guard !self.byPath.isEmpty else { return self.standard }
+        return self.limit(forPath: target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+    }
+}
