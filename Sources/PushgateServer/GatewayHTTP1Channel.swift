@@ -9,10 +9,9 @@ import NIOHTTP1
 /// ``HTTPRequestDispatcher`` that collects each request whole and answers it through the router.
 ///
 /// It takes the place of Hummingbird's `HTTP1Channel`, which passes every request part through an async
-/// sequence to a task per connection and every response part back through an async writer, and converts
-/// each part between NIO's and Swift HTTP Types' shapes on the way. That path cost about 170,000
-/// instructions a request more than NIO's own pipeline (callgrind, a gorush request that queues
-/// nothing: 236,600 Ir in all); see benchmarks/README.md.
+/// sequence to a task per connection, every answer part back through an async writer, and converts each
+/// part between NIO's and Swift HTTP Types' shapes on the way. A gorush request that queues nothing took
+/// 236,600 instructions that way and takes 187,600 this way (callgrind; benchmarks/README.md).
 struct GatewayHTTP1Channel: ServerChildChannel {
     /// The accepted connection; its task waits for it to close.
     struct Connection: ServerChildChannelValue {

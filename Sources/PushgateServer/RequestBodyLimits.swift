@@ -20,6 +20,6 @@ struct RequestBodyLimits: Sendable {
     /// The limit for a request target (`/path?query`).
     func limit(forTarget target: String) -> Int {
         guard !self.byPath.isEmpty else { return self.standard }
-        return self.limit(forPath: target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        return self.limit(forPath: target[..<(target.firstIndex(of: "?") ?? target.endIndex)])
     }
 }
