@@ -34,19 +34,22 @@ struct GatewayResponder: Sendable {
         guard let request = Self.request(head) else {
             return self.bare(.badRequest, allocator: channel.allocator)
         }
-        let context = GatewayRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: self.logger))
+        // Every log line of the request carries its id, as Hummingbird's own answering path tagged it.
+        var logger = self.logger
+        logger[metadataKey: "hb.request.id"] = .stringConvertible(RequestID())
+        let context = GatewayRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))
         let response: Response
         do {
             response = try await self.respond(Request(head: request, body: body), context)
         } catch {
-            self.logger.debug("http: an error reached the server", metadata: ["error.type": "\(type(of: error))"])
+            logger.debug("http: an error reached the server", metadata: ["error.type": "\(type(of: error))"])
             return self.bare(.internalServerError, allocator: channel.allocator)
         }
         let collector = ResponseBodyCollector(allocator: channel.allocator)
         do {
             try await response.body.write(collector)
         } catch {
-            self.logger.debug("http: an answer's body failed", metadata: ["error.type": "\(type(of: error))"])
+            logger.debug("http: an answer's body failed", metadata: ["error.type": "\(type(of: error))"])
             return self.bare(.internalServerError, allocator: channel.allocator)
         }
         var headers = HTTPHeaders()

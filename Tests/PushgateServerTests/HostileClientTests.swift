@@ -144,6 +144,10 @@ struct HostileClientTests {
 
         // Nothing a client did is an error in the gateway's log, and nothing was answered 500.
         let events = gateway.logEvents
+        // Each access-log line carries its request's own id.
+        let requestIDs = events.filter { $0["msg"] == "handled request" }.map { $0["hb.request.id"] ?? "" }
+        #expect(requestIDs.count >= 3 && !requestIDs.contains(""), "\(gateway.errors)")
+        #expect(Set(requestIDs).count == requestIDs.count)
         #expect(!events.contains { $0["level"] == "error" || $0["level"] == "critical" }, "\(gateway.errors)")
         #expect(!gateway.errors.contains("HTTPParserError\",\"level\":\"error"))
         #expect(!cases.values.contains { $0.status == 500 })
