@@ -266,4 +266,24 @@ struct GorushEndToEndTests {
         gateway.signal(SIGTERM)
         #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
     }
+
+    /// A request still being answered when SIGTERM arrives gets its whole answer before the gateway exits:
+    /// the FCM emulator holds `slow…` tokens for 10 s, so the sync answer is in flight when the signal
+    /// comes 3 s after the request.
+    @Test func aRequestInFlightAtSIGTERMIsAnsweredBeforeTheGatewayExits() async throws {
+        let directory = try TemporaryDirectory()
+        let (gateway, port) = try await Self.start("""
+              allow_unauthenticated: true
+              sync: true
+            """, directory: directory)
+        let sent = ContinuousClock.now
+        async let answer = Self.post(port, "/api/push", #"{"notifications":[{"tokens":["slow-1"],"platform":2,"message":"M"}]}"#)
+        try await Task.sleep(for: .seconds(3))
+        gateway.signal(SIGTERM)
+        let answered = try await answer
+        #expect(answered.status == 200)
+        #expect(answered.body == #"{"counts":1,"logs":[],"success":"ok"}"#, "\(gateway.errors)")
+        #expect(ContinuousClock.now - sent >= .seconds(9), "answered after the emulator's delay, not cut short")
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0, "\(gateway.errors)")
+    }
 }
