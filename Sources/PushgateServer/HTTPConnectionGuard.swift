@@ -159,6 +159,8 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         switch part {
+        case .head(let head) where head.status.code < 200:
+            context.write(data, promise: promise)  // `100 Continue`: the final answer says close
         case .head(var head):
             head.headers.replaceOrAdd(name: "Connection", value: "close")
             context.write(self.wrapOutboundOut(.head(head)), promise: promise)

@@ -8,7 +8,8 @@ import NIOHTTP1
 /// NIO's `HTTPServerPipelineHandler` before it holds back the next request of a pipelining client until
 /// the answer's end is written, so one request is answered at a time. A request is answered before its
 /// end when its declared `Content-Length` is over the limit (the body-limit middleware answers 413 from
-/// the header), when its body grows past the limit (the body is cut one byte past it, and the route
+/// the header; a client that asked to wait with `Expect: 100-continue` gets that answer instead of
+/// `100 Continue`), when its body grows past the limit (the body is cut one byte past it, and the route
 /// answers 413 as it collects it), or when the rest of it cannot be parsed (the route's collecting of
 /// the body fails with the parser's error, as it would while streaming). The rest of such a request is
 /// dropped, and the connection guard closes the connection after the answer.
@@ -57,6 +58,10 @@ final class HTTPRequestDispatcher: ChannelInboundHandler, RemovableChannelHandle
                 return
             }
             self.state = .collecting(head, context.channel.allocator.buffer(capacity: 0), limit: limit)
+            if head.version == .http1_1, head.headers.first(name: "expect")?.lowercased() == "100-continue" {
+                // The client waits for this before it sends the body (RFC 9110 §10.1.1).
+                context.writeAndFlush(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
+            }
         case .body(var chunk):
             guard case .collecting(let head, var body, let limit) = self.state else { return }
             self.state = .idle  // the buffer is uniquely held while it grows

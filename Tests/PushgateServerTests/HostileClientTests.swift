@@ -47,6 +47,29 @@ struct HostileClientTests {
             email.utils.formatdate(email.utils.parsedate_to_datetime(d).timestamp(), usegmt=True) == d
             and abs(email.utils.parsedate_to_datetime(d).timestamp() - time.time()) < 120 for d in dates)
         cases["pipelined"] = pipelined
+        # A client that waits for "100 Continue" before it sends its body (RFC 9110 §10.1.1), as curl and
+        # Guzzle do for large bodies: the interim answer comes at once, then the body's own answer.
+        s = socket.create_connection(("127.0.0.1", port)); s.settimeout(10)
+        body = b'{"notification":{"devices":[{"app_id":"im.unknown","pushkey":"k1"}]}}'
+        s.sendall(b"POST /_matrix/push/v1/notify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Expect: 100-continue\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n")
+        interim = b""
+        try:
+            while b"\r\n\r\n" not in interim:
+                d = s.recv(65536)
+                if not d: break
+                interim += d
+        except socket.timeout: pass
+        s.sendall(body)
+        final = b""
+        try:
+            while b'"rejected"' not in final:
+                d = s.recv(65536)
+                if not d: break
+                final += d
+        except socket.timeout: pass
+        s.close()
+        cases["expect_continue"] = {"answer": interim.decode("latin-1"), "closed_after": None, "final": final.decode("latin-1")}
         # More connections than the cap, each sending nothing: the next is refused at once, and once they
         # are gone the gateway serves again.
         idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(int(sys.argv[2]) + 5)]
@@ -62,6 +85,7 @@ struct HostileClientTests {
         let answer: String
         let closed_after: Double?
         let dates_exact: Bool?
+        let final: String?
 
         var status: Int? { self.answer.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } }
         var body: String { self.answer.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n") }
@@ -136,6 +160,11 @@ struct HostileClientTests {
         #expect(statuses == ["200", "404", "200"], "each pipelined request is answered, in order: \(pipelined.answer)")
         #expect(pipelined.closed_after != nil, "the last request asked to close")
         #expect(pipelined.dates_exact == true, "every Date header is an IMF-fixdate of about now: \(pipelined.answer)")
+
+        let expectContinue = try outcome("expect_continue")
+        #expect(expectContinue.answer.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(expectContinue.answer)")
+        #expect(expectContinue.final?.hasPrefix("HTTP/1.1 200 OK\r\n") == true, "\(expectContinue.final ?? "")")
+        #expect(expectContinue.final?.hasSuffix(#"{"rejected":["k1"]}"#) == true, "an app nobody serves: its pushkey is rejected")
 
         let overTheCap = try outcome("over_the_cap")
         #expect(overTheCap.status == 503, "\(overTheCap.answer)")
