@@ -53,21 +53,18 @@ struct HostileClientTests {
         body = b'{"notification":{"devices":[{"app_id":"im.unknown","pushkey":"k1"}]}}'
         s.sendall(b"POST /_matrix/push/v1/notify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                   b"Expect: 100-continue\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n")
-        interim = b""
-        try:
-            while b"\r\n\r\n" not in interim:
-                d = s.recv(65536)
-                if not d: break
-                interim += d
-        except socket.timeout: pass
+        def read_until(marker):
+            out = b""
+            try:
+                while marker not in out:
+                    d = s.recv(65536)
+                    if not d: break
+                    out += d
+            except socket.timeout: pass
+            return out
+        interim = read_until(b"\r\n\r\n")
         s.sendall(body)
-        final = b""
-        try:
-            while b'"rejected"' not in final:
-                d = s.recv(65536)
-                if not d: break
-                final += d
-        except socket.timeout: pass
+        final = read_until(b'"rejected"')
         s.close()
         cases["expect_continue"] = {"answer": interim.decode("latin-1"), "closed_after": None, "final": final.decode("latin-1")}
         # More connections than the cap, each sending nothing: the next is refused at once, and once they
