@@ -274,6 +274,7 @@ let package = Package(
                 .nioHTTP1,
                 .logging,
                 .nioCore,
+                .nioPosix,
                 .prometheus,
                 .serviceLifecycle,
                 .unixSignals,

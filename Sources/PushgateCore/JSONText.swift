@@ -139,16 +139,18 @@ public enum JSONText {
             // JSONEncoder sorts keys as Swift orders strings; for ASCII keys that is byte order. A key
             // outside ASCII leaves the whole value to JSONEncoder.
             output.append(UInt8(ascii: "{"))
-            if members.count == 1, let member = members.first {
-                guard Self.writeString(member.key, into: &output, asciiOnly: true) else { return false }
+            func writeMember(_ key: String, _ value: JSONValue) -> Bool {
+                guard Self.writeString(key, into: &output, asciiOnly: true) else { return false }
                 output.append(UInt8(ascii: ":"))
-                guard Self.write(member.value, into: &output) else { return false }
+                return Self.write(value, into: &output)
+            }
+            if members.count == 1, let member = members.first {
+                // One member needs no sorted copy.
+                guard writeMember(member.key, member.value) else { return false }
             } else {
                 for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                     if index > 0 { output.append(UInt8(ascii: ",")) }
-                    guard Self.writeString(member.key, into: &output, asciiOnly: true) else { return false }
-                    output.append(UInt8(ascii: ":"))
-                    guard Self.write(member.value, into: &output) else { return false }
+                    guard writeMember(member.key, member.value) else { return false }
                 }
             }
             output.append(UInt8(ascii: "}"))

@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdCore
+import NIOPosix
 import PushgateHTTP
 public import Logging
 public import PushgateConfig
@@ -226,24 +227,22 @@ public struct Gateway: Sendable {
         port: Int,
         logger: Logger,
         onListening: @escaping ListeningHandler
-    ) -> some Service where Responder.Context == GatewayRequestContext {
+    ) -> any Service where Responder.Context == GatewayRequestContext {
         let connections = OpenConnections(limit: limits.maxConnections)
         let guardLimits = limits.connectionGuard
         let bodyLimits = limits.bodyLimits
         let gatewayResponder = GatewayResponder(responder: responder, serverName: Self.serverName, dates: HTTPDateCache(), logger: logger)
-        return Application(
-            responder: responder,
-            // Hummingbird's own answering path (the closure passed in) is not used: the gateway's channel
-            // answers through the router itself (see GatewayHTTP1Channel).
-            server: HTTPServerBuilder { _ in
-                GatewayHTTP1Channel(responder: gatewayResponder, limits: guardLimits, connections: connections, bodyLimits: bodyLimits)
-            },
-            configuration: .init(address: .hostname(host, port: port), serverName: Self.serverName),
+        // HummingbirdCore's server runs the gateway's own channel, which answers through the router (see
+        // GatewayHTTP1Channel); Hummingbird's `Application`, with its answering path and date service, is
+        // not needed.
+        return GatewayHTTP1Channel(responder: gatewayResponder, limits: guardLimits, connections: connections, bodyLimits: bodyLimits).server(
+            configuration: ServerConfiguration(address: .hostname(host, port: port), serverName: Self.serverName),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? port
                 logger.notice("listening", metadata: ["listener": "\(name)", "address": "\(host)", "port": "\(port)"])
                 await onListening(name, host, port)
             },
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger
         )
     }

@@ -62,21 +62,21 @@ struct GatewayResponder: Sendable {
         if mayHaveBody, !isHead, response.headers[.contentLength] == nil {
             headers.add(name: "Content-Length", value: String(collector.buffer.readableBytes))
         }
-        headers.replaceOrAdd(name: "Date", value: self.dates.current())
-        headers.replaceOrAdd(name: "Server", value: self.serverName)
-        let responseHead = HTTPResponseHead(
-            version: .http1_1, status: HTTPResponseStatus(statusCode: status.code, reasonPhrase: status.reasonPhrase), headers: headers
-        )
-        return Answer(head: responseHead, body: mayHaveBody && !isHead ? collector.buffer : channel.allocator.buffer(capacity: 0))
+        let head = self.head(HTTPResponseStatus(statusCode: status.code, reasonPhrase: status.reasonPhrase), headers)
+        return Answer(head: head, body: mayHaveBody && !isHead ? collector.buffer : channel.allocator.buffer(capacity: 0))
     }
 
     /// An answer with a status and no body.
     private func bare(_ status: HTTPResponseStatus, allocator: ByteBufferAllocator) -> Answer {
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Length", value: "0")
-        headers.add(name: "Date", value: self.dates.current())
-        headers.add(name: "Server", value: self.serverName)
-        return Answer(head: HTTPResponseHead(version: .http1_1, status: status, headers: headers), body: allocator.buffer(capacity: 0))
+        Answer(head: self.head(status, ["Content-Length": "0"]), body: allocator.buffer(capacity: 0))
+    }
+
+    /// The head of an answer: `headers` with `Date` and `Server` set.
+    private func head(_ status: HTTPResponseStatus, _ headers: HTTPHeaders) -> HTTPResponseHead {
+        var headers = headers
+        headers.replaceOrAdd(name: "Date", value: self.dates.current())
+        headers.replaceOrAdd(name: "Server", value: self.serverName)
+        return HTTPResponseHead(version: .http1_1, status: status, headers: headers)
     }
 
     /// The request head in Swift HTTP Types' shape, or nil when it has no such shape. An origin-form
