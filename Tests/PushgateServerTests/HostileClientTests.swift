@@ -157,6 +157,8 @@ struct HostileClientTests {
         #expect(statuses == ["200", "404", "200"], "each pipelined request is answered, in order: \(pipelined.answer)")
         #expect(pipelined.closed_after != nil, "the last request asked to close")
         #expect(pipelined.dates_exact == true, "every Date header is an IMF-fixdate of about now: \(pipelined.answer)")
+        let heads = pipelined.answer.components(separatedBy: "HTTP/1.1 ").dropFirst()
+        #expect(heads.allSatisfy { $0.contains("\r\nServer: Pushgate\r\n") && $0.contains("\r\nContent-Length: ") }, "\(pipelined.answer)")
 
         let expectContinue = try outcome("expect_continue")
         #expect(expectContinue.answer.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(expectContinue.answer)")
