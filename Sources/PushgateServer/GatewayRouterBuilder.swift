@@ -1,7 +1,8 @@
 public import Hummingbird
 public import PushgateHTTP
 
-/// Builds the router every listener shares: the gateway's middleware around a list of routes.
+/// Builds the router every listener shares: the gateway's middleware (``GatewayMiddleware``) around a list
+/// of routes.
 public enum GatewayRouterBuilder {
     /// Builds a router.
     /// - Parameters:
@@ -21,9 +22,13 @@ public enum GatewayRouterBuilder {
             let methods = routes.map(\.method)
             return methods.contains(.get) && !methods.contains(.head) ? methods + [.head] : methods
         }
-        router.add(middleware: AccessLogMiddleware(metrics: metrics, usesForwardedFor: accessLogUsesForwardedFor))
-        router.add(middleware: ErrorResponseMiddleware(methodsByPath: methodsByPath))
-        router.add(middleware: RequestBodyLimitMiddleware(limits: Self.bodyLimits(routes: routes, maxRequestBodySize: maxRequestBodySize)))
+        router.add(
+            middleware: GatewayMiddleware(
+                accessLog: AccessLog(metrics: metrics, usesForwardedFor: accessLogUsesForwardedFor),
+                errors: ErrorAnswers(methodsByPath: methodsByPath),
+                limits: Self.bodyLimits(routes: routes, maxRequestBodySize: maxRequestBodySize)
+            )
+        )
         for route in routes {
             router.on(RouterPath(route.path), method: route.method, use: route.handler)
         }

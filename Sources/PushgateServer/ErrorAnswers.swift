@@ -9,16 +9,15 @@ import PushgateStore
 /// framework default: protocol errors (any `HTTPResponseError` a front end throws) pass through; unknown
 /// paths get 404 and known paths with the wrong method 405, both `M_UNRECOGNIZED`; a body over the limit
 /// gets 413; a store outage 503; anything else is logged and answered 500.
-struct ErrorResponseMiddleware: RouterMiddleware {
-    typealias Context = GatewayRequestContext
-
+struct ErrorAnswers: Sendable {
     /// The methods each route path answers, for 405 and its `Allow` header.
     let methodsByPath: [String: [HTTPRequest.Method]]
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let error as HTTPError {
+    /// The answer to `error`, thrown while answering `request`.
+    /// - Throws: only when the answer itself cannot be encoded.
+    func response(to error: any Error, request: Request, context: GatewayRequestContext) throws -> Response {
+        switch error {
+        case let error as HTTPError:
             switch error.status {
             case .notFound where context.endpointPath == "NotFound" || context.endpointPath == nil:
                 if let methods = self.methodsByPath[request.uri.path] {
@@ -35,27 +34,27 @@ struct ErrorResponseMiddleware: RouterMiddleware {
                 return try GatewayErrorBody(status: error.status, errcode: Self.errcode(for: error.status), message: message)
                     .response(from: request, context: context)
             }
-        } catch is NIOTooManyBytesError {
+        case is NIOTooManyBytesError:
             // A streamed body over the limit: the same answer as a declared one.
             return try GatewayErrorBody.tooLarge.response(from: request, context: context)
-        } catch let error as HTTPParserError {
+        case let error as HTTPParserError:
             // The client sent a body that cannot be parsed (or went away mid-body): its mistake, not ours.
             context.logger.debug("request body could not be read", metadata: ["error": "\(error)"])
             return try GatewayErrorBody(status: .badRequest, errcode: "M_BAD_JSON", message: "Malformed HTTP request body")
                 .response(from: request, context: context)
-        } catch let error as ChannelError {
+        case let error as ChannelError:
             context.logger.debug("the client went away", metadata: ["error": "\(error)"])
             return try GatewayErrorBody(status: .badRequest, errcode: "M_UNKNOWN", message: "The connection closed before the request was read")
                 .response(from: request, context: context)
-        } catch let error as any HTTPResponseError {
+        case let error as any HTTPResponseError:
             return try error.response(from: request, context: context)
-        } catch let error as StoreError {
+        case let error as StoreError:
             // A route without its own answer for a store outage: 503, so the client tries again.
             context.logger.warning("request failed: the store is not available", metadata: ["error": "\(error)"])
             var body = GatewayErrorBody(status: .serviceUnavailable, errcode: "M_UNKNOWN", message: "The store is not available; try again later")
             body.headers[.retryAfter] = "5"
             return try body.response(from: request, context: context)
-        } catch {
+        default:
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             return try GatewayErrorBody.internalError.response(from: request, context: context)
         }
