@@ -8,7 +8,8 @@ import Testing
 
 /// A push service on 127.0.0.1 for the provider tests: it records every request and answers with the
 /// status its path names (`/sub/ok` 201, `/sub/gone` 410, `/sub/missing` 404, `/sub/slow429` 429 with
-/// `Retry-After: 7`, `/sub/error` 500, `/sub/big` 413, `/sub/bad` 400, `/sub/hang` after 5 s).
+/// `Retry-After: 7`, `/sub/error` 500, `/sub/big` 413, `/sub/bad` 400, `/sub/hang` after 5 s, `/sub/hold` 201
+/// once the test calls ``Recorder/releaseHeld()``, which happens at the latest when the test ends).
 enum PushServiceStub {
     struct RecordedRequest: Sendable {
         let path: String
@@ -19,7 +20,26 @@ enum PushServiceStub {
 
     actor Recorder {
         private(set) var requests: [RecordedRequest] = []
+        /// The `/sub/hold` requests waiting for ``releaseHeld()``.
+        private var held: [CheckedContinuation<Void, Never>] = []
+        /// Whether ``releaseHeld()`` was called: a `/sub/hold` request arriving later is answered at once.
+        private var released = false
+
         func record(_ request: RecordedRequest) { self.requests.append(request) }
+
+        /// Waits until the test releases held requests: `/sub/hold` is answered when the test says so, not
+        /// when a clock does.
+        func hold() async {
+            if self.released { return }
+            await withCheckedContinuation { self.held.append($0) }
+        }
+
+        /// Lets every held request, and any that arrives later, be answered.
+        func releaseHeld() {
+            self.released = true
+            for continuation in self.held { continuation.resume() }
+            self.held = []
+        }
     }
 
     static func withService(_ body: @Sendable (_ port: Int, _ recorder: Recorder) async throws -> Void) async throws {
@@ -41,6 +61,9 @@ enum PushServiceStub {
             case "hang":
                 try await Task.sleep(for: .seconds(5))
                 return Response(status: .created)
+            case "hold":
+                await recorder.hold()
+                return Response(status: .created)
             default: return Response(status: .notFound)
             }
         }
@@ -49,7 +72,14 @@ enum PushServiceStub {
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
         try await app.test(.live) { client in
             let port = try #require(client.port)
-            try await body(port, recorder)
+            // Held requests are released however the test ends, so the server can shut down.
+            do {
+                try await body(port, recorder)
+            } catch {
+                await recorder.releaseHeld()
+                throw error
+            }
+            await recorder.releaseHeld()
         }
     }
 }

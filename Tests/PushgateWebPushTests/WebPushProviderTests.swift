@@ -4,6 +4,7 @@ import Logging
 import PushgateCore
 import PushgateProviderSupport
 import ServiceLifecycleTestKit
+import Synchronization
 @testable import PushgateWebPush
 import Testing
 
@@ -272,24 +273,54 @@ struct WebPushProviderTests {
         }
     }
 
+    /// A delivery that finds the only connection slot taken waits for it until its own deadline, then gives
+    /// up. Checked by order, not by clock: the slot is held until the test lets it go, so a delivery that
+    /// comes back while it is held gave up at its deadline rather than waiting for the slot, however slow
+    /// the machine.
     @Test func requestsWaitForAConnectionSlotWithinTheirDeadline() async throws {
         try await Self.withProvider(extra: ["allowed_endpoints: ['127.0.0.1:*']", "max_connections: 1"]) { harness in
             let subscriber = TestFixtures.Subscriber()
-            let hanging = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/hang")
+            let held = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/hold")
             let ok = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
-            async let first = harness.provider.deliver(PushNotification(payload: Self.payload), to: hanging, deadline: .now + .seconds(8))
-            try await Task.sleep(for: .milliseconds(300))
-            // The only slot is taken: this one gives up at its own deadline, before the first finishes.
-            let started = ContinuousClock.now
-            let blocked = await harness.provider.deliver(PushNotification(payload: Self.payload), to: ok, deadline: .now + .milliseconds(200))
-            guard case .retryLater = blocked else { Issue.record("blocked delivery gave \(blocked)"); return }
-            // Waiting for the first delivery would take about 8 s.
-            #expect(ContinuousClock.now - started < .seconds(4))
-            _ = await first
+            let firstEnded = EndFlag()
+            async let first = Self.deliver(to: held, on: harness, deadline: Self.soon(), markingEndIn: firstEnded)
+            // Once the push service has the first, it holds the only slot until the test lets it go. Nothing
+            // throws before that: cancelling the first would not end it, only an answer or its deadline.
+            let arrivalLimit = Self.soon()
+            while await harness.recorder.requests.isEmpty, ContinuousClock.now < arrivalLimit { try? await Task.sleep(for: .milliseconds(10)) }
+            let blockedDeadline = ContinuousClock.now + .milliseconds(300)
+            let blocked = await harness.provider.deliver(PushNotification(payload: Self.payload), to: ok, deadline: blockedDeadline)
+            let blockedReturned = ContinuousClock.now
+            let firstEndedBeforeBlocked = firstEnded.isSet
+            let pathsWhileHeld = await harness.recorder.requests.map(\.path)
+            await harness.recorder.releaseHeld()
+
+            let gaveUp = if case .retryLater = blocked { true } else { false }
+            #expect(gaveUp, "the blocked delivery gave \(blocked)")
+            // Back while the slot was still held: it did not wait for the slot beyond its deadline.
+            #expect(!firstEndedBeforeBlocked, "the blocked delivery came back only after the first ended")
+            // And not before its deadline.
+            #expect(blockedReturned >= blockedDeadline)
+            #expect(pathsWhileHeld == ["/sub/hold"])
+            // The first kept its slot throughout and is delivered once released.
+            #expect(await first == .delivered)
             // The slot is free again.
             #expect(await harness.provider.deliver(PushNotification(payload: Self.payload), to: ok, deadline: Self.soon()) == .delivered)
-            #expect(await harness.recorder.requests.map(\.path) == ["/sub/hang", "/sub/ok"])
+            #expect(await harness.recorder.requests.map(\.path) == ["/sub/hold", "/sub/ok"])
         }
+    }
+
+    /// Set once, when a delivery has ended.
+    final class EndFlag: Sendable {
+        private let value = Mutex(false)
+        func set() { self.value.withLock { $0 = true } }
+        var isSet: Bool { self.value.withLock { $0 } }
+    }
+
+    /// Delivers `token` and sets `ended` when the delivery is over.
+    static func deliver(to token: String, on harness: Harness, deadline: ContinuousClock.Instant, markingEndIn ended: EndFlag) async -> DeliveryOutcome {
+        defer { ended.set() }
+        return await harness.provider.deliver(PushNotification(payload: Self.payload), to: token, deadline: deadline)
     }
 
     @Test func logsCarryFingerprintsNotSecrets() async throws {
