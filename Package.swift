@@ -323,7 +323,7 @@ let package = Package(
                 .serviceLifecycle,
             ]
         ),
-        .testTarget(name: "PushgateCoreTests", dependencies: ["PushgateCore"]),
+        .testTarget(name: "PushgateCoreTests", dependencies: ["PushgateCore", "PushgateTestSupport"]),
         .testTarget(
             name: "PushgateNextcloudSDKTests",
             dependencies: ["PushgateNextcloudSDK", "PushgateTestSupport", .crypto, .cryptoExtras, .hummingbird, .logging]
@@ -402,6 +402,7 @@ let package = Package(
             name: "PushgateProviderSupportTests",
             dependencies: [
                 "PushgateProviderSupport",
+                "PushgateTestSupport",
                 "PushgateCore",
                 .crypto,
                 .cryptoExtras,

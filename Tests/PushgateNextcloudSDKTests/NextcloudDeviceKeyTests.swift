@@ -4,11 +4,13 @@ import PushgateNextcloudSDK
 import PushgateTestSupport
 import Testing
 
+/// Keys are generated with ``OffPool``: an RSA key is a random prime search of up to seconds of CPU, which
+/// on Swift's pool would stall the other tests' servers and timers meanwhile.
 @Suite("Device key")
 struct NextcloudDeviceKeyTests {
-    @Test func publicKeyPEMIsExactlyWhatTheServerAccepts() throws {
-        for _ in 0..<6 {
-            let key = try NextcloudDeviceKey()
+    @Test func publicKeyPEMIsExactlyWhatTheServerAccepts() async throws {
+        let keys = try await OffPool.run { try (0..<6).map { _ in try NextcloudDeviceKey() } }
+        for key in keys {
             let withNewline = key.publicKeyPEM()
             let withoutNewline = key.publicKeyPEM(trailingNewline: false)
             #expect(withNewline.utf8.count == 451)
@@ -35,28 +37,29 @@ struct NextcloudDeviceKeyTests {
         }
     }
 
-    @Test func theServerRuleRefusesNearMisses() throws {
-        let pem = try NextcloudDeviceKey().publicKeyPEM()
+    @Test func theServerRuleRefusesNearMisses() async throws {
+        let (pem, ownPEM) = try await OffPool.run {
+            (try NextcloudDeviceKey().publicKeyPEM(), try _RSA.Signing.PrivateKey(keySize: .bits3072).publicKey.pemRepresentation)
+        }
         #expect(!ServerKeyRules.acceptsDeviceKey(pem + "\n"))
         #expect(!ServerKeyRules.acceptsDeviceKey(pem.replacingOccurrences(of: "\n", with: "\r\n")))
         #expect(!ServerKeyRules.acceptsDeviceKey(String(pem.dropFirst())))
-        let ownPEM = try _RSA.Signing.PrivateKey(keySize: .bits3072).publicKey.pemRepresentation
         #expect(!ServerKeyRules.acceptsDeviceKey(ownPEM))
     }
 
-    @Test func privateKeyRoundTripsThroughPEMAndDER() throws {
-        let key = try NextcloudDeviceKey()
+    @Test func privateKeyRoundTripsThroughPEMAndDER() async throws {
+        let (key, other) = try await OffPool.run { (try NextcloudDeviceKey(), try NextcloudDeviceKey()) }
         #expect(key.pemRepresentation.hasPrefix("-----BEGIN PRIVATE KEY-----\n"))
         let fromPEM = try NextcloudDeviceKey(pemRepresentation: key.pemRepresentation)
         let fromDER = try NextcloudDeviceKey(derRepresentation: key.derRepresentation)
         #expect(fromPEM.publicKeyPEM() == key.publicKeyPEM())
         #expect(fromDER.publicKeyPEM() == key.publicKeyPEM())
         #expect(fromPEM.derRepresentation == key.derRepresentation)
-        #expect(try NextcloudDeviceKey().publicKeyPEM() != key.publicKeyPEM())
+        #expect(other.publicKeyPEM() != key.publicKeyPEM())
     }
 
     @Test func pythonReadsTheKeysAndTheSDKReadsPythons() async throws {
-        let key = try NextcloudDeviceKey()
+        let key = try await OffPool.run { try NextcloudDeviceKey() }
         let script = """
             import json, sys
             from cryptography.hazmat.primitives import serialization
@@ -110,8 +113,8 @@ struct NextcloudDeviceKeyTests {
         #expect(throws: NextcloudKeyError.invalidPrivateKey) { try NextcloudDeviceKey(derRepresentation: Data([0x30, 0x03, 0x02, 0x01, 0x00])) }
     }
 
-    @Test func descriptionsDoNotRevealTheKey() throws {
-        let key = try NextcloudDeviceKey()
+    @Test func descriptionsDoNotRevealTheKey() async throws {
+        let key = try await OffPool.run { try NextcloudDeviceKey() }
         let secretLine = key.pemRepresentation.split(separator: "\n")[3]
         for text in [String(describing: key), String(reflecting: key), { var out = ""; dump(key, to: &out); return out }()] {
             #expect(!text.contains(secretLine))

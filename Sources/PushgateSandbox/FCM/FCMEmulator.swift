@@ -6,10 +6,10 @@ import _CryptoExtras
 
 /// An emulator of Firebase Cloud Messaging's HTTP v1 API and of Google's OAuth 2.0 token endpoint.
 ///
-/// It issues a service account (a fresh RSA-2048 key), accepts JWT-bearer grants signed with that key, and
-/// accepts `messages:send` requests that carry an access token it issued. Registration tokens choose the
-/// answer: a token starting with `unregistered` gets 404 `UNREGISTERED`, `badtoken` 400 `INVALID_ARGUMENT`,
-/// `mismatch` 403 `SENDER_ID_MISMATCH`,
+/// It issues a service account (an RSA-2048 key, one for every emulator in the process), accepts JWT-bearer
+/// grants signed with that key, and accepts `messages:send` requests that carry an access token it issued.
+/// Registration tokens choose the answer: a token starting with `unregistered` gets 404 `UNREGISTERED`,
+/// `badtoken` 400 `INVALID_ARGUMENT`, `mismatch` 403 `SENDER_ID_MISMATCH`,
 /// `quota` 429 `QUOTA_EXCEEDED` with `Retry-After: 7`, `unavailable` 503, `internal` 500, `slow` an answer
 /// after ``slowDelay``; any other token is delivered. Every send is recorded in ``log``.
 ///
@@ -32,17 +32,26 @@ public final class FCMEmulator: Sendable {
     public let now: @Sendable () -> Date
 
     private let key: _RSA.Signing.PrivateKey
+    /// The service-account key of every emulator in the process, made when the first emulator is.
+    ///
+    /// Generating an RSA-2048 key is an emulator's costliest step by far (tenths of a second to seconds of
+    /// CPU in a debug build: a random prime search), and it runs on whichever thread creates the emulator.
+    /// In tests that is Swift's pool, which never preempts a job, so every key made there stalled the
+    /// servers and timers of the tests running alongside. No emulator needs a key of its own: grants signed
+    /// with any other key are still refused, key ids and access tokens stay per emulator, and no test runs
+    /// two emulators against each other. A failed generation is kept too, and thrown by every initialiser.
+    private static let processKey = Result { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
     private let state = Mutex(FCMEmulatorState())
     /// The JSON of a send's answer up to the message serial: `{"name":"projects/<project>/messages/`.
     private let sentNamePrefix: String
 
-    /// Creates an emulator with a new service-account key.
+    /// Creates an emulator whose service account has the process's emulator key and a new key id.
     /// - Parameters:
     ///   - log: where deliveries are recorded.
     ///   - projectID: the Firebase project id.
     ///   - slowDelay: the delay for `slow…` tokens.
     ///   - now: the wall clock assertions and access tokens are checked against.
-    /// - Throws: when the RSA key cannot be generated.
+    /// - Throws: when the process's emulator key could not be generated.
     public init(
         log: SandboxDeliveryLog = SandboxDeliveryLog(), projectID: String = "pushgate-sandbox", slowDelay: Duration = .seconds(10),
         now: @escaping @Sendable () -> Date = { Date() }
@@ -54,7 +63,7 @@ public final class FCMEmulator: Sendable {
         self.privateKeyID = Self.randomHex(20)
         self.slowDelay = slowDelay
         self.accessTokenLifetime = 3599
-        self.key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        self.key = try Self.processKey.get()
         self.sentNamePrefix = String(Self.json(["name": "projects/\(projectID)/messages/"]).dropLast(2))
     }
 
