@@ -14,7 +14,7 @@ import Foundation
 ///   gorush_url: ''                          # forward to this gorush as status-go does, instead of delivering
 ///   texts: {message: …, mention: …, community_request: …, contact_request: …}
 ///   poll_interval_ms: 100                   # pause between polls that found nothing
-///   request_timeout: 5                      # seconds per Waku REST request
+///   request_timeout: 5                      # seconds per Waku REST request; polls wait at least 60
 ///   seen_retention_days: 30                 # how long processed message ids are remembered
 /// ```
 public struct StatusSettings: Sendable, Equatable {
@@ -68,7 +68,8 @@ public struct StatusSettings: Sendable, Equatable {
     public var texts = Texts.defaults(for: .current)
     /// The pause after a poll that returned nothing.
     public var pollInterval: Duration = .milliseconds(100)
-    /// The deadline of one Waku REST request.
+    /// The deadline of one Waku REST request. A poll waits at least 60 s whatever this is: the node empties
+    /// its cache as it answers, so an answer not waited for would be lost.
     public var requestTimeout: Duration = .seconds(5)
     /// How long processed message ids are remembered.
     public var seenRetention: Duration = .seconds(30 * 86_400)

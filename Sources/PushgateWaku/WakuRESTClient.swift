@@ -6,7 +6,8 @@ public import PushgateStatusWire
 
 /// A ``WakuRelay`` over a Waku node's REST API (nwaku's, which go-waku's matches in paths): relay
 /// subscriptions, `GET`/`POST /relay/v1/messages/{pubsub topic}` with the topic percent-encoded as one
-/// path segment. Every request has the deadline given at creation.
+/// path segment. Every request has the deadline given at creation, except a relay poll, which waits at
+/// least 60 s (see ``poll(pubsubTopic:)``).
 ///
 /// Requests go over the gateway's own keep-alive HTTP/1.1 connections (``HTTP1ConnectionPool``): the
 /// poll loop asks the node several times a second even when idle, and a general-purpose client's
@@ -17,6 +18,8 @@ public struct WakuRESTClient: WakuRelay {
     private let timeout: Duration
     /// The largest answer read (a full cache of large messages).
     static let maximumAnswer = 64 << 20
+    /// The shortest deadline of a relay poll, whatever the configured timeout.
+    static let minimumPollTimeout: Duration = .seconds(60)
 
     /// A client of the node at `baseURL` (`http://127.0.0.1:8645`; `https` is verified against the
     /// system's trust store).
@@ -35,8 +38,17 @@ public struct WakuRESTClient: WakuRelay {
         guard status == 200 else { throw Self.failure(status: status, text: text) }
     }
 
+    /// Takes the messages the node cached for `pubsubTopic`, waiting for the answer at least 60 s (or the
+    /// configured timeout when that is longer).
     public func poll(pubsubTopic: String) async throws(WakuRelayError) -> [WakuMessage] {
-        let (status, text) = try await self.send(.GET, "/relay/v1/messages/" + Self.pathSegment(pubsubTopic), body: nil)
+        // The read is destructive: the node empties its cache for the topic as it answers, so an answer we
+        // stop waiting for is lost for good, however soon after the deadline it would have come. The
+        // configured timeout would turn a slow node (or a busy gateway) into lost messages; this deadline
+        // only has to notice a node that never answers. A long one holds up nothing else: the poll loop
+        // makes one poll at a time, and would wait for a dead node's answer anyway.
+        let (status, text) = try await self.send(
+            .GET, "/relay/v1/messages/" + Self.pathSegment(pubsubTopic), body: nil, timeout: max(self.timeout, Self.minimumPollTimeout)
+        )
         guard status == 200 else { throw Self.failure(status: status, text: text, notSubscribedOn404: true) }
         return try WakuMessageJSON.messages(from: text)
     }
@@ -84,14 +96,15 @@ public struct WakuRESTClient: WakuRelay {
         return .refused(status: status, reason: reason)
     }
 
-    private func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?) async throws(WakuRelayError) -> (Int, [UInt8]) {
+    /// Sends one request and reads its answer, all within `timeout` (the configured timeout when nil).
+    private func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?, timeout: Duration? = nil) async throws(WakuRelayError) -> (Int, [UInt8]) {
         guard let url = URL(string: self.baseURL + path) else { throw .unreachable("not a URL: \(self.baseURL)") }
         var headers = HTTPHeaders([("Accept", "application/json")])
         if body != nil { headers.add(name: "Content-Type", value: "application/json") }
         do {
             let answer = try await self.pool.request(
                 method, url, headers: headers, body: ByteBuffer(bytes: body ?? []),
-                deadline: .now() + .nanoseconds(self.timeout.nanosecondsClamped)
+                deadline: .now() + .nanoseconds((timeout ?? self.timeout).nanosecondsClamped)
             )
             return (answer.status, answer.body)
         } catch {

@@ -47,6 +47,17 @@ struct StatusScaleOutTests {
                 gateways.append(gateway)
             }
             defer { for gateway in gateways { gateway.kill() } }
+            // For a failed expectation: what went wrong inside the gateways, say a poll cut short or a store
+            // call past database.timeout (only read when an expectation fails).
+            func gatewayTrouble() -> String {
+                let lines = gateways.enumerated().flatMap { index, gateway in
+                    gateway.logEvents.filter { ["warning", "error", "critical"].contains($0["level"] ?? "") }.map { event in
+                        let details = event.filter { !["level", "msg", "ts", "logger"].contains($0.key) }.sorted { $0.key < $1.key }
+                        return "gateway \(index) \(event["level"] ?? ""): \(event["msg"] ?? "")" + details.map { " \($0.key)=\($0.value)" }.joined()
+                    }
+                }
+                return lines.isEmpty ? "gateway warnings and errors: none" : "gateway warnings and errors:\n" + lines.joined(separator: "\n")
+            }
             for gateway in gateways {
                 #expect(try await StatusEndToEndTests.waitFor { gateway.logEvents.contains { $0["msg"] == "status: subscribed to the Waku node" } })
             }
@@ -54,14 +65,14 @@ struct StatusScaleOutTests {
             #expect(try await StatusEndToEndTests.waitFor { try await StatusEndToEndTests.subscribe(network.clientURL) })
             let test = StatusEndToEndTests()
             let registered = try await test.register(network, installation: StatusEndToEndTests.installation1, version: 1)
-            #expect(registered["success"] as? Bool == true)
+            #expect(registered["success"] as? Bool == true, "\(gatewayTrouble())")
             let bob = try #require(try await StatusEndToEndTests.run("publickey", ["secret": StatusEndToEndTests.bob])["compressed"] as? String)
             for index in 0..<5 {
                 let answers = try await test.push(network, messageID: String(format: "%064x", index + 1), requests: [[
                     "target_key": StatusEndToEndTests.aliceKey, "installation_id": StatusEndToEndTests.installation1, "access_token": StatusEndToEndTests.token1,
                     "chat": "chat-\(index)", "type": 1, "author_key": bob,
                 ]])
-                #expect(answers.count == 1, "one answer per push request, whichever instance took it")
+                #expect(answers.count == 1, "one answer per push request, whichever instance took it; \(gatewayTrouble())")
             }
             func delivered() async throws -> Int {
                 let response = try await GorushEndToEndTests.getURL(deliveriesURL)
@@ -78,7 +89,7 @@ struct StatusScaleOutTests {
                 let line = metrics.split(separator: "\n").first { $0.hasPrefix("pushgate_status_messages_duplicate_total ") }
                 duplicates += Int(line?.split(separator: " ").last ?? "0") ?? 0
             }
-            #expect(duplicates == 6, "the registration and five push requests, each seen by the instance that did not handle it")
+            #expect(duplicates == 6, "the registration and five push requests, each seen by the instance that did not handle it; \(gatewayTrouble())")
             for gateway in gateways { gateway.signal(SIGTERM) }
             for gateway in gateways { #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0) }
         }

@@ -34,12 +34,12 @@ struct WakuRESTTests {
     /// Runs `count` nodes of one network; `body` gets their base URLs.
     static func withNodes(
         _ count: Int, capacity: Int = 50, seenWindow: Duration = .seconds(120), initializingFor: Duration = .zero,
-        _ body: (WakuNetworkEmulator, [String], [WakuRESTNode]) async throws -> Void
+        pollAnswerDelay: Duration = .zero, _ body: (WakuNetworkEmulator, [String], [WakuRESTNode]) async throws -> Void
     ) async throws {
         let network = WakuNetworkEmulator(cacheCapacity: capacity, seenWindow: seenWindow, logger: TestLogging.quiet)
         var ports: [Int] = []
         for _ in 0..<count { ports.append(try #require(FreePort.pick(avoiding: Set(ports)))) }
-        let nodes = ports.indices.map { network.makeNode(name: "node-\($0)", initializingFor: initializingFor) }
+        let nodes = ports.indices.map { network.makeNode(name: "node-\($0)", initializingFor: initializingFor, pollAnswerDelay: pollAnswerDelay) }
         let applications = zip(nodes, ports).map { node, port in node.makeApplication(host: "127.0.0.1", port: port) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for application in applications { group.addTask { try await application.runService(gracefulShutdownSignals: []) } }
@@ -153,6 +153,22 @@ struct WakuRESTTests {
                 if case .unreachable = error as? WakuRelayError { return true }
                 return false
             }
+        }
+    }
+
+    /// A poll whose answer comes after the configured request timeout still delivers its messages. The node
+    /// takes them from its cache before it answers, so a client that stopped waiting would lose them.
+    @Test func aPollAnsweredAfterTheRequestTimeoutKeepsItsMessages() async throws {
+        try await Self.withNodes(2, pollAnswerDelay: .seconds(2)) { _, urls, _ in
+            let gateway = WakuRESTClient(baseURL: urls[0], timeout: .seconds(1))
+            let other = WakuRESTClient(baseURL: urls[1], timeout: .seconds(5))
+            try await gateway.subscribe(pubsubTopic: Self.topic)
+            try await other.subscribe(pubsubTopic: Self.topic)
+            let message = WakuMessage(
+                payload: [1, 2, 3], contentTopic: "/waku/1/0x01020304/rfc26", version: 0, timestamp: 1_764_000_000_000_000_001, meta: [], ephemeral: false
+            )
+            try await other.publish(message, pubsubTopic: Self.topic)
+            #expect(try await gateway.poll(pubsubTopic: Self.topic) == [message])
         }
     }
 }

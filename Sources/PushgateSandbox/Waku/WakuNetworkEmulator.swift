@@ -27,10 +27,13 @@ public final class WakuNetworkEmulator: Sendable {
     }
 
     /// A new node on the network (serve it with ``WakuRESTNode/makeApplication(host:port:)``).
-    /// - Parameter initializingFor: how long after its creation the node answers relay paths as nwaku
-    ///   does while it initialises.
-    public func makeNode(name: String, initializingFor: Duration = .zero) -> WakuRESTNode {
-        let node = WakuRESTNode(name: name, network: self, initializingFor: initializingFor)
+    /// - Parameters:
+    ///   - initializingFor: how long after its creation the node answers relay paths as nwaku does while it
+    ///     initialises.
+    ///   - pollAnswerDelay: how long the node takes to answer a poll, after it took the messages from its
+    ///     cache (a slow node, or one on a busy machine).
+    public func makeNode(name: String, initializingFor: Duration = .zero, pollAnswerDelay: Duration = .zero) -> WakuRESTNode {
+        let node = WakuRESTNode(name: name, network: self, initializingFor: initializingFor, pollAnswerDelay: pollAnswerDelay)
         self.nodes.withLock { $0.append(node) }
         return node
     }

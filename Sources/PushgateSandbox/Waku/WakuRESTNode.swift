@@ -12,6 +12,8 @@ public final class WakuRESTNode: Sendable {
     public let name: String
     private let network: WakuNetworkEmulator
     private let initializingFor: Duration
+    /// How long a poll's answer takes once the messages left the cache.
+    private let pollAnswerDelay: Duration
     private struct State {
         var subscriptions: Set<String> = []
         var cache: [WakuEmulatedMessage] = []
@@ -22,10 +24,11 @@ public final class WakuRESTNode: Sendable {
     private let started = ContinuousClock.now
     private let readyEarly = Atomic<Bool>(false)
 
-    init(name: String, network: WakuNetworkEmulator, initializingFor: Duration) {
+    init(name: String, network: WakuNetworkEmulator, initializingFor: Duration, pollAnswerDelay: Duration) {
         self.name = name
         self.network = network
         self.initializingFor = initializingFor
+        self.pollAnswerDelay = pollAnswerDelay
     }
 
     /// How many messages the cache dropped unread.
@@ -71,6 +74,8 @@ public final class WakuRESTNode: Sendable {
         let status: HTTPResponse.Status
         let body: String
         let json: Bool
+        /// How long to wait before sending it.
+        var delay: Duration = .zero
         static func text(_ status: HTTPResponse.Status, _ body: String) -> Reply { Reply(status: status, body: body, json: false) }
     }
 
@@ -125,7 +130,9 @@ public final class WakuRESTNode: Sendable {
             return mine
         }
         guard let taken else { return .text(.notFound, "") }
-        return Reply(status: .ok, body: "[" + taken.map(\.restJSON).joined(separator: ",") + "]", json: true)
+        // As nwaku does, the cache is emptied before the answer is sent: an answer the client no longer waits
+        // for loses the messages.
+        return Reply(status: .ok, body: "[" + taken.map(\.restJSON).joined(separator: ",") + "]", json: true, delay: self.pollAnswerDelay)
     }
 
     private func publish(_ topic: String, body: [UInt8]) -> Reply {
@@ -196,6 +203,7 @@ struct WakuRESTResponder: HTTPResponder {
         let reply = self.node.handle(
             method: request.method, path: request.uri.path, contentType: request.headers[.contentType], body: Array(body.readableBytesView)
         )
+        if reply.delay > .zero { try await Task.sleep(for: reply.delay) }
         return Response(
             status: reply.status, headers: [.contentType: reply.json ? "application/json" : "text/plain; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: reply.body))
