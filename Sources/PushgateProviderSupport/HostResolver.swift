@@ -7,8 +7,16 @@ import Musl
 import Darwin
 #endif
 
-/// Resolves a host name to its addresses with the system resolver (`getaddrinfo`), on a Dispatch thread so
-/// the blocking call stays off Swift's cooperative pool.
+/// Resolves a host name to its addresses with the system resolver (`getaddrinfo`), on one of Dispatch's
+/// global worker threads.
+///
+/// On Darwin that keeps the blocking call off Swift's cooperative pool. On Linux it does not: Swift's
+/// global executor runs on the same Dispatch root queue, so a lookup holds one of the threads that run
+/// Swift tasks for as long as it blocks, and libdispatch adds a thread only when it next checks the pool
+/// (about once a second) and finds its workers blocked. A thread of its own per lookup would leave the
+/// pool alone, but nothing would then bound the number of threads while a resolver hangs; lookups are
+/// rare instead (Web Push remembers each name's addresses for a minute, Nextcloud resolves one name per
+/// identity proof).
 public struct HostResolver: Sendable {
     /// The lookup; nil when the name does not resolve.
     public let resolve: @Sendable (String) async -> [IPAddress]?
