@@ -18,14 +18,20 @@ public struct WakuRESTClient: WakuRelay {
     private let timeout: Duration
     /// The largest answer read (a full cache of large messages).
     static let maximumAnswer = 64 << 20
-    /// The shortest deadline of a relay poll, whatever the configured timeout.
-    static let minimumPollTimeout: Duration = .seconds(60)
+    /// The shortest deadline of a relay poll by default, whatever the configured timeout.
+    public static let minimumPollTimeout: Duration = .seconds(60)
+    private let pollTimeout: Duration
 
     /// A client of the node at `baseURL` (`http://127.0.0.1:8645`; `https` is verified against the
     /// system's trust store).
-    public init(baseURL: String, timeout: Duration) {
+    /// - Parameters:
+    ///   - timeout: the deadline of every request but a relay poll.
+    ///   - minimumPollTimeout: the shortest deadline of a relay poll (see ``poll(pubsubTopic:)``); a
+    ///     one-shot diagnostic that must end within its own time passes `timeout`.
+    public init(baseURL: String, timeout: Duration, minimumPollTimeout: Duration = Self.minimumPollTimeout) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.timeout = timeout
+        self.pollTimeout = max(timeout, minimumPollTimeout)
         let connectTimeout = TimeAmount.nanoseconds(max(1, timeout.nanosecondsClamped))
         self.pool = HTTP1ConnectionPool(
             proxy: nil, connectTimeout: connectTimeout, idleTimeout: .seconds(30), maximumIdlePerOrigin: 64, bodyLimit: Self.maximumAnswer
@@ -38,8 +44,8 @@ public struct WakuRESTClient: WakuRelay {
         guard status == 200 else { throw Self.failure(status: status, text: text) }
     }
 
-    /// Takes the messages the node cached for `pubsubTopic`, waiting for the answer at least 60 s (or the
-    /// configured timeout when that is longer).
+    /// Takes the messages the node cached for `pubsubTopic`, waiting for the answer at least 60 s by
+    /// default (or the configured timeout when that is longer).
     public func poll(pubsubTopic: String) async throws(WakuRelayError) -> [WakuMessage] {
         // The read is destructive: the node empties its cache for the topic as it answers, so an answer we
         // stop waiting for is lost for good, however soon after the deadline it would have come. The
@@ -47,7 +53,7 @@ public struct WakuRESTClient: WakuRelay {
         // only has to notice a node that never answers. A long one holds up nothing else: the poll loop
         // makes one poll at a time, and would wait for a dead node's answer anyway.
         let (status, text) = try await self.send(
-            .GET, "/relay/v1/messages/" + Self.pathSegment(pubsubTopic), body: nil, timeout: max(self.timeout, Self.minimumPollTimeout)
+            .GET, "/relay/v1/messages/" + Self.pathSegment(pubsubTopic), body: nil, timeout: self.pollTimeout
         )
         guard status == 200 else { throw Self.failure(status: status, text: text, notSubscribedOn404: true) }
         return try WakuMessageJSON.messages(from: text)

@@ -51,7 +51,8 @@ struct StatusProbeCommand: AsyncParsableCommand {
             let topic = self.apnTopic ?? (isAPNs ? (try? app.options.string("topic")) ?? nil : nil) ?? ""
             device = .init(isAPNs: isAPNs, token: self.token ?? (isAPNs ? String(repeating: "a1", count: 32) : "demo-fcm-registration-token"), apnTopic: topic)
         }
-        let relay = WakuRESTClient(baseURL: self.wakuRestURL, timeout: .seconds(max(1, self.timeout)))
+        // The probe ends within its own timeout, polls included.
+        let relay = WakuRESTClient(baseURL: self.wakuRestURL, timeout: .seconds(max(1, self.timeout)), minimumPollTimeout: .zero)
         let probe = StatusProbe(relay: relay, pubsubTopic: self.pubsubTopic, serverKey: key, timeout: .seconds(max(1, self.timeout)))
         let passed = await probe.run(device: device) { step in
             let milliseconds = Double(step.roundTrip.components.seconds) * 1_000 + Double(step.roundTrip.components.attoseconds) / 1e15
