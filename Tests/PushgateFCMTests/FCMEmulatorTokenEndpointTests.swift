@@ -1,6 +1,7 @@
 import Foundation
 import PushgateProviderSupport
 @testable import PushgateSandbox
+import PushgateTestSupport
 import Testing
 import _CryptoExtras
 
@@ -64,13 +65,15 @@ struct FCMEmulatorTokenEndpointTests {
         #expect(emulator.issuedTokenCount == 0)
     }
 
-    @Test func expiredAssertionsForeignKeysAndTamperingAreRefused() throws {
+    @Test func expiredAssertionsForeignKeysAndTamperingAreRefused() async throws {
         let emulator = try FCMEmulator()
         let past = Int64(Date().timeIntervalSince1970) - 7200
         let expired = try Self.assertion(emulator, claims: ["iat": .integer(past), "exp": .integer(past + 3600)])
         #expect(emulator.tokenReply(form: Self.form(expired), host: "127.0.0.1:9").status == 400)
 
-        let foreign = try Self.assertion(emulator, key: try _RSA.Signing.PrivateKey(keySize: .bits2048))
+        // A key of its own, not the emulator's (one per process), generated away from the pool.
+        let foreignKey = try await OffPool.run { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
+        let foreign = try Self.assertion(emulator, key: foreignKey)
         #expect(emulator.tokenReply(form: Self.form(foreign), host: "127.0.0.1:9").body.contains("Invalid JWT Signature"))
 
         // Same signature, other claims.

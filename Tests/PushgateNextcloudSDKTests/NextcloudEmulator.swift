@@ -3,6 +3,7 @@ import CryptoExtras
 import Foundation
 import Hummingbird
 import Logging
+import PushgateTestSupport
 import Synchronization
 
 /// A Nextcloud server's push registration endpoint (OCS) and a push proxy's `/devices`, on one local
@@ -48,10 +49,11 @@ final class NextcloudEmulator: Sendable {
     let deviceIdentifierSignature: String
     private let state: Mutex<State>
 
-    init(login: String = "alice", appPassword: String = "Xq8pL-2mWzR-vT7nK-bY4cJ-hG9dF") throws {
+    /// The user key is generated with ``OffPool``, away from the pool that runs the other tests' servers.
+    init(login: String = "alice", appPassword: String = "Xq8pL-2mWzR-vT7nK-bY4cJ-hG9dF") async throws {
         self.login = login
         self.appPassword = appPassword
-        self.userKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        self.userKey = try await OffPool.run { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
         self.userPublicKeyPEM = self.userKey.publicKey.pemRepresentation + "\n"
         // PHP: json_encode([$cloudId, $tokenId]); the token id is picked so that both base64 texts hold `+` and `/`.
         var tokenID = 4242

@@ -52,7 +52,7 @@ struct NextcloudPushDecoderTests {
         """
 
     @Test func verifiesDecryptsAndReadsWhatPythonMade() async throws {
-        let deviceKey = try NextcloudDeviceKey()
+        let (deviceKey, otherDeviceKey) = try await OffPool.run { (try NextcloudDeviceKey(), try NextcloudDeviceKey()) }
         let output = try await PythonReference.run(
             Self.script, arguments: [deviceKey.publicKeyPEM(), Self.notificationPlaintext, #"{"nid":1337,"delete":true}"#]
         )
@@ -60,7 +60,7 @@ struct NextcloudPushDecoderTests {
         #expect(reference.userPublicKey.utf8.count == 451)
 
         // Another account (its own user key and device key) comes first; the signature selects the right one.
-        let other = try NextcloudPushAccount(identifier: "bob@other.example", userPublicKeyPEM: reference.otherUserPublicKey, deviceKey: try NextcloudDeviceKey())
+        let other = try NextcloudPushAccount(identifier: "bob@other.example", userPublicKeyPEM: reference.otherUserPublicKey, deviceKey: otherDeviceKey)
         let alice = try NextcloudPushAccount(identifier: "alice@cloud.example", userPublicKeyPEM: reference.userPublicKey, deviceKey: deviceKey)
         let decoder = NextcloudPushDecoder(accounts: [other, alice])
 
@@ -113,9 +113,8 @@ struct NextcloudPushDecoderTests {
         #expect(try NextcloudPushDecoder(accounts: [restored]).decode(subject: reference.oaepSubject, signature: reference.oaepSignature).message == Self.notification)
     }
 
-    @Test func readsEveryPlaintextInBothPaddings() throws {
-        let deviceKey = try NextcloudDeviceKey()
-        let userKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+    @Test func readsEveryPlaintextInBothPaddings() async throws {
+        let (deviceKey, userKey) = try await OffPool.run { (try NextcloudDeviceKey(), try _RSA.Signing.PrivateKey(keySize: .bits2048)) }
         let account = try NextcloudPushAccount(identifier: "a", userPublicKeyPEM: userKey.publicKey.pemRepresentation, deviceKey: deviceKey)
         let decoder = NextcloudPushDecoder(accounts: [account])
         let devicePublicKey = try _RSA.Encryption.PublicKey(pemRepresentation: deviceKey.publicKeyPEM())
@@ -139,8 +138,8 @@ struct NextcloudPushDecoderTests {
         }
     }
 
-    @Test func refusesAUserKeyThatIsNotOne() throws {
-        let deviceKey = try NextcloudDeviceKey()
+    @Test func refusesAUserKeyThatIsNotOne() async throws {
+        let deviceKey = try await OffPool.run { try NextcloudDeviceKey() }
         #expect(throws: NextcloudKeyError.invalidPublicKey) {
             try NextcloudPushAccount(identifier: "a", userPublicKeyPEM: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n", deviceKey: deviceKey)
         }

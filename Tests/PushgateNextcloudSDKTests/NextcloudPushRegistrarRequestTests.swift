@@ -1,5 +1,6 @@
 import Foundation
 import PushgateNextcloudSDK
+import PushgateTestSupport
 import Synchronization
 import Testing
 
@@ -40,8 +41,8 @@ struct NextcloudPushRegistrarRequestTests {
     }
 
     @Test func buildsTheDocumentedRequests() async throws {
-        let deviceKey = try NextcloudDeviceKey()
-        let userKey = try NextcloudDeviceKey().publicKeyPEM()
+        let deviceKey = try await OffPool.run { try NextcloudDeviceKey() }
+        let userKey = try await OffPool.run { try NextcloudDeviceKey() }.publicKeyPEM()
         let transport = RecordingTransport([Self.ocs(201, Self.validData(userKey)), NextcloudHTTPResponse(status: 200)])
         let registrar = NextcloudPushRegistrar(transport: transport, userAgent: "Mozilla/5.0 (iOS) Nextcloud-Talk v20.0.0 (Strict VoIP)")
         let credentials = NextcloudCredentials(server: URL(string: "https://cloud.example.com/nextcloud/")!, login: "alice@example.com", appPassword: "p@ss:w0rd")
@@ -119,8 +120,8 @@ struct NextcloudPushRegistrarRequestTests {
     }
 
     @Test func unusableSuccessAnswersAreTypedErrors() async throws {
-        let deviceKey = try NextcloudDeviceKey()
-        let userKey = try NextcloudDeviceKey().publicKeyPEM()
+        let deviceKey = try await OffPool.run { try NextcloudDeviceKey() }
+        let userKey = try await OffPool.run { try NextcloudDeviceKey() }.publicKeyPEM()
         let credentials = NextcloudCredentials(server: URL(string: "https://cloud.example.com")!, login: "alice", appPassword: "secret")
         let bodies = [
             Self.ocs(201, "[]"),
@@ -146,7 +147,7 @@ struct NextcloudPushRegistrarRequestTests {
     }
 
     @Test func aMissingResponseIsATransportError() async throws {
-        let deviceKey = try NextcloudDeviceKey()
+        let deviceKey = try await OffPool.run { try NextcloudDeviceKey() }
         let credentials = NextcloudCredentials(server: URL(string: "http://127.0.0.1:1")!, login: "alice", appPassword: "secret")
         let error = await #expect(throws: NextcloudRegistrationError.self) {
             try await NextcloudPushRegistrar().register(pushToken: "t", deviceKey: deviceKey, proxyServer: URL(string: "https://p.example/")!, credentials: credentials)

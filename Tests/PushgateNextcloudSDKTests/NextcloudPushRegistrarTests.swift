@@ -2,6 +2,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 import PushgateNextcloudSDK
+import PushgateTestSupport
 import Testing
 
 /// Registration and unregistration over `URLSession` against ``NextcloudEmulator``.
@@ -19,8 +20,8 @@ struct NextcloudPushRegistrarTests {
     }
 
     @Test func registersAtTheServerAndTheProxyThenUnregisters() async throws {
-        let emulator = try NextcloudEmulator()
-        let deviceKey = try NextcloudDeviceKey()
+        let emulator = try await NextcloudEmulator()
+        let deviceKey = try await OffPool.run { try NextcloudDeviceKey() }
         try await emulator.serve { port in
             let credentials = self.credentials(emulator, port: port)
             let proxy = URL(string: "http://localhost:\(port)/")!
@@ -103,8 +104,8 @@ struct NextcloudPushRegistrarTests {
     }
 
     @Test func aWrongAppPasswordIsUnauthorizedAndTheProxyIsNotAsked() async throws {
-        let emulator = try NextcloudEmulator()
-        let deviceKey = try NextcloudDeviceKey()
+        let emulator = try await NextcloudEmulator()
+        let deviceKey = try await OffPool.run { try NextcloudDeviceKey() }
         try await emulator.serve { port in
             let error = await #expect(throws: NextcloudRegistrationError.self) {
                 try await NextcloudPushRegistrar().register(
@@ -121,8 +122,8 @@ struct NextcloudPushRegistrarTests {
     }
 
     @Test func aServerRefusalCarriesTheOCSMessage() async throws {
-        let emulator = try NextcloudEmulator()
-        let deviceKey = try NextcloudDeviceKey()
+        let emulator = try await NextcloudEmulator()
+        let deviceKey = try await OffPool.run { try NextcloudDeviceKey() }
         try await emulator.serve { port in
             let registrar = NextcloudPushRegistrar()
             // Plain http needs a '/' after host and port; the server refuses the URL without it.
@@ -154,9 +155,9 @@ struct NextcloudPushRegistrarTests {
 
     @Test(arguments: [400, 403, 409, 201, 204, 500])
     func anythingButExactly200FromTheProxyIsAnError(status: Int) async throws {
-        let emulator = try NextcloudEmulator()
+        let emulator = try await NextcloudEmulator()
         emulator.configure { $0.proxyStatus = status }
-        let deviceKey = try NextcloudDeviceKey()
+        let deviceKey = try await OffPool.run { try NextcloudDeviceKey() }
         try await emulator.serve { port in
             let registrar = NextcloudPushRegistrar()
             let credentials = self.credentials(emulator, port: port)

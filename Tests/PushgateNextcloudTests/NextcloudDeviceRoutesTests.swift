@@ -16,12 +16,14 @@ import Testing
 
 /// A Nextcloud user's key and a device identifier, made exactly as nextcloud/notifications makes them:
 /// the identifier is base64(SHA-512(raw JSON)) and the signature is PKCS#1 v1.5 / SHA-512 over the raw JSON.
+///
+/// Every user has a key of its own, generated with ``OffPool`` away from the pool that runs the tests' servers.
 struct NextcloudUser {
     let key: _RSA.Signing.PrivateKey
     let raw: String
 
-    init(cloudID: String = "alice@cloud.example.com", tokenID: Int = 4242) throws {
-        self.key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+    init(cloudID: String = "alice@cloud.example.com", tokenID: Int = 4242) async throws {
+        self.key = try await OffPool.run { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
         self.raw = #"["\#(cloudID)",\#(tokenID)]"#
     }
 
@@ -88,7 +90,7 @@ struct NextcloudDeviceRoutesTests {
     }
 
     @Test func registrationStoresTheDeviceWithTheAppItsTokenAndClientCallFor() async throws {
-        let user = try NextcloudUser()
+        let user = try await NextcloudUser()
         try await Self.withProxy { client, store async throws in
             let fcmToken = "fGx1:APA91bH-example_token"
             #expect(try await Self.post(client, user.form(pushToken: fcmToken, extra: ["http.useragent": "ignored"])) == .ok)
@@ -98,7 +100,7 @@ struct NextcloudDeviceRoutesTests {
             #expect(stored.publicKey == user.publicKey)
 
             // Talk iOS: "<APNs hex> <PushKit hex>", routed by its User-Agent; the token is kept exactly.
-            let talk = try NextcloudUser(cloudID: "bob@cloud.example.com", tokenID: 7)
+            let talk = try await NextcloudUser(cloudID: "bob@cloud.example.com", tokenID: 7)
             let pair = "AB12CD34 EF56AB78"
             #expect(try await Self.post(client, talk.form(pushToken: pair), userAgent: "Mozilla/5.0 (iOS) Nextcloud-Talk v20.1 (Strict VoIP)") == .ok)
             let talkDevice = try #require(try await store.device(namespace: "nextcloud", deviceID: talk.deviceIdentifier))
@@ -107,7 +109,7 @@ struct NextcloudDeviceRoutesTests {
             #expect(talkDevice.pushToken == pair)
 
             // iOS Files: one hex token, default APNs app, no VoIP.
-            let files = try NextcloudUser(cloudID: "carol@cloud.example.com", tokenID: 9)
+            let files = try await NextcloudUser(cloudID: "carol@cloud.example.com", tokenID: 9)
             #expect(try await Self.post(client, files.form(pushToken: "0A1B2C3D"), userAgent: "Mozilla/5.0 (iOS) Nextcloud-iOS/5.0  (Strict VoIP)") == .ok)
             let filesDevice = try #require(try await store.device(namespace: "nextcloud", deviceID: files.deviceIdentifier))
             #expect(filesDevice.appID == "files.ios")
@@ -120,8 +122,8 @@ struct NextcloudDeviceRoutesTests {
     }
 
     @Test func forgedOrMalformedRegistrationsChangeNothing() async throws {
-        let user = try NextcloudUser()
-        let intruder = try NextcloudUser(cloudID: "mallory@evil.example", tokenID: 1)
+        let user = try await NextcloudUser()
+        let intruder = try await NextcloudUser(cloudID: "mallory@evil.example", tokenID: 1)
         try await Self.withProxy { client, store async throws in
             #expect(try await Self.post(client, user.form(pushToken: "owner:token")) == .ok)
             // A replayed foreign identifier with the intruder's own key and signature.
@@ -131,7 +133,7 @@ struct NextcloudDeviceRoutesTests {
             )
             // The intruder cannot sign the owner's identifier: refused as a bad signature.
             #expect(try await Self.post(client, foreign) == .badRequest)
-            let otherSignature = try NextcloudUser()
+            let otherSignature = try await NextcloudUser()
             #expect(try await Self.post(client, user.form(pushToken: "x:y", signature: otherSignature.signature)) == .badRequest)
             #expect(try await Self.post(client, "deviceIdentifier=abc&pushToken=t") == .badRequest)
             #expect(try await Self.post(client, user.form(pushToken: "")) == .badRequest)
@@ -143,8 +145,8 @@ struct NextcloudDeviceRoutesTests {
 
     @Test func anIdentifierRegisteredUnderAnotherKeyIsAConflict() async throws {
         // Same raw identifier (same cloud id and token id), two different user keys: a reinstalled app.
-        let first = try NextcloudUser(cloudID: "dave@cloud.example.com", tokenID: 1)
-        let second = try NextcloudUser(cloudID: "dave@cloud.example.com", tokenID: 1)
+        let first = try await NextcloudUser(cloudID: "dave@cloud.example.com", tokenID: 1)
+        let second = try await NextcloudUser(cloudID: "dave@cloud.example.com", tokenID: 1)
         #expect(first.deviceIdentifier == second.deviceIdentifier)
         try await Self.withProxy { client, store async throws in
             #expect(try await Self.post(client, first.form(pushToken: "first:token")) == .ok)
@@ -154,8 +156,8 @@ struct NextcloudDeviceRoutesTests {
     }
 
     @Test func unregisteringTakesTheQueryStringOrABodyAndTheOwnersKey() async throws {
-        let user = try NextcloudUser()
-        let other = try NextcloudUser(cloudID: "alice@cloud.example.com", tokenID: 4242)
+        let user = try await NextcloudUser()
+        let other = try await NextcloudUser(cloudID: "alice@cloud.example.com", tokenID: 4242)
         try await Self.withProxy { client, store async throws in
             #expect(try await Self.post(client, user.form(pushToken: "t:1")) == .ok)
             // Another key for the same identifier: 403, still registered.

@@ -39,8 +39,8 @@ struct NextcloudIdentityProofTests {
     }()
 
     @Test func aNewKeyTakesOverWhenTheUsersOwnServerPublishesIt() async throws {
-        let first = try NextcloudUser(cloudID: "dave@cloud.example.com", tokenID: 1)
-        let second = try NextcloudUser(cloudID: "dave@cloud.example.com", tokenID: 1)
+        let first = try await NextcloudUser(cloudID: "dave@cloud.example.com", tokenID: 1)
+        let second = try await NextcloudUser(cloudID: "dave@cloud.example.com", tokenID: 1)
         try await Self.withKeyServer(user: "dave", publishing: second.publicKey) { port, requests in
             try await NextcloudDeviceRoutesTests.withProxy(identityProof: Self.loopbackAllowed) { client, store async throws in
                 #expect(try await NextcloudDeviceRoutesTests.post(client, first.form(pushToken: "first:token")) == .ok)
@@ -58,8 +58,8 @@ struct NextcloudIdentityProofTests {
     }
 
     @Test func aProofFromAnotherUserOrAForbiddenAddressChangesNothing() async throws {
-        let first = try NextcloudUser(cloudID: "erin@cloud.example.com", tokenID: 2)
-        let second = try NextcloudUser(cloudID: "erin@cloud.example.com", tokenID: 2)
+        let first = try await NextcloudUser(cloudID: "erin@cloud.example.com", tokenID: 2)
+        let second = try await NextcloudUser(cloudID: "erin@cloud.example.com", tokenID: 2)
         try await Self.withKeyServer(user: "erin", publishing: second.publicKey) { port, requests in
             // Defaults: https only and no loopback addresses, so nothing is even asked.
             try await NextcloudDeviceRoutesTests.withProxy { client, store async throws in
@@ -114,7 +114,7 @@ struct NextcloudIdentityProofTests {
 /// The lookup connects to the addresses it checked, never to a second lookup's answer (DNS rebinding).
 @Suite struct NextcloudIdentityProofPinningTests {
     @Test func theConnectionGoesToTheCheckedAddressNotASecondLookup() async throws {
-        let user = try NextcloudUser(cloudID: "frank@cloud.example.com", tokenID: 7)
+        let user = try await NextcloudUser(cloudID: "frank@cloud.example.com", tokenID: 7)
         try await NextcloudIdentityProofTests.withKeyServer(user: "frank", publishing: user.publicKey) { port, requests in
             let lookups = Mutex(0)
             // A rebinding name: checked as one address, answering another the next time. `.invalid` never

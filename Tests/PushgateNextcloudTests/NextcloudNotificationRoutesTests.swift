@@ -89,10 +89,10 @@ struct NextcloudNotificationRoutesTests {
     }
 
     @Test func eachEntryReachesItsPlatformAsItsDevicesExpect() async throws {
-        let android = try NextcloudUser(cloudID: "ann@cloud.example.com", tokenID: 1)
-        let filesIOS = try NextcloudUser(cloudID: "ben@cloud.example.com", tokenID: 2)
-        let talkIOS = try NextcloudUser(cloudID: "cat@cloud.example.com", tokenID: 3)
-        let talkMac = try NextcloudUser(cloudID: "dan@cloud.example.com", tokenID: 4)
+        let android = try await NextcloudUser(cloudID: "ann@cloud.example.com", tokenID: 1)
+        let filesIOS = try await NextcloudUser(cloudID: "ben@cloud.example.com", tokenID: 2)
+        let talkIOS = try await NextcloudUser(cloudID: "cat@cloud.example.com", tokenID: 3)
+        let talkMac = try await NextcloudUser(cloudID: "dan@cloud.example.com", tokenID: 4)
         let androidToken = "fGx1:APA91bH/token+with=odd_chars"
         let filesToken = String(repeating: "ab", count: 32)
         let talkPair = String(repeating: "cd", count: 32) + " " + String(repeating: "ef", count: 32)
@@ -156,8 +156,8 @@ struct NextcloudNotificationRoutesTests {
     }
 
     @Test func entriesThatFailTheirChecksAreCountedAndNotSent() async throws {
-        let user = try NextcloudUser(cloudID: "eve@cloud.example.com", tokenID: 5)
-        let stranger = try NextcloudUser(cloudID: "zed@cloud.example.com", tokenID: 6)
+        let user = try await NextcloudUser(cloudID: "eve@cloud.example.com", tokenID: 5)
+        let stranger = try await NextcloudUser(cloudID: "zed@cloud.example.com", tokenID: 6)
         let token = "fcm:registered"
         try await Self.withProxy { proxy in
             try await proxy.register(user, token: token, userAgent: Self.androidUA)
@@ -182,8 +182,8 @@ struct NextcloudNotificationRoutesTests {
     }
 
     @Test func aTokenTheProviderCallsInvalidRemovesTheDeviceAndListsItUnknown() async throws {
-        let user = try NextcloudUser(cloudID: "fay@cloud.example.com", tokenID: 7)
-        let talk = try NextcloudUser(cloudID: "gus@cloud.example.com", tokenID: 8)
+        let user = try await NextcloudUser(cloudID: "fay@cloud.example.com", tokenID: 7)
+        let talk = try await NextcloudUser(cloudID: "gus@cloud.example.com", tokenID: 8)
         let pair = String(repeating: "cd", count: 32) + " dead" + String(repeating: "0", count: 60)
         try await Self.withProxy { proxy in
             try await proxy.register(user, token: "dead:token", userAgent: Self.androidUA)
@@ -207,8 +207,8 @@ struct NextcloudNotificationRoutesTests {
     }
 
     @Test func whatAProviderCannotTakeNowWaitsInTheOutbox() async throws {
-        let busy = try NextcloudUser(cloudID: "hal@cloud.example.com", tokenID: 9)
-        let refused = try NextcloudUser(cloudID: "ida@cloud.example.com", tokenID: 10)
+        let busy = try await NextcloudUser(cloudID: "hal@cloud.example.com", tokenID: 9)
+        let refused = try await NextcloudUser(cloudID: "ida@cloud.example.com", tokenID: 10)
         try await Self.withProxy { proxy in
             try await proxy.register(busy, token: "busy:token", userAgent: Self.androidUA)
             try await proxy.register(refused, token: "nope:token", userAgent: Self.androidUA)
@@ -229,7 +229,7 @@ struct NextcloudNotificationRoutesTests {
     }
 
     @Test func unreadableAndOversizeBatchesAreRefusedWithoutSendingAnything() async throws {
-        let user = try NextcloudUser(cloudID: "joe@cloud.example.com", tokenID: 11)
+        let user = try await NextcloudUser(cloudID: "joe@cloud.example.com", tokenID: 11)
         try await Self.withProxy { proxy in
             try await proxy.register(user, token: "fcm:joe", userAgent: Self.androidUA)
             let entry = NextcloudServerSide.entry(user: user, pushToken: "fcm:joe", ciphertext: NextcloudServerSide.randomCiphertext())
@@ -251,7 +251,7 @@ struct NextcloudNotificationRoutesTests {
     }
 
     @Test func aBatchMayBeLargerThanTheGatewaysGeneralBodyLimit() async throws {
-        let user = try NextcloudUser(cloudID: "lea@cloud.example.com", tokenID: 13)
+        let user = try await NextcloudUser(cloudID: "lea@cloud.example.com", tokenID: 13)
         try await Self.withProxy(bodyLimit: 16 * 1024) { proxy in
             try await proxy.register(user, token: "fcm:lea", userAgent: Self.androidUA)
             let entry = NextcloudServerSide.entry(user: user, pushToken: "fcm:lea", ciphertext: NextcloudServerSide.randomCiphertext())
@@ -271,7 +271,7 @@ struct NextcloudNotificationRoutesTests {
     }
 
     @Test func aServerOverItsFairUseLimitGets429WithoutCounts() async throws {
-        let user = try NextcloudUser(cloudID: "kim@cloud.example.com", tokenID: 12)
+        let user = try await NextcloudUser(cloudID: "kim@cloud.example.com", tokenID: 12)
         let limit = """
               rate_limit: {notifications: 3, window: 3600}
             """

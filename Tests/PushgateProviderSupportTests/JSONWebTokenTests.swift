@@ -2,6 +2,7 @@ import _CryptoExtras
 import Crypto
 import Foundation
 import PushgateProviderSupport
+import PushgateTestSupport
 import Testing
 
 @Suite("Provider support")
@@ -20,8 +21,8 @@ struct JSONWebTokenTests {
         #expect(key.publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)))
     }
 
-    @Test func rs256TokensVerifyWithThePublicKey() throws {
-        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+    @Test func rs256TokensVerifyWithThePublicKey() async throws {
+        let key = try await OffPool.run { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
         let token = try JSONWebToken.rs256(claims: ["iss": "sa@example.iam.gserviceaccount.com"], key: key)
         let parts = token.split(separator: ".").map(String.init)
         let signature = _RSA.Signing.RSASignature(rawRepresentation: try #require(Base64URL.decode(parts[2])))

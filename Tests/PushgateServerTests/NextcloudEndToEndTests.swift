@@ -7,6 +7,7 @@ import NIOCore
 import NIOHTTP1
 import PushgateCore
 import PushgateNextcloudSDK
+import PushgateTestSupport
 import Testing
 
 /// Devices using the SDK register through a Nextcloud-server emulator with the real `pushgate` binary
@@ -53,7 +54,7 @@ struct NextcloudEndToEndTests {
         let proxy = try #require(URL(string: "http://localhost:\(proxyPort)/"))
 
         let serverPort = PortBox()
-        let server = try NextcloudServerEmulator(host: "localhost", users: ["ann", "cat", "del", "bob"])
+        let server = try await NextcloudServerEmulator(host: "localhost", users: ["ann", "cat", "del", "bob"])
         let router = Router()
         server.addRoutes(to: router)
         let application = Application(
@@ -67,7 +68,7 @@ struct NextcloudEndToEndTests {
             let serverURL = try #require(URL(string: "http://127.0.0.1:\(serverPort.value)"))
 
             func phone(_ login: String, token: String, userAgent: String) async throws -> Phone {
-                let key = try NextcloudDeviceKey()
+                let key = try await OffPool.run { try NextcloudDeviceKey() }
                 let registrar = NextcloudPushRegistrar(userAgent: userAgent)
                 let credentials = NextcloudCredentials(server: serverURL, login: login, appPassword: server.user(login).appPassword)
                 let registration = try await registrar.register(pushToken: token, deviceKey: key, proxyServer: proxy, credentials: credentials)

@@ -5,6 +5,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import NIOHTTP1
+import PushgateTestSupport
 import Synchronization
 
 /// A Nextcloud server, as far as push notifications go, built from nextcloud/notifications' `Push.php` and
@@ -38,11 +39,13 @@ final class NextcloudServerEmulator: Sendable {
     private let users: [String: User]
     private let devices = Mutex<[Device]>([])
 
-    init(host: String, users: [String]) throws {
+    /// Every user gets a key of their own, generated with ``OffPool`` away from the pool that runs the servers.
+    init(host: String, users: [String]) async throws {
         self.host = host
+        let keys = try await OffPool.run { try users.map { _ in try _RSA.Signing.PrivateKey(keySize: .bits2048) } }
         var table: [String: User] = [:]
         for (index, login) in users.enumerated() {
-            table[login] = User(login: login, appPassword: "app-password-\(login)", key: try _RSA.Signing.PrivateKey(keySize: .bits2048), tokenID: 4242 + index)
+            table[login] = User(login: login, appPassword: "app-password-\(login)", key: keys[index], tokenID: 4242 + index)
         }
         self.users = table
     }
@@ -101,7 +104,7 @@ final class NextcloudServerEmulator: Sendable {
         for device in targets {
             let deviceKey = try _RSA.Encryption.PublicKey(pemRepresentation: device.devicePublicKey)
             let ciphertext = try deviceKey.encrypt(Data(plaintext.utf8), padding: padding == .oaep ? .PKCS1_OAEP : ._WEAK_AND_INSECURE_PKCS_V1_5)
-            let signer = forgeSignature ? try _RSA.Signing.PrivateKey(keySize: .bits2048) : user.key
+            let signer = forgeSignature ? try await OffPool.run { try _RSA.Signing.PrivateKey(keySize: .bits2048) } : user.key
             let signature = try signer.signature(for: SHA512.hash(data: ciphertext), padding: .insecurePKCS1v1_5).rawRepresentation.base64EncodedString()
             entries.append(Self.entry([
                 ("deviceIdentifier", device.deviceIdentifier), ("pushTokenHash", device.pushTokenHash),

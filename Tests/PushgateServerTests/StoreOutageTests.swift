@@ -17,9 +17,15 @@ struct StoreOutageTests {
 
     /// A Nextcloud user key and a device registered under it.
     struct NextcloudDevice {
-        let key = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let key: _RSA.Signing.PrivateKey
         let seed = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
         let token: String
+
+        /// A device under a user key of its own, generated with ``OffPool`` away from the pool.
+        init(token: String) async throws {
+            self.key = try await OffPool.run { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
+            self.token = token
+        }
 
         var identifier: String { Data(SHA512.hash(data: self.seed)).base64EncodedString() }
 
@@ -120,8 +126,8 @@ struct StoreOutageTests {
         let port = try #require(try await gateway.waitForListeners().first).port
         let base = "http://127.0.0.1:\(port)"
 
-        let first = NextcloudDevice(token: "outage-first-token")
-        let second = NextcloudDevice(token: "outage-second-token")
+        let first = try await NextcloudDevice(token: "outage-first-token")
+        let second = try await NextcloudDevice(token: "outage-second-token")
         #expect(try await Self.send(.POST, base + "/devices", body: first.registrationForm).status == 200)
 
         try await postgres.stop()
@@ -182,7 +188,7 @@ struct StoreOutageTests {
         let fill = try await SpawnedCommand.run(["/bin/dd", "if=/dev/zero", "of=\(filler)", "bs=64k"])
         #expect(fill.status != 0)
 
-        let device = NextcloudDevice(token: "disk-full-token")
+        let device = try await NextcloudDevice(token: "disk-full-token")
         let registration = try await Self.send(.POST, base + "/devices", body: device.registrationForm)
         #expect(registration.status == 503, "\(registration.body)")
         #expect(registration.headers["retry-after"] == "5")
