@@ -11,7 +11,8 @@ import NIOHTTP1
 /// It takes the place of Hummingbird's `HTTP1Channel`, which passes every request part through an async
 /// sequence to a task per connection, every answer part back through an async writer, and converts each
 /// part between NIO's and Swift HTTP Types' shapes on the way. A gorush request that queues nothing took
-/// 236,600 instructions that way and takes 187,600 this way (callgrind; benchmarks/README.md).
+/// 236,600 instructions that way and 187,600 with this channel when it replaced it (callgrind;
+/// benchmarks/README.md).
 struct GatewayHTTP1Channel: ServerChildChannel {
     /// The accepted connection; its task waits for it to close.
     struct Connection: ServerChildChannelValue {
