@@ -1,0 +1,49 @@
+import NIOCore
+import NIOHTTP1
+
+/// Writes one HTTP/1.1 request (request line, headers, empty line, body) into one buffer, as a connection
+/// of ``HTTP1ConnectionPool`` sends it: one write, one flush.
+///
+/// Header names must be tokens and values must hold no CR, LF or NUL, the request target no whitespace or
+/// control bytes: otherwise nothing is written (a value from elsewhere, an access token say, could
+/// otherwise add lines to the request).
+enum HTTP1RequestSerializer {
+    /// Why a request was not written; names the header, never its value.
+    struct Invalid: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "request not sent: \(self.reason)" }
+    }
+
+    /// The request's bytes.
+    static func serialize(_ head: HTTPRequestHead, body: ByteBuffer, allocator: ByteBufferAllocator) throws(Invalid) -> ByteBuffer {
+        guard !head.uri.isEmpty, head.uri.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else {
+            throw Invalid(reason: "the request target holds whitespace or control bytes")
+        }
+        var size = head.method.rawValue.utf8.count + head.uri.utf8.count + 13 + body.readableBytes
+        for (name, value) in head.headers {
+            guard !name.isEmpty, name.utf8.allSatisfy(\.isHTTPTokenByte) else { throw Invalid(reason: "a header name that is not a token") }
+            guard value.utf8.allSatisfy(Self.isValueByte) else { throw Invalid(reason: "header \(name) holds a line break or NUL") }
+            size += name.utf8.count + value.utf8.count + 4
+        }
+        var buffer = allocator.buffer(capacity: size)
+        buffer.writeString(head.method.rawValue)
+        buffer.writeInteger(UInt8(ascii: " "))
+        buffer.writeString(head.uri)
+        buffer.writeStaticString(" HTTP/1.1\r\n")
+        for (name, value) in head.headers {
+            buffer.writeString(name)
+            buffer.writeStaticString(": ")
+            buffer.writeString(value)
+            buffer.writeStaticString("\r\n")
+        }
+        buffer.writeStaticString("\r\n")
+        var body = body
+        buffer.writeBuffer(&body)
+        return buffer
+    }
+
+    /// Any byte of a field value but CR, LF and NUL (RFC 9110 §5.5).
+    private static func isValueByte(_ byte: UInt8) -> Bool {
+        byte != UInt8(ascii: "\r") && byte != UInt8(ascii: "\n") && byte != 0
+    }
+}

@@ -1,0 +1,317 @@
+import NIOCore
+
+/// Reads a server's HTTP/1.x answers (RFC 9112) from the bytes of a connection that carries one request
+/// at a time, keeping only what ``HTTP1Answer`` holds: the status, `Retry-After`, the start of the body,
+/// and whether the connection may carry another request.
+///
+/// Bodies are framed as RFC 9112 §6.3 says for answers: none for 1xx, 204 and 304; chunked when the last
+/// transfer coding is `chunked`; read until the connection closes for any other transfer coding or when
+/// there is no `Content-Length`; otherwise `Content-Length` bytes. Informational answers (100 Continue, 103
+/// Early Hints) are skipped. Lines may end in CRLF or a bare LF. What does not parse is an error
+/// (``Malformed``), and the connection is then not reused.
+struct HTTP1ResponseParser {
+    /// Why bytes could not be read as an answer; says where, never what the bytes were.
+    struct Malformed: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "malformed answer: \(self.reason)" }
+    }
+
+    /// The most bytes of an answer's status line and header lines together (and of its trailer lines).
+    static let headLimit = 64 * 1024
+    /// The most bytes of one chunk-size line.
+    static let chunkLineLimit = 1024
+
+    private enum State {
+        case statusLine
+        case headerLines
+        case fixedBody(remaining: Int)
+        case chunkSize
+        case chunkData(remaining: Int)
+        case chunkDataEnd
+        case trailerLines
+        case untilClose
+    }
+
+    /// The most bytes of a body kept (the rest is read and dropped).
+    let bodyLimit: Int
+    private var state = State.statusLine
+    /// Bytes read but not yet parsed; nil when there are none (so the channel's read buffer is not held).
+    private var pending: ByteBuffer?
+    /// The answer being read.
+    private var answer = Answer()
+
+    private struct Answer {
+        var headBytes = 0
+        var status = 0
+        var isHTTP10 = false
+        var retryAfter: String?
+        var contentLength: Int?
+        var transferCoded = false
+        var chunked = false
+        var close = false
+        var keepAlive = false
+        var body: [UInt8] = []
+    }
+
+    init(bodyLimit: Int) {
+        self.bodyLimit = bodyLimit
+    }
+
+    /// Whether bytes were read that are not part of a finished answer.
+    var hasUnparsedBytes: Bool { (self.pending?.readableBytes ?? 0) > 0 }
+
+    /// Whether an answer has started (some of its bytes were read) and not ended.
+    var isInsideAnswer: Bool {
+        if case .statusLine = self.state { return self.answer.headBytes > 0 || self.hasUnparsedBytes }
+        return true
+    }
+
+    /// Takes bytes read from the connection and returns the answer once it is complete. Bytes after a
+    /// complete answer stay unparsed (``hasUnparsedBytes``).
+    mutating func read(_ bytes: ByteBuffer) throws(Malformed) -> HTTP1Answer? {
+        if var pending = self.pending {
+            self.pending = nil
+            var bytes = bytes
+            pending.writeBuffer(&bytes)
+            self.pending = pending
+        } else {
+            self.pending = bytes
+        }
+        let answer = try self.parse()
+        if self.pending?.readableBytes == 0 { self.pending = nil }
+        return answer
+    }
+
+    /// The connection closed: returns the answer whose body ran until the close, nil when no answer had
+    /// started, and throws for an answer cut short.
+    mutating func connectionClosed() throws(Malformed) -> HTTP1Answer? {
+        if case .untilClose = self.state { return self.finish(reusable: false) }
+        guard self.isInsideAnswer else { return nil }
+        throw Malformed(reason: "the connection closed inside an answer")
+    }
+
+    private mutating func parse() throws(Malformed) -> HTTP1Answer? {
+        while true {
+            switch self.state {
+            case .statusLine:
+                guard let line = try self.line(limit: Self.headLimit, countedInHead: true) else { return nil }
+                // Empty lines before an answer are tolerated, as before a request (RFC 9112 §2.2).
+                if line.readableBytes == 0 { continue }
+                try self.readStatusLine(line)
+                self.state = .headerLines
+            case .headerLines:
+                guard let line = try self.line(limit: Self.headLimit, countedInHead: true) else { return nil }
+                if line.readableBytes > 0 {
+                    try self.readHeaderLine(line)
+                    continue
+                }
+                if let answer = try self.headEnded() { return answer }
+            case .fixedBody(let remaining):
+                let taken = self.keepBody(upTo: remaining)
+                if taken == remaining { return self.finish(reusable: true) }
+                self.state = .fixedBody(remaining: remaining - taken)
+                return nil
+            case .chunkSize:
+                guard let line = try self.line(limit: Self.chunkLineLimit, countedInHead: false) else { return nil }
+                let size = try Self.chunkSize(line)
+                self.state = size == 0 ? .trailerLines : .chunkData(remaining: size)
+            case .chunkData(let remaining):
+                let taken = self.keepBody(upTo: remaining)
+                guard taken == remaining else {
+                    self.state = .chunkData(remaining: remaining - taken)
+                    return nil
+                }
+                self.state = .chunkDataEnd
+            case .chunkDataEnd:
+                guard let line = try self.line(limit: Self.chunkLineLimit, countedInHead: false) else { return nil }
+                guard line.readableBytes == 0 else { throw Malformed(reason: "a chunk is longer than its size") }
+                self.state = .chunkSize
+            case .trailerLines:
+                guard let line = try self.line(limit: Self.headLimit, countedInHead: true) else { return nil }
+                if line.readableBytes == 0 { return self.finish(reusable: true) }
+            case .untilClose:
+                _ = self.keepBody(upTo: Int.max)
+                return nil
+            }
+        }
+    }
+
+    /// The empty line after the headers: decides how the body is framed. Returns the answer when it has
+    /// no body.
+    private mutating func headEnded() throws(Malformed) -> HTTP1Answer? {
+        let status = self.answer.status
+        if status < 200 {
+            // 101 Switching Protocols is never asked for; any other 1xx precedes the real answer.
+            guard status != 101 else { throw Malformed(reason: "an unrequested protocol switch") }
+            self.answer = Answer()
+            self.state = .statusLine
+            return nil
+        }
+        if status == 204 || status == 304 { return self.finish(reusable: true) }
+        if self.answer.transferCoded {
+            // Framing by Transfer-Encoding next to a Content-Length is read as the former, and the
+            // connection is not trusted with another request (RFC 9112 §6.3).
+            if self.answer.contentLength != nil { self.answer.close = true }
+            self.state = self.answer.chunked ? .chunkSize : .untilClose
+        } else if let length = self.answer.contentLength {
+            if length == 0 { return self.finish(reusable: true) }
+            self.state = .fixedBody(remaining: length)
+        } else {
+            self.state = .untilClose
+        }
+        return nil
+    }
+
+    /// The answer read so far, with the parser ready for the next one.
+    private mutating func finish(reusable framed: Bool) -> HTTP1Answer {
+        let answer = self.answer
+        let keepAlive = answer.isHTTP10 ? answer.keepAlive && !answer.close : !answer.close
+        self.answer = Answer()
+        self.state = .statusLine
+        return HTTP1Answer(status: answer.status, retryAfter: answer.retryAfter, body: answer.body, connectionReusable: framed && keepAlive)
+    }
+
+    /// Consumes up to `limit` pending body bytes, keeping what fits in `bodyLimit`; returns how many.
+    private mutating func keepBody(upTo limit: Int) -> Int {
+        guard var pending = self.pending else { return 0 }
+        self.pending = nil
+        let taken = min(limit, pending.readableBytes)
+        let room = self.bodyLimit - self.answer.body.count
+        if room > 0 { self.answer.body += pending.readableBytesView.prefix(min(room, taken)) }
+        pending.moveReaderIndex(forwardBy: taken)
+        self.pending = pending
+        return taken
+    }
+
+    /// The next line without its line end, or nil while it is incomplete.
+    private mutating func line(limit: Int, countedInHead: Bool) throws(Malformed) -> ByteBuffer? {
+        guard var pending = self.pending else { return nil }
+        guard let end = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
+            let used = countedInHead ? self.answer.headBytes : 0
+            if used + pending.readableBytes > limit { throw Malformed(reason: "a line or head is too long") }
+            return nil
+        }
+        let length = end - pending.readerIndex
+        if countedInHead {
+            self.answer.headBytes += length + 1
+            if self.answer.headBytes > limit { throw Malformed(reason: "the head is too long") }
+        } else if length + 1 > limit {
+            throw Malformed(reason: "a line is too long")
+        }
+        self.pending = nil
+        var line = pending.readSlice(length: length)!
+        pending.moveReaderIndex(forwardBy: 1)
+        self.pending = pending
+        if line.readableBytesView.last == UInt8(ascii: "\r") { line.moveWriterIndex(to: line.writerIndex - 1) }
+        return line
+    }
+
+    /// `HTTP/1.x SP 3DIGIT [SP reason]`.
+    private mutating func readStatusLine(_ line: ByteBuffer) throws(Malformed) {
+        let bytes = line.readableBytesView
+        let prefix = Array("HTTP/1.".utf8)
+        guard bytes.count >= 12, bytes.starts(with: prefix) else { throw Malformed(reason: "not an HTTP/1 status line") }
+        let start = bytes.startIndex
+        let minor = bytes[start + 7]
+        guard minor == UInt8(ascii: "0") || minor == UInt8(ascii: "1"), bytes[start + 8] == UInt8(ascii: " ") else {
+            throw Malformed(reason: "not an HTTP/1.0 or 1.1 status line")
+        }
+        var status = 0
+        for index in start + 9..<start + 12 {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { throw Malformed(reason: "a status that is not three digits") }
+            status = status * 10 + Int(digit)
+        }
+        guard status >= 100, bytes.count == 12 || bytes[start + 12] == UInt8(ascii: " ") else {
+            throw Malformed(reason: "a status that is not three digits")
+        }
+        self.answer.status = status
+        self.answer.isHTTP10 = minor == UInt8(ascii: "0")
+    }
+
+    /// `name: value`; only the headers that frame the body, end the connection or ask for a pause are read.
+    private mutating func readHeaderLine(_ line: ByteBuffer) throws(Malformed) {
+        let bytes = line.readableBytesView
+        // A folded continuation line (obsolete) continues a header this parser does not read.
+        if bytes.first == UInt8(ascii: " ") || bytes.first == UInt8(ascii: "\t") { return }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > bytes.startIndex else {
+            throw Malformed(reason: "a header line without a name")
+        }
+        let name = bytes[bytes.startIndex..<colon]
+        guard name.allSatisfy(\.isHTTPTokenByte) else { throw Malformed(reason: "a header name that is not a token") }
+        let value = Self.trimmed(bytes[(colon + 1)...])
+        if Self.equalsLowercased(name, "content-length") {
+            let length = try Self.contentLength(value)
+            if let known = self.answer.contentLength, known != length { throw Malformed(reason: "two different Content-Length values") }
+            self.answer.contentLength = length
+        } else if Self.equalsLowercased(name, "transfer-encoding") {
+            self.answer.transferCoded = true
+            // The last coding of the last Transfer-Encoding decides.
+            let last = value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).last.map(Self.trimmed)
+            self.answer.chunked = last.map { Self.equalsLowercased($0, "chunked") } ?? false
+        } else if Self.equalsLowercased(name, "connection") {
+            for option in value.split(separator: UInt8(ascii: ",")) {
+                let option = Self.trimmed(option)
+                if Self.equalsLowercased(option, "close") { self.answer.close = true }
+                if Self.equalsLowercased(option, "keep-alive") { self.answer.keepAlive = true }
+            }
+        } else if Self.equalsLowercased(name, "retry-after"), self.answer.retryAfter == nil {
+            self.answer.retryAfter = String(decoding: value, as: UTF8.self)
+        }
+    }
+
+    private static func contentLength(_ value: ByteBufferView.SubSequence) throws(Malformed) -> Int {
+        guard !value.isEmpty, value.count <= 18 else { throw Malformed(reason: "a Content-Length that is not a length") }
+        var length = 0
+        for byte in value {
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit < 10 else { throw Malformed(reason: "a Content-Length that is not a length") }
+            length = length * 10 + Int(digit)
+        }
+        return length
+    }
+
+    /// A chunk-size line: hexadecimal digits, then optional whitespace and `;` extensions.
+    private static func chunkSize(_ line: ByteBuffer) throws(Malformed) -> Int {
+        var size = 0
+        var digits = 0
+        for byte in line.readableBytesView {
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
+            case UInt8(ascii: ";"), UInt8(ascii: " "), UInt8(ascii: "\t"):
+                guard digits > 0 else { throw Malformed(reason: "a chunk size that is not hexadecimal") }
+                return size
+            default: throw Malformed(reason: "a chunk size that is not hexadecimal")
+            }
+            digits += 1
+            guard digits <= 15 else { throw Malformed(reason: "a chunk size too large") }
+            size = size << 4 | Int(value)
+        }
+        guard digits > 0 else { throw Malformed(reason: "a chunk size that is not hexadecimal") }
+        return size
+    }
+
+    private static func trimmed(_ bytes: ByteBufferView.SubSequence) -> ByteBufferView.SubSequence {
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+            return bytes[bytes.endIndex...]
+        }
+        return bytes[first...last]
+    }
+
+    /// Whether `bytes`, ASCII-lowercased, are `lowercase`.
+    private static func equalsLowercased(_ bytes: ByteBufferView.SubSequence, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        var index = bytes.startIndex
+        for expected in UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount) {
+            let byte = bytes[index]
+            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            guard folded == expected else { return false }
+            index += 1
+        }
+        return true
+    }
+}
