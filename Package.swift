@@ -455,6 +455,7 @@ let package = Package(
                 .asyncHTTPClient,
                 .nioCore,
                 .nioHTTP1,
+                .nioEmbedded,
                 .nioPosix,
                 .postgresNIO,
                 "PushgateStoreSQLite",
@@ -494,6 +495,7 @@ extension Target.Dependency {
     static let nioExtras: Self = .product(name: "NIOExtras", package: "swift-nio-extras")
     static let nioFoundationCompat: Self = .product(name: "NIOFoundationCompat", package: "swift-nio")
     static let nioPosix: Self = .product(name: "NIOPosix", package: "swift-nio")
+    static let nioEmbedded: Self = .product(name: "NIOEmbedded", package: "swift-nio")
     static let nioSSL: Self = .product(name: "NIOSSL", package: "swift-nio-ssl")
     static let postgresNIO: Self = .product(name: "PostgresNIO", package: "postgres-nio")
     static let prometheus: Self = .product(name: "Prometheus", package: "swift-prometheus")

@@ -3,10 +3,10 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// The child channel of every gateway listener: NIO's HTTP/1.1 server pipeline with pipelining
-/// assistance (one request per connection is answered at a time, in order; quiescing and half-closed
-/// input are handled there), an ``HTTPConnectionGuard`` right after the request decoder, and an
-/// ``HTTPRequestDispatcher`` that collects each request whole and answers it through the router.
+/// The child channel of every gateway listener: an ``HTTPResponseSerializer`` that writes each answer as
+/// one buffer, NIO's request decoder, an ``HTTPConnectionGuard``, NIO's pipelining assistance (one request
+/// per connection is answered at a time, in order; quiescing and half-closed input are handled there), and
+/// an ``HTTPRequestDispatcher`` that collects each request whole and answers it through the router.
 ///
 /// It takes the place of Hummingbird's `HTTP1Channel`, which passes every request part through an async
 /// sequence to a task per connection, every answer part back through an async writer, and converts each
@@ -29,16 +29,12 @@ struct GatewayHTTP1Channel: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Connection> {
         channel.eventLoop.makeCompletedFuture {
             let pipeline = channel.pipeline.syncOperations
-            try pipeline.configureHTTPServerPipeline(
-                withPipeliningAssistance: true,
-                withServerUpgrade: nil,
-                withErrorHandling: false,  // the guard answers parse errors in the gateway's shape
-                withOutboundHeaderValidation: false  // HTTPFields validated every response header
-            )
-            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try pipeline.addHandler(
-                HTTPConnectionGuard(limits: self.limits, connections: self.connections, logger: logger), position: .after(decoder)
-            )
+            // NIO's server pipeline without its response encoder, error handler or header validator (the
+            // guard answers parse errors in the gateway's shape; HTTPFields validated every answer's headers).
+            try pipeline.addHandler(HTTPResponseSerializer())
+            try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+            try pipeline.addHandler(HTTPConnectionGuard(limits: self.limits, connections: self.connections, logger: logger))
+            try pipeline.addHandler(HTTPServerPipelineHandler())
             try pipeline.addHandler(HTTPRequestDispatcher(responder: self.responder, bodyLimits: self.bodyLimits))
             return Connection(channel: channel)
         }
