@@ -19,24 +19,36 @@ enum HTTP1RequestSerializer {
         guard !head.uri.isEmpty, head.uri.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else {
             throw Invalid(reason: "the request target holds whitespace or control bytes")
         }
-        var size = head.method.rawValue.utf8.count + head.uri.utf8.count + 13 + body.readableBytes
+        var size = head.method.rawValue.utf8.count + head.uri.utf8.count + 14 + body.readableBytes
         for (name, value) in head.headers {
             guard !name.isEmpty, name.utf8.allSatisfy(\.isHTTPTokenByte) else { throw Invalid(reason: "a header name that is not a token") }
             guard value.utf8.allSatisfy(Self.isValueByte) else { throw Invalid(reason: "header \(name) holds a line break or NUL") }
             size += name.utf8.count + value.utf8.count + 4
         }
         var buffer = allocator.buffer(capacity: size)
-        buffer.writeString(head.method.rawValue)
-        buffer.writeInteger(UInt8(ascii: " "))
-        buffer.writeString(head.uri)
-        buffer.writeStaticString(" HTTP/1.1\r\n")
-        for (name, value) in head.headers {
-            buffer.writeString(name)
-            buffer.writeStaticString(": ")
-            buffer.writeString(value)
-            buffer.writeStaticString("\r\n")
+        // One copy into the buffer for the whole head: a `ByteBuffer` write per piece costs about 250
+        // instructions each.
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size - body.readableBytes) { raw in
+            var at = 0
+            func put(_ text: String, then suffix: StaticString) {
+                var text = text
+                text.withUTF8 { bytes in
+                    UnsafeMutableRawBufferPointer(rebasing: raw[at..<at + bytes.count]).copyMemory(from: UnsafeRawBufferPointer(bytes))
+                    at += bytes.count
+                }
+                UnsafeMutableRawBufferPointer(rebasing: raw[at..<at + suffix.utf8CodeUnitCount]).copyMemory(
+                    from: UnsafeRawBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount))
+                at += suffix.utf8CodeUnitCount
+            }
+            put(head.method.rawValue, then: " ")
+            put(head.uri, then: " HTTP/1.1\r\n")
+            for (name, value) in head.headers {
+                put(name, then: ": ")
+                put(value, then: "\r\n")
+            }
+            put("", then: "\r\n")
+            return at
         }
-        buffer.writeStaticString("\r\n")
         var body = body
         buffer.writeBuffer(&body)
         return buffer
