@@ -100,6 +100,7 @@ public final class HTTP1ConnectionPool: Sendable {
     private let idleTimeout: TimeAmount
     private let maximumIdlePerOrigin: Int
     private let bodyLimit: Int
+    private let cancellationGrace: TimeAmount
     private let state = Mutex(State())
 
     /// Creates a pool.
@@ -111,11 +112,15 @@ public final class HTTP1ConnectionPool: Sendable {
     ///   - idleTimeout: how long an idle connection is kept.
     ///   - maximumIdlePerOrigin: the most idle connections kept per origin.
     ///   - bodyLimit: the most bytes of an answer's body kept (the rest is read and dropped).
+    ///   - cancellationGrace: when the task waiting for an answer is cancelled, the request's deadline
+    ///     moves to at most this far off: an answer already on its way is still read (and taken, as a
+    ///     destructive read's must be), and a server that never answers holds the task up no longer.
     public init(
         tls: Result<NIOSSLContext, any Error>? = nil, proxy: OutboundProxy?, connectTimeout: TimeAmount, idleTimeout: TimeAmount,
-        maximumIdlePerOrigin: Int, bodyLimit: Int = HTTP1ConnectionPool.defaultBodyLimit
+        maximumIdlePerOrigin: Int, bodyLimit: Int = HTTP1ConnectionPool.defaultBodyLimit, cancellationGrace: TimeAmount = .seconds(5)
     ) {
         self.bodyLimit = bodyLimit
+        self.cancellationGrace = cancellationGrace
         self.tls = tls
         self.proxy = proxy
         self.connectTimeout = connectTimeout
@@ -181,7 +186,12 @@ public final class HTTP1ConnectionPool: Sendable {
         }
         let answer: HTTP1Answer
         do {
-            answer = try await promise.futureResult.get()
+            answer = try await withTaskCancellationHandler {
+                try await promise.futureResult.get()
+            } onCancel: {
+                let deadline = NIODeadline.now() + self.cancellationGrace
+                connection.channel.eventLoop.execute { connection.handler.value.shortenDeadline(to: deadline) }
+            }
         } catch {
             connection.channel.close(promise: nil)
             throw error

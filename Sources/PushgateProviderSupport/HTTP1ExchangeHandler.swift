@@ -18,6 +18,7 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
     private struct Exchange {
         var promise: EventLoopPromise<HTTP1Answer>
         var timeout: NIOScheduledCallback?
+        var deadline: NIODeadline
     }
 
     private var context: ChannelHandlerContext?
@@ -59,7 +60,7 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
             promise.fail(HTTP1ExchangeError.connectionLost(error.description))
             return
         }
-        self.exchange = Exchange(promise: promise, timeout: timeout)
+        self.exchange = Exchange(promise: promise, timeout: timeout, deadline: deadline)
         context.writeAndFlush(self.wrapOutboundOut(bytes), promise: nil)
     }
 
@@ -104,6 +105,17 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
         self.isReusable = false
         self.failure = self.failure ?? String(String(describing: error).prefix(200))
         context.close(promise: nil)
+    }
+
+    /// Brings the deadline of the exchange under way forward to `deadline`, if that is earlier.
+    func shortenDeadline(to deadline: NIODeadline) {
+        guard let context = self.context, let exchange = self.exchange, deadline < exchange.deadline else { return }
+        guard let timeout = try? context.eventLoop.assumeIsolated().scheduleCallback(at: deadline, handler: DeadlineCallback(handler: self)) else {
+            return
+        }
+        exchange.timeout?.cancel()
+        self.exchange?.timeout = timeout
+        self.exchange?.deadline = deadline
     }
 
     /// The deadline of the exchange under way passed: the connection is closed and the exchange failed.

@@ -51,7 +51,8 @@ public struct WakuRESTClient: WakuRelay {
         // stop waiting for is lost for good, however soon after the deadline it would have come. The
         // configured timeout would turn a slow node (or a busy gateway) into lost messages; this deadline
         // only has to notice a node that never answers. A long one holds up nothing else: the poll loop
-        // makes one poll at a time, and would wait for a dead node's answer anyway.
+        // makes one poll at a time, and would wait for a dead node's answer anyway. At shutdown (the task
+        // cancelled) the pool still waits up to its cancellation grace (5 s) for an answer under way.
         let (status, text) = try await self.send(
             .GET, "/relay/v1/messages/" + Self.pathSegment(pubsubTopic), body: nil, timeout: self.pollTimeout
         )

@@ -11,6 +11,8 @@ final class ScriptedHTTP1Server: Sendable {
     enum Action: Sendable {
         /// `status` with `body`; `close` adds `Connection: close` and closes after answering.
         case answer(status: Int, body: String, close: Bool)
+        /// `status` with an empty body, `delay` after the request ended.
+        case answerLater(status: Int, delay: TimeAmount)
         /// Nothing at all.
         case ignore
         /// Closes the connection at once, without answering.
@@ -110,6 +112,14 @@ private final class ScriptedHTTP1Handler: ChannelInboundHandler {
                 context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
                 context.writeAndFlush(self.wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
                     if close { context.close(promise: nil) }
+                }
+            case .answerLater(let status, let delay):
+                let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                context.eventLoop.scheduleTask(in: delay) {
+                    let (handler, context) = loopBound.value
+                    let head = HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: ["Content-Length": "0"])
+                    context.write(handler.wrapOutboundOut(.head(head)), promise: nil)
+                    context.writeAndFlush(handler.wrapOutboundOut(.end(nil)), promise: nil)
                 }
             case .ignore:
                 break

@@ -110,6 +110,36 @@ struct HTTP1ConnectionPoolTests {
         try await server.close()
     }
 
+    @Test func aCancelledRequestWaitsOnlyItsGraceForAServerThatNeverAnswers() async throws {
+        let server = try await ScriptedHTTP1Server { _ in .ignore }
+        let pool = HTTP1ConnectionPool(
+            tls: nil, proxy: nil, connectTimeout: .seconds(5), idleTimeout: .seconds(60), maximumIdlePerOrigin: 4, cancellationGrace: .milliseconds(300))
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/relay/v1/messages/x"))
+        let request = Task { try await pool.request(.GET, url, headers: Self.headers, deadline: .now() + .seconds(300)) }
+        // The request is out once the server has it.
+        while server.snapshot.heads.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        let cancelled = ContinuousClock.now
+        request.cancel()
+        await #expect(throws: HTTP1ExchangeError.self) { try await request.value }
+        // Far below the 300 s deadline, with room for a loaded machine.
+        #expect(ContinuousClock.now - cancelled < .seconds(60))
+        await pool.shutdown()
+        try await server.close()
+    }
+
+    @Test func anAnswerArrivingWithinTheGraceOfACancelledRequestIsKept() async throws {
+        let server = try await ScriptedHTTP1Server { _ in .answerLater(status: 200, delay: .milliseconds(300)) }
+        let pool = HTTP1ConnectionPool(
+            tls: nil, proxy: nil, connectTimeout: .seconds(5), idleTimeout: .seconds(60), maximumIdlePerOrigin: 4, cancellationGrace: .seconds(120))
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/relay/v1/messages/x"))
+        let request = Task { try await pool.request(.GET, url, headers: Self.headers, deadline: .now() + .seconds(300)) }
+        while server.snapshot.heads.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        request.cancel()
+        #expect(try await request.value.status == 200)
+        await pool.shutdown()
+        try await server.close()
+    }
+
     @Test func httpsIsVerifiedAgainstTheTrustRoots() async throws {
         let authority = try SandboxCertificateAuthority()
         let server = try await ScriptedHTTP1Server(tls: NIOSSLContext(configuration: authority.makeServerTLSConfiguration())) { _ in
