@@ -171,4 +171,20 @@ struct WakuRESTTests {
             #expect(try await gateway.poll(pubsubTopic: Self.topic) == [message])
         }
     }
+
+    /// A poll to a node that does not answer ends soon after its task is cancelled (at shutdown, say), not
+    /// at its 60-second deadline: the connection pool waits only its grace of 5 s for the answer.
+    @Test func aCancelledPollToANodeThatDoesNotAnswerEndsWithinTheGrace() async throws {
+        try await Self.withNodes(1, pollAnswerDelay: .seconds(600)) { _, urls, _ in
+            let gateway = WakuRESTClient(baseURL: urls[0], timeout: .seconds(5))
+            try await gateway.subscribe(pubsubTopic: Self.topic)
+            let poll = Task { try await gateway.poll(pubsubTopic: Self.topic) }
+            try await Task.sleep(for: .milliseconds(500))
+            let cancelled = ContinuousClock.now
+            poll.cancel()
+            await #expect(throws: WakuRelayError.self) { try await poll.value }
+            // The grace is 5 s; the bound leaves room for a loaded machine and is far below the 60 s deadline.
+            #expect(ContinuousClock.now - cancelled < .seconds(40))
+        }
+    }
 }
