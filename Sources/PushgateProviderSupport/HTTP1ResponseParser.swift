@@ -186,12 +186,11 @@ struct HTTP1ResponseParser {
     /// The next line without its line end, or nil while it is incomplete.
     private mutating func line(limit: Int, countedInHead: Bool) throws(Malformed) -> ByteBuffer? {
         guard var pending = self.pending else { return nil }
-        guard let end = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
+        guard let length = pending.withUnsafeReadableBytes({ $0.firstIndex(of: UInt8(ascii: "\n")) }) else {
             let used = countedInHead ? self.answer.headBytes : 0
             if used + pending.readableBytes > limit { throw Malformed(reason: "a line or head is too long") }
             return nil
         }
-        let length = end - pending.readerIndex
         if countedInHead {
             self.answer.headBytes += length + 1
             if self.answer.headBytes > limit { throw Malformed(reason: "the head is too long") }
@@ -202,70 +201,76 @@ struct HTTP1ResponseParser {
         var line = pending.readSlice(length: length)!
         pending.moveReaderIndex(forwardBy: 1)
         self.pending = pending
-        if line.readableBytesView.last == UInt8(ascii: "\r") { line.moveWriterIndex(to: line.writerIndex - 1) }
+        if length > 0, line.getInteger(at: line.writerIndex - 1, as: UInt8.self) == UInt8(ascii: "\r") {
+            line.moveWriterIndex(to: line.writerIndex - 1)
+        }
         return line
     }
 
     /// `HTTP/1.x SP 3DIGIT [SP reason]`.
     private mutating func readStatusLine(_ line: ByteBuffer) throws(Malformed) {
-        let bytes = line.readableBytesView
-        let prefix = Array("HTTP/1.".utf8)
-        guard bytes.count >= 12, bytes.starts(with: prefix) else { throw Malformed(reason: "not an HTTP/1 status line") }
-        let start = bytes.startIndex
-        let minor = bytes[start + 7]
-        guard minor == UInt8(ascii: "0") || minor == UInt8(ascii: "1"), bytes[start + 8] == UInt8(ascii: " ") else {
-            throw Malformed(reason: "not an HTTP/1.0 or 1.1 status line")
+        let parsed: (status: Int, isHTTP10: Bool)? = line.withUnsafeReadableBytes { bytes in
+            guard bytes.count >= 12, bytes.starts(with: "HTTP/1.".utf8) else { return nil }
+            let minor = bytes[7]
+            guard minor == UInt8(ascii: "0") || minor == UInt8(ascii: "1"), bytes[8] == UInt8(ascii: " ") else { return nil }
+            var status = 0
+            for index in 9..<12 {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                status = status * 10 + Int(digit)
+            }
+            guard status >= 100, bytes.count == 12 || bytes[12] == UInt8(ascii: " ") else { return nil }
+            return (status, minor == UInt8(ascii: "0"))
         }
-        var status = 0
-        for index in start + 9..<start + 12 {
-            let digit = bytes[index] &- UInt8(ascii: "0")
-            guard digit < 10 else { throw Malformed(reason: "a status that is not three digits") }
-            status = status * 10 + Int(digit)
-        }
-        guard status >= 100, bytes.count == 12 || bytes[start + 12] == UInt8(ascii: " ") else {
-            throw Malformed(reason: "a status that is not three digits")
-        }
-        self.answer.status = status
-        self.answer.isHTTP10 = minor == UInt8(ascii: "0")
+        guard let parsed else { throw Malformed(reason: "not an HTTP/1.0 or 1.1 status line with a three-digit status") }
+        self.answer.status = parsed.status
+        self.answer.isHTTP10 = parsed.isHTTP10
     }
 
     /// `name: value`; only the headers that frame the body, end the connection or ask for a pause are read.
     private mutating func readHeaderLine(_ line: ByteBuffer) throws(Malformed) {
-        let bytes = line.readableBytesView
-        // A folded continuation line (obsolete) continues a header this parser does not read.
-        if bytes.first == UInt8(ascii: " ") || bytes.first == UInt8(ascii: "\t") { return }
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > bytes.startIndex else {
-            throw Malformed(reason: "a header line without a name")
-        }
-        let name = bytes[bytes.startIndex..<colon]
-        guard name.allSatisfy(\.isHTTPTokenByte) else { throw Malformed(reason: "a header name that is not a token") }
-        let value = Self.trimmed(bytes[(colon + 1)...])
-        if Self.equalsLowercased(name, "content-length") {
-            let length = try Self.contentLength(value)
-            if let known = self.answer.contentLength, known != length { throw Malformed(reason: "two different Content-Length values") }
-            self.answer.contentLength = length
-        } else if Self.equalsLowercased(name, "transfer-encoding") {
-            self.answer.transferCoded = true
-            // The last coding of the last Transfer-Encoding decides.
-            let last = value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).last.map(Self.trimmed)
-            self.answer.chunked = last.map { Self.equalsLowercased($0, "chunked") } ?? false
-        } else if Self.equalsLowercased(name, "connection") {
-            for option in value.split(separator: UInt8(ascii: ",")) {
-                let option = Self.trimmed(option)
-                if Self.equalsLowercased(option, "close") { self.answer.close = true }
-                if Self.equalsLowercased(option, "keep-alive") { self.answer.keepAlive = true }
+        let failure: Malformed? = line.withUnsafeReadableBytes { bytes in
+            // A folded continuation line (obsolete) continues a header this parser does not read.
+            if bytes[0] == UInt8(ascii: " ") || bytes[0] == UInt8(ascii: "\t") { return nil }
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else {
+                return Malformed(reason: "a header line without a name")
             }
-        } else if Self.equalsLowercased(name, "retry-after"), self.answer.retryAfter == nil {
-            self.answer.retryAfter = String(decoding: value, as: UTF8.self)
+            let name = UnsafeRawBufferPointer(rebasing: bytes[..<colon])
+            guard name.allSatisfy(\.isHTTPTokenByte) else { return Malformed(reason: "a header name that is not a token") }
+            let value = Self.trimmed(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...]))
+            switch name.count {
+            case 10 where Self.equalsLowercased(name, "connection"):
+                for option in value.split(separator: UInt8(ascii: ",")) {
+                    let option = Self.trimmed(UnsafeRawBufferPointer(rebasing: option))
+                    if Self.equalsLowercased(option, "close") { self.answer.close = true }
+                    if Self.equalsLowercased(option, "keep-alive") { self.answer.keepAlive = true }
+                }
+            case 11 where Self.equalsLowercased(name, "retry-after"):
+                if self.answer.retryAfter == nil { self.answer.retryAfter = String(decoding: value, as: UTF8.self) }
+            case 14 where Self.equalsLowercased(name, "content-length"):
+                guard let length = Self.contentLength(value) else { return Malformed(reason: "a Content-Length that is not a length") }
+                if let known = self.answer.contentLength, known != length { return Malformed(reason: "two different Content-Length values") }
+                self.answer.contentLength = length
+            case 17 where Self.equalsLowercased(name, "transfer-encoding"):
+                self.answer.transferCoded = true
+                // The last coding of the last Transfer-Encoding decides.
+                let last = value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).last
+                self.answer.chunked = last.map { Self.equalsLowercased(Self.trimmed(UnsafeRawBufferPointer(rebasing: $0)), "chunked") } ?? false
+            default:
+                break
+            }
+            return nil
         }
+        if let failure { throw failure }
     }
 
-    private static func contentLength(_ value: ByteBufferView.SubSequence) throws(Malformed) -> Int {
-        guard !value.isEmpty, value.count <= 18 else { throw Malformed(reason: "a Content-Length that is not a length") }
+    /// Digits only; nil for anything else or more than 18 of them.
+    private static func contentLength(_ value: UnsafeRawBufferPointer) -> Int? {
+        guard !value.isEmpty, value.count <= 18 else { return nil }
         var length = 0
         for byte in value {
             let digit = byte &- UInt8(ascii: "0")
-            guard digit < 10 else { throw Malformed(reason: "a Content-Length that is not a length") }
+            guard digit < 10 else { return nil }
             length = length * 10 + Int(digit)
         }
         return length
@@ -273,44 +278,47 @@ struct HTTP1ResponseParser {
 
     /// A chunk-size line: hexadecimal digits, then optional whitespace and `;` extensions.
     private static func chunkSize(_ line: ByteBuffer) throws(Malformed) -> Int {
+        guard let size = line.withUnsafeReadableBytes({ Self.chunkSize($0) }) else {
+            throw Malformed(reason: "a chunk size that is not hexadecimal, or too large")
+        }
+        return size
+    }
+
+    private static func chunkSize(_ line: UnsafeRawBufferPointer) -> Int? {
         var size = 0
         var digits = 0
-        for byte in line.readableBytesView {
+        for byte in line {
             let value: UInt8
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
             case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
             case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
             case UInt8(ascii: ";"), UInt8(ascii: " "), UInt8(ascii: "\t"):
-                guard digits > 0 else { throw Malformed(reason: "a chunk size that is not hexadecimal") }
-                return size
-            default: throw Malformed(reason: "a chunk size that is not hexadecimal")
+                return digits > 0 ? size : nil
+            default: return nil
             }
             digits += 1
-            guard digits <= 15 else { throw Malformed(reason: "a chunk size too large") }
+            guard digits <= 15 else { return nil }
             size = size << 4 | Int(value)
         }
-        guard digits > 0 else { throw Malformed(reason: "a chunk size that is not hexadecimal") }
-        return size
+        return digits > 0 ? size : nil
     }
 
-    private static func trimmed(_ bytes: ByteBufferView.SubSequence) -> ByteBufferView.SubSequence {
+    private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
-            return bytes[bytes.endIndex...]
+            return UnsafeRawBufferPointer(rebasing: bytes[0..<0])
         }
-        return bytes[first...last]
+        return UnsafeRawBufferPointer(rebasing: bytes[first...last])
     }
 
     /// Whether `bytes`, ASCII-lowercased, are `lowercase`.
-    private static func equalsLowercased(_ bytes: ByteBufferView.SubSequence, _ lowercase: StaticString) -> Bool {
+    private static func equalsLowercased(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
-        var index = bytes.startIndex
-        for expected in UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount) {
+        for index in 0..<bytes.count {
             let byte = bytes[index]
             let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-            guard folded == expected else { return false }
-            index += 1
+            guard folded == lowercase.utf8Start[index] else { return false }
         }
         return true
     }
