@@ -28,6 +28,14 @@ final class HTTPResponseSerializer: ChannelOutboundHandler, RemovableChannelHand
 
     private var answer: Answer?
 
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // An answer whose end never came (the connection closed first) is not written; its writers hear so.
+        if let promise = self.answer?.promise {
+            self.answer = nil
+            promise.fail(ChannelError.ioOnClosedChannel)
+        }
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch self.unwrapOutboundIn(data) {
         case .head(let head):

@@ -62,4 +62,14 @@ struct HTTPResponseSerializerTests {
         ])
         #expect(writes == ["HTTP/1.1 100 Continue\r\n\r\n", "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n"])
     }
+
+    @Test func anAnswerWithoutItsEndFailsItsWritersWhenTheConnectionCloses() throws {
+        let channel = EmbeddedChannel(handler: HTTPResponseSerializer())
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        var failed = false
+        promise.futureResult.whenFailure { _ in failed = true }
+        channel.write(Self.head(.ok, ["Content-Length": "2"]), promise: promise)
+        _ = try? channel.finish()
+        #expect(failed)
+    }
 }
