@@ -6,8 +6,9 @@ public import NIOSSL
 import Synchronization
 
 /// Keep-alive HTTP/1.1 connections to the servers provider requests go to (push services, a Nextcloud
-/// server's identity proof), kept per origin (scheme, host, port) between requests: TCP (through the proxy's CONNECT tunnel when there is one), TLS for `https`, and
-/// ``HTTP1ExchangeHandler``, which writes requests and reads answers itself. A message takes an idle connection of its origin or opens one; after
+/// server's identity proof), kept per origin (scheme, host, port) between requests: TCP (through the
+/// proxy's CONNECT tunnel when there is one), TLS for `https`, and ``HTTP1ExchangeHandler``, which writes
+/// requests and reads answers itself. A message takes an idle connection of its origin or opens one; after
 /// a complete keep-alive answer the connection goes back (at most `maximumIdlePerOrigin` are kept, each
 /// closed after `idleTimeout`). How many messages are out at once is the provider's `ConcurrencyGate`.
 public final class HTTP1ConnectionPool: Sendable {
