@@ -7,6 +7,12 @@
 /// 1.6 % of a 100-token gorush request's instructions. The text is appends of constant strings, no
 /// interpolation.
 enum SQLiteOutboxInsert {
+    /// The most rows of one statement. Its text stays under the prepared-statement cache's limit
+    /// (``SQLiteStatementConnection/cachedTextLimit``), so a batch of any size reuses prepared statements:
+    /// a 100-row INSERT, longer than that, was parsed afresh every time (about 3,500 instructions a token
+    /// of a 100-token gorush notification).
+    static let rowsPerStatement = 64
+
     /// The statement for `rows` rows (at least one).
     static func sql(rows: Int, leased: Bool) -> String {
         precondition(rows > 0, "an INSERT has at least one row")

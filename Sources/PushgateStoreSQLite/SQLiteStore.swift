@@ -159,18 +159,18 @@ public final class SQLiteStore: PushStore {
     public func enqueue(_ messages: [OutboxMessage], leasedTo lease: OutboxLease?) async throws -> [Int64] {
         guard !messages.isEmpty else { return [] }
         let now = Int(Date().millisecondsSince1970)
-        // One multi-row INSERT per chunk (under SQLite's bind limit), all chunks in one transaction.
+        // One multi-row INSERT per chunk of at most `rowsPerStatement` rows, all chunks in one transaction.
         let connection = self.writer
         return try await self.writes.run {
             // One statement is a transaction of its own: no BEGIN and COMMIT (two more calls) needed.
-            if messages.count <= 1000 {
+            if messages.count <= SQLiteOutboxInsert.rowsPerStatement {
                 return try await Self.insertOutbox(messages[...], now: now, lease: lease, on: connection)
             }
             var ids: [Int64] = []
             ids.reserveCapacity(messages.count)
             _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
             do {
-                for chunk in messages.chunked(by: 1000) {
+                for chunk in messages.chunked(by: SQLiteOutboxInsert.rowsPerStatement) {
                     ids += try await Self.insertOutbox(chunk, now: now, lease: lease, on: connection)
                 }
                 _ = try await Self.query(connection, "COMMIT", [])

@@ -28,8 +28,22 @@ struct OutboxStoreConformanceTests {
         }
     }
 
-    /// Messages one at a time, one under a lease, and a last chunk of one after 1,000 (SQLite writes at
-    /// most 1,000 rows a statement): every id returned is the id the entry is claimed and completed by.
+    /// Messages one at a time, one under a lease, and 1,001 at once (SQLite writes them 64 rows a
+    /// statement, the last chunk shorter): every id returned is the id the entry is claimed and completed by.
+    /// A leased batch longer than one statement: every row has the lease and an id of its own.
+    @Test(arguments: StoreKind.allCases)
+    func aLeasedBatchOfSeveralStatementsKeepsItsLeaseAndItsIds(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let lease = OutboxLease(owner: "w0", until: Self.now.addingTimeInterval(3_600))
+            let ids = try await store.enqueue((0..<150).map { Self.message($0) }, leasedTo: lease)
+            #expect(ids.count == 150)
+            #expect(Set(ids).count == 150)
+            #expect(ids == ids.sorted())
+            #expect(try await store.claimDue(now: Self.now, limit: 500, leaseFor: .seconds(30), owner: "w1").isEmpty)
+            #expect(try await store.complete(ids: ids, owner: "w0") == 150)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func singleRowsAndAChunkOfOneReturnTheirOwnIds(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in

@@ -18,4 +18,10 @@ struct SQLiteOutboxInsertTests {
             #expect(SQLiteOutboxInsert.sql(rows: rows, leased: leased) == Self.plain(rows: rows, leased: leased))
         }
     }
+
+    /// The longest statement a batch uses is kept prepared: its text is within the cache's limit.
+    @Test func theLongestStatementIsShortEnoughToStayPrepared() {
+        let longest = SQLiteOutboxInsert.sql(rows: SQLiteOutboxInsert.rowsPerStatement, leased: true)
+        #expect(longest.utf8.count <= SQLiteStatementConnection.cachedTextLimit)
+    }
 }
