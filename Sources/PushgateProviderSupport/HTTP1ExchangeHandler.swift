@@ -71,7 +71,7 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
-        let answer: HTTP1Answer
+        var answer: HTTP1Answer
         do {
             guard let read = try self.parser.read(self.unwrapInboundIn(data)) else { return }
             answer = read
@@ -82,8 +82,9 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
         }
         // More bytes after the answer: the server does not answer one request at a time.
         if !answer.connectionReusable || self.parser.hasUnparsedBytes { self.isReusable = false }
+        answer.connectionReusable = self.isReusable
         // Answer first: closing fires channelInactive at once, which would fail the exchange.
-        self.finish(.success(HTTP1Answer(status: answer.status, retryAfter: answer.retryAfter, body: answer.body, connectionReusable: self.isReusable)))
+        self.finish(.success(answer))
         if !self.isReusable { context.close(promise: nil) }
     }
 

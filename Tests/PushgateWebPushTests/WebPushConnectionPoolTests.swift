@@ -10,9 +10,13 @@ import Testing
 /// The Web Push provider's own HTTP/1.1 connections, against scripted servers.
 @Suite("Web Push connections")
 struct HTTP1ConnectionPoolTests {
-    static func pool(tls: NIOSSLContext? = nil, idleTimeout: TimeAmount = .seconds(60)) throws -> HTTP1ConnectionPool {
+    static func pool(
+        tls: NIOSSLContext? = nil, idleTimeout: TimeAmount = .seconds(60), cancellationGrace: TimeAmount = .seconds(5)
+    ) throws -> HTTP1ConnectionPool {
         let context = try tls ?? NIOSSLContext(configuration: .makeClientConfiguration())
-        return HTTP1ConnectionPool(tls: .success(context), proxy: nil, connectTimeout: .seconds(5), idleTimeout: idleTimeout, maximumIdlePerOrigin: 4)
+        return HTTP1ConnectionPool(
+            tls: .success(context), proxy: nil, connectTimeout: .seconds(5), idleTimeout: idleTimeout, maximumIdlePerOrigin: 4,
+            cancellationGrace: cancellationGrace)
     }
 
     /// A safety net, not what these tests measure: long enough for a loaded machine.
@@ -112,8 +116,7 @@ struct HTTP1ConnectionPoolTests {
 
     @Test func aCancelledRequestWaitsOnlyItsGraceForAServerThatNeverAnswers() async throws {
         let server = try await ScriptedHTTP1Server { _ in .ignore }
-        let pool = HTTP1ConnectionPool(
-            tls: nil, proxy: nil, connectTimeout: .seconds(5), idleTimeout: .seconds(60), maximumIdlePerOrigin: 4, cancellationGrace: .milliseconds(300))
+        let pool = try Self.pool(cancellationGrace: .milliseconds(300))
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/relay/v1/messages/x"))
         let request = Task { try await pool.request(.GET, url, headers: Self.headers, deadline: .now() + .seconds(300)) }
         // The request is out once the server has it.
@@ -129,8 +132,7 @@ struct HTTP1ConnectionPoolTests {
 
     @Test func anAnswerArrivingWithinTheGraceOfACancelledRequestIsKept() async throws {
         let server = try await ScriptedHTTP1Server { _ in .answerLater(status: 200, delay: .milliseconds(300)) }
-        let pool = HTTP1ConnectionPool(
-            tls: nil, proxy: nil, connectTimeout: .seconds(5), idleTimeout: .seconds(60), maximumIdlePerOrigin: 4, cancellationGrace: .seconds(120))
+        let pool = try Self.pool(cancellationGrace: .seconds(120))
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/relay/v1/messages/x"))
         let request = Task { try await pool.request(.GET, url, headers: Self.headers, deadline: .now() + .seconds(300)) }
         while server.snapshot.heads.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
