@@ -15,6 +15,7 @@ final class StatusMessageProcessor: Sendable {
     let storeIsShared: Bool
     let topics: StatusListeningTopics
     let store: any StatusServerStore
+    let seenMarker: StatusSeenMarker
     let relay: any WakuRelay
     let answer: StatusAnswer
     let registrations: StatusRegistrationHandler
@@ -31,12 +32,13 @@ final class StatusMessageProcessor: Sendable {
     init(
         pubsubTopic: String, storeIsShared: Bool, topics: StatusListeningTopics, store: any StatusServerStore, relay: any WakuRelay, answer: StatusAnswer,
         registrations: StatusRegistrationHandler, queries: StatusQueryHandler, pushRequests: StatusPushRequestHandler, metrics: StatusMetrics,
-        logger: Logger
+        logger: Logger, seenMarkPauses: [Duration] = StatusSeenMarker.defaultPauses
     ) {
         self.pubsubTopic = pubsubTopic
         self.storeIsShared = storeIsShared
         self.topics = topics
         self.store = store
+        self.seenMarker = StatusSeenMarker(store: store, pauses: seenMarkPauses)
         self.relay = relay
         self.answer = answer
         self.registrations = registrations
@@ -81,7 +83,7 @@ final class StatusMessageProcessor: Sendable {
         // record its hash takes it. Alone on its store, the in-memory set above is enough.
         if self.storeIsShared {
             do {
-                guard try await self.store.markStatusMessageSeen(StatusSeenID.wakuHash(hash), seenAt: Date()) else {
+                guard try await self.seenMarker.mark(StatusSeenID.wakuHash(hash)) else {
                     self.metrics.duplicate.increment()
                     return .duplicate
                 }

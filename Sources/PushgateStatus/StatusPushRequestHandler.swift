@@ -15,13 +15,17 @@ struct StatusPushRequestHandler: Sendable {
     let logger: Logger
     /// The most notifications one request may carry (status-go sets no bound).
     let maximumNotifications = 1_000
+    /// The pauses between repeated writes of the request's seen mark (``StatusSeenMarker``).
+    var seenMarkPauses = StatusSeenMarker.defaultPauses
 
     /// The answer and the number of notifications queued; nil when no answer is due.
     func handle(_ message: StatusInboundMessage) async -> (Protobuf_PushNotificationResponse, queued: Int)? {
         guard let request = try? Protobuf_PushNotificationRequest(serializedBytes: message.payload) else { return nil }
         guard !request.requests.isEmpty, !request.messageID.isEmpty else { return nil }
         do {
-            guard try await self.store.markStatusMessageSeen(StatusSeenID.messageID(message.messageID), seenAt: Date()) else { return nil }
+            guard try await StatusSeenMarker(store: self.store, pauses: self.seenMarkPauses).mark(StatusSeenID.messageID(message.messageID)) else {
+                return nil
+            }
         } catch {
             self.logger.error("status: cannot record a push request as seen; not answered", metadata: ["error": "\(error)"])
             return nil
@@ -106,14 +110,6 @@ struct StatusPushRequestHandler: Sendable {
         for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }
         return difference == 0
     }
-}
-
-/// The ids kept in the store's seen set, one prefix per kind so the kinds cannot collide.
-enum StatusSeenID {
-    /// A Waku message's 14/WAKU2 hash (a message several instances or polls see).
-    static func wakuHash(_ hash: [UInt8]) -> [UInt8] { [1] + hash }
-    /// A push request's Status message id (status-go's at-most-once key).
-    static func messageID(_ id: [UInt8]) -> [UInt8] { [2] + id }
 }
 
 /// Where accepted notifications go (the outbox, through ``StatusDelivery``).

@@ -212,8 +212,8 @@ public final class BoundedStore: PushStore {
         try await self.read { try await $0.statusRegisteredKeyHashes() }
     }
 
-    public func markStatusMessageSeen(_ id: [UInt8], seenAt: Date) async throws -> Bool {
-        try await self.write({ try await $0.markStatusMessageSeen(id, seenAt: seenAt) }, changed: { $0 })
+    public func markStatusMessageSeen(_ id: [UInt8], claim: [UInt8], seenAt: Date) async throws -> Bool {
+        try await self.write({ try await $0.markStatusMessageSeen(id, claim: claim, seenAt: seenAt) }, changed: { $0 })
     }
 
     public func pruneStatusMessagesSeen(before cutoff: Date) async throws -> Int {

@@ -39,9 +39,12 @@ public protocol StatusServerStore: Sendable {
     func dropStatusRegistration(publicKeyHash: [UInt8], installationID: String, version: UInt64) async throws -> Bool
     /// The distinct key hashes that have at least one registration (the query topics to listen on).
     func statusRegisteredKeyHashes() async throws -> [[UInt8]]
-    /// Records a message id as seen at `seenAt`.
-    /// - Returns: `true` when it was not seen before (the caller handles it), `false` for a repeat.
-    func markStatusMessageSeen(_ id: [UInt8], seenAt: Date) async throws -> Bool
+    /// Records a message id as seen at `seenAt` by one handling attempt, named by `claim` (random bytes,
+    /// new for each attempt and the same when the attempt repeats this call after an error).
+    /// - Returns: `true` when the id was not seen before or was recorded with this `claim` (an earlier call
+    ///   of the same attempt was written but its answer was lost): the caller handles the message. `false`
+    ///   when another attempt recorded it.
+    func markStatusMessageSeen(_ id: [UInt8], claim: [UInt8], seenAt: Date) async throws -> Bool
     /// Forgets ids seen before `cutoff`.
     /// - Returns: how many.
     func pruneStatusMessagesSeen(before cutoff: Date) async throws -> Int

@@ -66,8 +66,16 @@ public enum StatusStoreStatements {
     public static let selectRegisteredKeyHashes =
         "SELECT DISTINCT public_key_hash FROM status_registrations WHERE registration IS NOT NULL"
 
-    /// Records a seen id; binds id, time (ms); returns a row when it was new.
-    public static let insertSeen = "INSERT INTO status_seen (id, seen_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING seen_at"
+    /// The step of migration 4: the claim of the attempt that recorded a seen id (NULL for ids recorded
+    /// before it, which no attempt can claim again).
+    public static func seenClaimColumn(blob: String) -> [String] {
+        ["ALTER TABLE status_seen ADD COLUMN claim \(blob)"]
+    }
+
+    /// Records a seen id unless it is recorded; binds id, time (ms), claim; returns the claim stored for the
+    /// id, the bound one when it was new. (The no-op update makes a repeat return the stored row.)
+    public static let insertSeen =
+        "INSERT INTO status_seen (id, seen_at, claim) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET claim = status_seen.claim RETURNING claim"
 
     /// Forgets ids seen before a time; binds time (ms); returns one row per id.
     public static let pruneSeen = "DELETE FROM status_seen WHERE seen_at < $1 RETURNING seen_at"

@@ -51,6 +51,7 @@ enum PostgresMigrations {
         ),
         Migration(version: 2, name: "invalid tokens", statements: StoreStatements.invalidTokensSchema),
         Migration(version: 3, name: "status server", statements: StatusStoreStatements.schema(blob: "BYTEA", integer: "BIGINT")),
+        Migration(version: 4, name: "status seen claims", statements: StatusStoreStatements.seenClaimColumn(blob: "BYTEA")),
     ])
 
     /// Leases due entries that no other instance holds; binds owner, lease end (ms), now (ms), limit.

@@ -388,11 +388,13 @@ public final class PostgresStore: PushStore {
         try await self.rows(StatusStoreStatements.selectRegisteredKeyHashes, PostgresBindings()).decode(ByteBuffer.self).all().map { Array(buffer: $0) }
     }
 
-    public func markStatusMessageSeen(_ id: [UInt8], seenAt: Date) async throws -> Bool {
-        var binds = PostgresBindings(capacity: 2)
+    public func markStatusMessageSeen(_ id: [UInt8], claim: [UInt8], seenAt: Date) async throws -> Bool {
+        var binds = PostgresBindings(capacity: 3)
         binds.append(ByteBuffer(bytes: id))
         binds.append(seenAt.millisecondsSince1970)
-        return try await !self.rows(StatusStoreStatements.insertSeen, binds).decode(Int64.self).all().isEmpty
+        binds.append(ByteBuffer(bytes: claim))
+        let stored = try await self.rows(StatusStoreStatements.insertSeen, binds).decode(ByteBuffer?.self).all()
+        return stored.first.flatMap { $0 }.map { Array(buffer: $0) } == claim
     }
 
     public func pruneStatusMessagesSeen(before cutoff: Date) async throws -> Int {

@@ -48,6 +48,7 @@ enum SQLiteMigrations {
         ),
         Migration(version: 2, name: "invalid tokens", statements: StoreStatements.invalidTokensSchema),
         Migration(version: 3, name: "status server", statements: StatusStoreStatements.schema(blob: "BLOB", integer: "INTEGER")),
+        Migration(version: 4, name: "status seen claims", statements: StatusStoreStatements.seenClaimColumn(blob: "BLOB")),
     ])
 
     /// Leases due entries; binds owner, lease end (ms), now (ms), limit.

@@ -415,33 +415,38 @@ public final class SQLiteStore: PushStore {
         }
     }
 
-    public func markStatusMessageSeen(_ id: [UInt8], seenAt: Date) async throws -> Bool {
-        try await self.seenMarks.submit(SeenMark(id: id, seenAt: Int(seenAt.millisecondsSince1970)))
+    public func markStatusMessageSeen(_ id: [UInt8], claim: [UInt8], seenAt: Date) async throws -> Bool {
+        try await self.seenMarks.submit(SeenMark(id: id, claim: claim, seenAt: Int(seenAt.millisecondsSince1970)))
     }
 
-    /// One id to record as seen, with its time in milliseconds.
+    /// One id to record as seen, with the claim of the attempt recording it and its time in milliseconds.
     struct SeenMark: Sendable {
         let id: [UInt8]
+        let claim: [UInt8]
         let seenAt: Int
     }
 
-    /// Writes a batch of seen marks in one statement; answers for each whether its id was new. Of two
-    /// marks with one id the first is new and the second is not, as if written one after the other.
+    /// Writes a batch of seen marks in one statement; answers for each whether it takes its id (the id was
+    /// new, or is recorded with the mark's claim). Of two marks with one id and different claims the first
+    /// takes it, as if written one after the other.
     private static func insertSeen(_ marks: [SeenMark], on connection: SQLiteStatementConnection, writes: WriteSerializer) async throws -> [Bool] {
         var firsts = Set<[UInt8]>()
-        let isFirst = marks.map { firsts.insert($0.id).inserted }
-        let distinct = zip(marks, isFirst).filter(\.1).map(\.0)
-        var sql = "INSERT INTO status_seen (id, seen_at) VALUES "
+        let distinct = marks.filter { firsts.insert($0.id).inserted }
+        var sql = "INSERT INTO status_seen (id, seen_at, claim) VALUES "
         var binds: [SQLiteData] = []
-        binds.reserveCapacity(distinct.count * 2)
+        binds.reserveCapacity(distinct.count * 3)
         for (index, mark) in distinct.enumerated() {
-            sql += index == 0 ? "(?1, ?2)" : ", (?\(index * 2 + 1), ?\(index * 2 + 2))"
-            binds += [.blob(ByteBuffer(bytes: mark.id)), .integer(mark.seenAt)]
+            sql += index == 0 ? "(?1, ?2, ?3)" : ", (?\(index * 3 + 1), ?\(index * 3 + 2), ?\(index * 3 + 3))"
+            binds += [.blob(ByteBuffer(bytes: mark.id)), .integer(mark.seenAt), .blob(ByteBuffer(bytes: mark.claim))]
         }
-        sql += " ON CONFLICT (id) DO NOTHING RETURNING id"
+        sql += " ON CONFLICT (id) DO UPDATE SET claim = status_seen.claim RETURNING id, claim"
         let rows = try await writes.run { try await Self.query(connection, sql, binds) }
-        let inserted = Set(rows.compactMap { $0.first?.blob.map { Array(buffer: $0) } })
-        return zip(marks, isFirst).map { mark, first in first && inserted.contains(mark.id) }
+        var stored: [[UInt8]: [UInt8]] = [:]
+        for row in rows {
+            guard row.count == 2, let id = row[0].blob else { throw StoreError.corruptRow("unreadable Status seen id") }
+            if let claim = row[1].blob { stored[Array(buffer: id)] = Array(buffer: claim) }
+        }
+        return marks.map { stored[$0.id] == $0.claim }
     }
 
     public func pruneStatusMessagesSeen(before cutoff: Date) async throws -> Int {

@@ -80,7 +80,7 @@ struct StatusPushRequestHandlerTests {
         try await self.register(self.client.registration())
         let inbound = try self.client.inbound(type: 20, payload: try self.client.pushRequest([self.client.notification()]), signer: self.client.ephemeral)
         // The seen-id write works, the registration read does not.
-        #expect(try await self.store.markStatusMessageSeen([0], seenAt: Date()))
+        #expect(try await self.store.markStatusMessageSeen([0], claim: [1], seenAt: Date()))
         let failingReads = FailingReadsStore(inner: self.store)
         let handler = StatusPushRequestHandler(store: failingReads, delivery: self.sink, logger: .quiet)
         let response = try #require(await handler.handle(inbound)?.0)
@@ -146,7 +146,9 @@ final class FailingReadsStore: StatusServerStore {
     func saveStatusRegistration(_ record: StatusRegistrationRecord) async throws -> Bool { try await self.inner.saveStatusRegistration(record) }
     func dropStatusRegistration(publicKeyHash: [UInt8], installationID: String, version: UInt64) async throws -> Bool { false }
     func statusRegisteredKeyHashes() async throws -> [[UInt8]] { [] }
-    func markStatusMessageSeen(_ id: [UInt8], seenAt: Date) async throws -> Bool { try await self.inner.markStatusMessageSeen(id, seenAt: seenAt) }
+    func markStatusMessageSeen(_ id: [UInt8], claim: [UInt8], seenAt: Date) async throws -> Bool {
+        try await self.inner.markStatusMessageSeen(id, claim: claim, seenAt: seenAt)
+    }
     func pruneStatusMessagesSeen(before cutoff: Date) async throws -> Int { 0 }
     func statusIdentity() async throws -> [UInt8]? { nil }
     func saveStatusIdentityIfAbsent(_ secret: [UInt8]) async throws -> [UInt8] { secret }

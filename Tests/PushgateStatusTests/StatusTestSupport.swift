@@ -14,7 +14,7 @@ final class MemoryStatusStore: StatusServerStore {
     }
     private struct State {
         var rows: [Key: StatusRegistrationRecord] = [:]
-        var seen: [[UInt8]: Date] = [:]
+        var seen: [[UInt8]: (at: Date, claim: [UInt8])] = [:]
         var identity: [UInt8]?
     }
     private let state = Mutex(State())
@@ -63,11 +63,11 @@ final class MemoryStatusStore: StatusServerStore {
         return self.state.withLock { Array(Set($0.rows.values.filter { $0.registration != nil }.map(\.publicKeyHash))) }
     }
 
-    func markStatusMessageSeen(_ id: [UInt8], seenAt: Date) async throws -> Bool {
+    func markStatusMessageSeen(_ id: [UInt8], claim: [UInt8], seenAt: Date) async throws -> Bool {
         try self.check()
         return self.state.withLock { state in
-            guard state.seen[id] == nil else { return false }
-            state.seen[id] = seenAt
+            if let stored = state.seen[id] { return stored.claim == claim }
+            state.seen[id] = (seenAt, claim)
             return true
         }
     }
@@ -75,7 +75,7 @@ final class MemoryStatusStore: StatusServerStore {
     func pruneStatusMessagesSeen(before cutoff: Date) async throws -> Int {
         try self.check()
         return self.state.withLock { state in
-            let old = state.seen.filter { $0.value < cutoff }.map(\.key)
+            let old = state.seen.filter { $0.value.at < cutoff }.map(\.key)
             for id in old { state.seen[id] = nil }
             return old.count
         }
