@@ -132,6 +132,8 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
                 response = try await self.connections.messages.request(
                     .POST, to: self.connections.sendDestination, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
                 )
+            } catch let error as HTTP1ExchangeError where error.isRefusal {
+                return .rejected(reason: error.description)
             } catch {
                 return .retryLater(after: nil, reason: Self.describe(error))
             }

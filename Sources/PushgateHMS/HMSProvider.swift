@@ -109,6 +109,8 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
                 )
             } catch HTTP1ExchangeError.deadlineExceeded {
                 return .retryLater(after: nil, reason: "deadline exceeded")
+            } catch let error as HTTP1ExchangeError where error.isRefusal {
+                return .rejected(reason: error.description)
             } catch {
                 return .retryLater(after: nil, reason: "transport error")
             }

@@ -18,6 +18,15 @@ public enum HTTP1ExchangeError: Error, CustomStringConvertible {
     case shutDown
     /// The connection could not take the request (it had closed); nothing was sent.
     case notSent
+    /// The request cannot be written as HTTP/1.1 (an endpoint that is not an http(s) URL, a header name
+    /// that is not a token, a value holding a line break or NUL); nothing was sent and sending it again
+    /// cannot work. Names the header, never its value.
+    case refused(String)
+
+    /// Whether this is ``refused(_:)``: the request can never be sent as it is.
+    public var isRefusal: Bool {
+        if case .refused = self { true } else { false }
+    }
 
     public var description: String {
         switch self {
@@ -25,6 +34,7 @@ public enum HTTP1ExchangeError: Error, CustomStringConvertible {
         case .connectionLost(let why): "connection lost: \(why)"
         case .shutDown: "the provider is shut down"
         case .notSent: "the connection had closed before sending"
+        case .refused(let why): "request not sent: \(why)"
         }
     }
 }

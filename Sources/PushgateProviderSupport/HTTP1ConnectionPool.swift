@@ -147,7 +147,7 @@ public final class HTTP1ConnectionPool: Sendable {
         _ method: HTTPMethod = .POST, _ url: URL, at addresses: [IPAddress] = [], headers: HTTPHeaders, body: ByteBuffer = ByteBuffer(),
         deadline: NIODeadline
     ) async throws -> HTTP1Answer {
-        guard let destination = Destination(url) else { throw HTTP1ExchangeError.connectionLost("endpoint is not an http(s) URL") }
+        guard let destination = Destination(url) else { throw HTTP1ExchangeError.refused("the endpoint is not an http(s) URL") }
         return try await self.request(method, to: destination, at: addresses, headers: headers, body: body, deadline: deadline)
     }
 
@@ -193,6 +193,10 @@ public final class HTTP1ConnectionPool: Sendable {
                 let deadline = NIODeadline.now() + self.cancellationGrace
                 connection.channel.eventLoop.execute { connection.handler.value.shortenDeadline(to: deadline) }
             }
+        } catch HTTP1ExchangeError.refused(let why) {
+            // Nothing was written: the connection is as good as before.
+            self.giveBack(connection, origin: origin)
+            throw HTTP1ExchangeError.refused(why)
         } catch {
             connection.channel.close(promise: nil)
             throw error

@@ -57,7 +57,7 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
             bytes = try HTTP1RequestSerializer.serialize(head, body: body, allocator: context.channel.allocator)
         } catch {
             timeout.cancel()
-            promise.fail(HTTP1ExchangeError.connectionLost(error.description))
+            promise.fail(HTTP1ExchangeError.refused(error.reason))
             return
         }
         self.exchange = Exchange(promise: promise, timeout: timeout, deadline: deadline)

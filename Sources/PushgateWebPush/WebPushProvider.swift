@@ -154,6 +154,8 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
             return (WebPushResponse.outcome(status: answer.status, retryAfter: answer.retryAfter, body: text), answer.status)
         } catch HTTP1ExchangeError.deadlineExceeded {
             return (.retryLater(after: nil, reason: "deadline passed"), nil)
+        } catch let error as HTTP1ExchangeError where error.isRefusal {
+            return (.rejected(reason: error.description), nil)
         } catch {
             return (.retryLater(after: nil, reason: "transport error: \(Self.describe(error))"), nil)
         }

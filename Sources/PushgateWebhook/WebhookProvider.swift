@@ -81,6 +81,9 @@ public final class WebhookProvider: PushProvider, Service, CustomStringConvertib
                 return .retryLater(after: RetryAfter.parse(answer.retryAfter), reason: "HTTP \(answer.status)")
             }
             return .delivered
+        } catch let error as HTTP1ExchangeError where error.isRefusal {
+            self.logger.error("webhook: the post cannot be written", metadata: ["app": "\(self.appID)", "error": "\(error)"])
+            return .rejected(reason: error.description)
         } catch {
             self.logger.info("webhook: the receiver cannot be reached", metadata: ["app": "\(self.appID)", "error": "\(error)"])
             return .retryLater(after: nil, reason: "the receiver cannot be reached")

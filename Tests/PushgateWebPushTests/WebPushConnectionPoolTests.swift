@@ -43,6 +43,35 @@ struct HTTP1ConnectionPoolTests {
         try await server.close()
     }
 
+    /// A request that cannot be written is refused as such (not as a lost connection, which would be
+    /// retried), nothing of it is sent, and the connection it was given carries the next message.
+    @Test func aRequestThatCannotBeWrittenIsRefusedAndItsConnectionKept() async throws {
+        let server = try await ScriptedHTTP1Server { _ in .answer(status: 201, body: "", close: false) }
+        let pool = try Self.pool()
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/abc"))
+        #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        var injected = Self.headers
+        injected.add(name: "Topic", value: "secret\r\nX-Injected: 1")
+        await #expect {
+            _ = try await pool.request(.POST, url, headers: injected, body: ByteBuffer(), deadline: Self.soon)
+        } throws: { error in
+            guard let error = error as? HTTP1ExchangeError, error.isRefusal else { return false }
+            return error.description == "request not sent: header Topic holds a line break or NUL" && !error.description.contains("secret")
+        }
+        await #expect {
+            _ = try await pool.request(.POST, URL(string: "ftp://127.0.0.1/x")!, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon)
+        } throws: { error in
+            (error as? HTTP1ExchangeError)?.description == "request not sent: the endpoint is not an http(s) URL"
+        }
+        #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        let record = server.snapshot
+        #expect(record.connections == 1, "the refused request left its connection usable")
+        #expect(record.heads.count == 2)
+        #expect(!record.heads.contains { $0.headers.contains(name: "X-Injected") })
+        await pool.shutdown()
+        try await server.close()
+    }
+
     @Test func anAnswerWithConnectionCloseIsNotReusedAndErrorBodiesAreCapped() async throws {
         let long = String(repeating: "e", count: 5000)
         let server = try await ScriptedHTTP1Server { number in
