@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import PushgateStore
 @testable import PushgateStoreSQLite
 import SQLiteNIO
 import Testing
@@ -57,6 +58,32 @@ struct SQLiteStatementConnectionTests {
             }
             await connection.close()
             await #expect(throws: (any Error).self) { _ = try await connection.query("SELECT 1", []) }
+        }
+    }
+
+    /// The outbox claim binds its LIMIT; SQLite would prepare the kept statement again whenever that value
+    /// moved between 0 or 1 and anything else, unless the plan is fixed whatever is bound.
+    @Test func aKeptStatementIsNotPreparedAgainWhenItsBoundValuesChange() async throws {
+        try await Self.withDatabase { path in
+            let connection = try await SQLiteStatementConnection.open(path: path)
+            for migration in try SQLiteMigrations.plan.pending(after: 0) {
+                for statement in migration.statements { _ = try await connection.query(statement, []) }
+            }
+            for index in 0..<5 {
+                _ = try await connection.query(
+                    "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at) VALUES (?, ?, ?, ?, ?)",
+                    [.text("app"), .text("token-\(index)"), .blob(ByteBuffer(bytes: [1])), .integer(index), .integer(0)]
+                )
+            }
+            var claimed = 0
+            for (round, limit) in [1, 3, 1, 0, 2, 1].enumerated() {
+                let rows = try await connection.query(SQLiteMigrations.claimDue, [.text("me"), .integer(100_000), .integer(1_000 + round), .integer(limit)])
+                #expect(rows.count == min(limit, 5 - claimed))
+                claimed += rows.count
+            }
+            #expect(claimed == 5)
+            #expect(try await connection.repreparations(of: SQLiteMigrations.claimDue) == 0)
+            await connection.close()
         }
     }
 

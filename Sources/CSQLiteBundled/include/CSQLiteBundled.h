@@ -35,6 +35,18 @@ double sqlite_nio_sqlite3_column_double(pushgate_sqlite_stmt *statement, int col
 const unsigned char *sqlite_nio_sqlite3_column_text(pushgate_sqlite_stmt *statement, int column);
 const void *sqlite_nio_sqlite3_column_blob(pushgate_sqlite_stmt *statement, int column);
 int sqlite_nio_sqlite3_column_bytes(pushgate_sqlite_stmt *statement, int column);
+int sqlite_nio_sqlite3_stmt_status(pushgate_sqlite_stmt *statement, int counter, int reset);
+int sqlite_nio_sqlite3_db_config(pushgate_sqlite_db *db, int op, ...);
+
+/// Turns on the query planner stability guarantee (SQLITE_DBCONFIG_ENABLE_QPSG, 1007): a statement's plan
+/// no longer depends on the values bound to it, so binding another value (a LIMIT going from 1 to 2,
+/// say) does not make SQLite prepare a kept statement again at its next step. Returns 0 when it is on.
+static inline int pushgate_sqlite_enable_qpsg(pushgate_sqlite_db *db) {
+    int enabled = 0;
+    int result = sqlite_nio_sqlite3_db_config(db, 1007, 1, &enabled);
+    if (result != 0) return result;
+    return enabled == 1 ? 0 : 1;
+}
 
 /// Binds text that SQLite copies (SQLITE_TRANSIENT); an empty text stays text, not NULL.
 static inline int pushgate_sqlite_bind_text_copy(pushgate_sqlite_stmt *statement, int index, const char *text, int bytes) {
