@@ -154,6 +154,7 @@ let package = Package(
                 "PushgateDelivery",
                 "PushgateStore",
                 .coreMetrics,
+                .httpTypes,
                 .hummingbird,
                 .logging,
                 .nioCore,

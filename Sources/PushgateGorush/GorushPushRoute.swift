@@ -14,8 +14,8 @@ struct GorushPushRoute: Sendable {
     let sender: GorushSender
 
     func push(_ request: Request, context: GatewayRequestContext) async throws -> Response {
-        guard case .allowed(let apps) = self.authenticator.verdict(authorization: request.headers[.authorization]) else {
-            if case .refused(let reason) = self.authenticator.verdict(authorization: request.headers[.authorization]) {
+        guard case .allowed(let apps) = self.authenticator.verdict(authorization: request.headers.value(of: .authorization)) else {
+            if case .refused(let reason) = self.authenticator.verdict(authorization: request.headers.value(of: .authorization)) {
                 return GorushResponse.error(.unauthorized, reason, headers: [.wwwAuthenticate: "Bearer"])
             }
             return GorushResponse.error(.unauthorized, "Unauthorized.")

@@ -20,7 +20,7 @@ struct GatewayMiddleware: RouterMiddleware {
         let response: Response
         do {
             let limit = self.limits.limit(forPath: request.uri.path)
-            if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            if let length = request.headers.value(of: .contentLength).flatMap(Int.init), length > limit {
                 throw HTTPError(.contentTooLarge)
             }
             context.maxUploadSize = limit

@@ -60,7 +60,7 @@ struct GatewayResponder: Sendable {
         let status = response.status
         let mayHaveBody = status.code >= 200 && status.code != 204 && status.code != 304
         // A HEAD answer says the length the GET answer's body has (RFC 9110 §9.3.2), and carries none.
-        if mayHaveBody, response.headers[.contentLength] == nil {
+        if mayHaveBody, !response.headers.contains(.contentLength) {
             headers.add(name: "Content-Length", value: String(collector.buffer.readableBytes))
         }
         let head = self.head(HTTPResponseStatus(statusCode: status.code, reasonPhrase: status.reasonPhrase), headers)
