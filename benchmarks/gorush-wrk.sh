@@ -6,6 +6,7 @@
 #   MODES="async" SHAPES="ios1" benchmarks/gorush-wrk.sh …   # a subset
 #   PROFILE=/tmp/gorush MODES=async SHAPES=ios1 benchmarks/gorush-wrk.sh …   # perf record of the gateway during wrk
 #   RATE=100 SHAPES=android100 MODES=async benchmarks/gorush-wrk.sh …   # an offered load instead of a closed loop
+#   WORK_DIR=/dev/shm …   # the database (and logs) on tmpfs: no fsync wait, to see what the disk adds
 #
 # Without RATE each connection sends its next request as soon as the answer arrives (wrk's closed loop):
 # the figures are the most the gateway answers. In async mode that also means it accepts far more tokens
@@ -26,7 +27,7 @@ cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-.build-release/release/pushgate}")
 DURATION=${2:-20s}
 CONNECTIONS=${3:-32}
-work=$(mktemp -d /tmp/pushgate-gorush-bench.XXXXXX)
+work=$(mktemp -d "${WORK_DIR:-/tmp}/pushgate-gorush-bench.XXXXXX")
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
