@@ -6,7 +6,7 @@ import PushgateCore
 /// `expiration`, `apns_id`, `collapse_id`).
 enum GorushAPNsPayload {
     /// The `alert` members gorush's `Alert` holds as strings.
-    static let alertStringKeys = [
+    static let alertStringKeys: [StaticString] = [
         "title", "subtitle", "body", "action", "action-loc-key", "launch-image", "loc-key", "title-loc-key", "summary-arg",
     ]
 

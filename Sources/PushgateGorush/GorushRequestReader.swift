@@ -58,7 +58,7 @@ enum GorushRequestReader {
         notification.condition = try fields.string("condition")
         // A request's own HMS credentials (`app_id`, `app_secret`) are read for their types only: the
         // configured app always delivers.
-        for key in ["app_id", "app_secret"] { _ = try fields.string(key) }
+        for key: StaticString in ["app_id", "app_secret"] { _ = try fields.string(key) }
         notification.huaweiNotification = try fields.object("huawei_notification")
         notification.huaweiData = try fields.string("huawei_data")
         notification.huaweiCollapseKey = try fields.int("huawei_collapse_key") ?? 0
@@ -97,11 +97,11 @@ enum GorushRequestReader {
         var result: [String: JSONValue] = [:]
         for key in GorushAPNsPayload.alertStringKeys {
             let value = try alert.string(key)
-            if !value.isEmpty { result[key] = .string(value) }
+            if !value.isEmpty { result[key.description] = .string(value) }
         }
-        for key in ["loc-args", "title-loc-args"] {
+        for key: StaticString in ["loc-args", "title-loc-args"] {
             let value = try alert.strings(key)
-            if !value.isEmpty { result[key] = .array(value.map(JSONValue.string)) }
+            if !value.isEmpty { result[key.description] = .array(value.map(JSONValue.string)) }
         }
         if let count = try alert.int("summary-arg-count"), count > 0 { result["summary-arg-count"] = .number(Double(count)) }
         return result
@@ -128,30 +128,40 @@ enum GorushRequestReader {
         }
 
         /// The key's bit: equal keys have equal bits, so a key present exactly always has its bit set.
-        private static func signatureBit(_ key: String) -> UInt64 {
-            let bytes = key.utf8
-            guard let first = bytes.first, let last = bytes.last else { return 1 }
-            let mixed = (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(first) &* 0xBF58_476D_1CE4_E5B9) ^ (UInt64(last) &* 0x94D0_49BB_1331_11EB)
+        private static func signatureBit(count: Int, first: UInt8, last: UInt8) -> UInt64 {
+            let mixed = (UInt64(count) &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(first) &* 0xBF58_476D_1CE4_E5B9) ^ (UInt64(last) &* 0x94D0_49BB_1331_11EB)
             return 1 << (mixed >> 58)
+        }
+
+        /// A present key's bit (over contiguous UTF-8: the `UTF8View`'s `first` and `last` cost more than
+        /// the look-ups the bit saves).
+        private static func signatureBit(_ key: String) -> UInt64 {
+            var key = key
+            return key.withUTF8 { bytes in bytes.isEmpty ? 1 : Self.signatureBit(count: bytes.count, first: bytes[0], last: bytes[bytes.count - 1]) }
+        }
+
+        /// A field name's bit, from the literal's bytes.
+        private static func signatureBit(_ key: StaticString) -> UInt64 {
+            key.withUTF8Buffer { bytes in bytes.isEmpty ? 1 : Self.signatureBit(count: bytes.count, first: bytes[0], last: bytes[bytes.count - 1]) }
         }
 
         /// The member for `key` (lower-case ASCII, as every key gorush reads is): an exact match, else one
         /// that differs only in case; nil when absent or null.
-        func value(_ key: String) throws(Unreadable) -> JSONValue? {
-            var found = self.keySignatures & Self.signatureBit(key) == 0 ? nil : self.members[key]
+        func value(_ key: StaticString) throws(Unreadable) -> JSONValue? {
+            var found = self.keySignatures & Self.signatureBit(key) == 0 ? nil : self.members[key.description]
             if found == nil, self.foldingMayMatch {
-                let lowered = key.lowercased()
+                let lowered = key.description.lowercased()
                 found = self.members.first { $0.key.lowercased() == lowered }?.value
             }
             if case .null? = found { return nil }
             return found
         }
 
-        private func mismatch(_ key: String, _ expected: String) -> Unreadable {
+        private func mismatch(_ key: StaticString, _ expected: String) -> Unreadable {
             Unreadable(reason: "\(self.path)\(key) is not \(expected)")
         }
 
-        func string(_ key: String) throws(Unreadable) -> String {
+        func string(_ key: StaticString) throws(Unreadable) -> String {
             switch try self.value(key) {
             case nil: return ""
             case .string(let text)?: return text
@@ -159,7 +169,7 @@ enum GorushRequestReader {
             }
         }
 
-        func strings(_ key: String) throws(Unreadable) -> [String] {
+        func strings(_ key: StaticString) throws(Unreadable) -> [String] {
             switch try self.value(key) {
             case nil: return []
             case .array(let items)?:
@@ -177,7 +187,7 @@ enum GorushRequestReader {
             }
         }
 
-        func bool(_ key: String) throws(Unreadable) -> Bool {
+        func bool(_ key: StaticString) throws(Unreadable) -> Bool {
             switch try self.value(key) {
             case nil: return false
             case .bool(let flag)?: return flag
@@ -185,7 +195,7 @@ enum GorushRequestReader {
             }
         }
 
-        func number(_ key: String) throws(Unreadable) -> Double? {
+        func number(_ key: StaticString) throws(Unreadable) -> Double? {
             switch try self.value(key) {
             case nil: return nil
             case .number(let number)?: return number
@@ -193,17 +203,17 @@ enum GorushRequestReader {
             }
         }
 
-        func int64(_ key: String) throws(Unreadable) -> Int64? {
+        func int64(_ key: StaticString) throws(Unreadable) -> Int64? {
             guard let number = try self.number(key) else { return nil }
             guard number.rounded() == number, abs(number) < 9.2e18 else { throw self.mismatch(key, "an integer") }
             return Int64(number)
         }
 
-        func int(_ key: String) throws(Unreadable) -> Int? {
+        func int(_ key: StaticString) throws(Unreadable) -> Int? {
             try self.int64(key).map { Int($0) }
         }
 
-        func object(_ key: String) throws(Unreadable) -> [String: JSONValue]? {
+        func object(_ key: StaticString) throws(Unreadable) -> [String: JSONValue]? {
             switch try self.value(key) {
             case nil: return nil
             case .object(let members)?: return members
