@@ -123,21 +123,25 @@ enum GorushRequestReader {
         init(_ members: [String: JSONValue], path: String) {
             self.members = members
             self.path = path
-            self.foldingMayMatch = members.keys.contains { key in key.utf8.contains { $0 >= 0x80 || (0x41...0x5A).contains($0) } }
-            self.keySignatures = members.keys.reduce(0) { $0 | Self.signatureBit($1) }
+            // One pass over each key's contiguous UTF-8 for both (the `UTF8View`'s `first` and `last` cost
+            // more than the look-ups the bits save).
+            var foldingMayMatch = false
+            var keySignatures: UInt64 = 0
+            for key in members.keys {
+                var key = key
+                key.withUTF8 { bytes in
+                    keySignatures |= bytes.isEmpty ? 1 : Self.signatureBit(count: bytes.count, first: bytes[0], last: bytes[bytes.count - 1])
+                    if !foldingMayMatch { foldingMayMatch = bytes.contains { $0 >= 0x80 || (0x41...0x5A).contains($0) } }
+                }
+            }
+            self.foldingMayMatch = foldingMayMatch
+            self.keySignatures = keySignatures
         }
 
         /// The key's bit: equal keys have equal bits, so a key present exactly always has its bit set.
         private static func signatureBit(count: Int, first: UInt8, last: UInt8) -> UInt64 {
             let mixed = (UInt64(count) &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(first) &* 0xBF58_476D_1CE4_E5B9) ^ (UInt64(last) &* 0x94D0_49BB_1331_11EB)
             return 1 << (mixed >> 58)
-        }
-
-        /// A present key's bit (over contiguous UTF-8: the `UTF8View`'s `first` and `last` cost more than
-        /// the look-ups the bit saves).
-        private static func signatureBit(_ key: String) -> UInt64 {
-            var key = key
-            return key.withUTF8 { bytes in bytes.isEmpty ? 1 : Self.signatureBit(count: bytes.count, first: bytes[0], last: bytes[bytes.count - 1]) }
         }
 
         /// A field name's bit, from the literal's bytes.

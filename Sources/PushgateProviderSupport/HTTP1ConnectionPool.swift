@@ -193,10 +193,10 @@ public final class HTTP1ConnectionPool: Sendable {
                 let deadline = NIODeadline.now() + self.cancellationGrace
                 connection.channel.eventLoop.execute { connection.handler.value.shortenDeadline(to: deadline) }
             }
-        } catch HTTP1ExchangeError.refused(let why) {
+        } catch let error as HTTP1ExchangeError where error.isRefusal {
             // Nothing was written: the connection is as good as before.
             self.giveBack(connection, origin: origin)
-            throw HTTP1ExchangeError.refused(why)
+            throw error
         } catch {
             connection.channel.close(promise: nil)
             throw error

@@ -1,4 +1,5 @@
 import NIOCore
+import PushgateCore
 
 /// Reads a server's HTTP/1.x answers (RFC 9112) from the bytes of a connection that carries one request
 /// at a time, keeping only what ``HTTP1Answer`` holds: the status, `Retry-After`, the start of the body,
@@ -239,23 +240,23 @@ struct HTTP1ResponseParser {
             guard name.allSatisfy(\.isHTTPTokenByte) else { return Malformed(reason: "a header name that is not a token") }
             let value = Self.trimmed(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...]))
             switch name.count {
-            case 10 where Self.equalsLowercased(name, "connection"):
+            case 10 where ASCIICaseFolding.equals(name, "connection"):
                 for option in value.split(separator: UInt8(ascii: ",")) {
                     let option = Self.trimmed(UnsafeRawBufferPointer(rebasing: option))
-                    if Self.equalsLowercased(option, "close") { self.answer.close = true }
-                    if Self.equalsLowercased(option, "keep-alive") { self.answer.keepAlive = true }
+                    if ASCIICaseFolding.equals(option, "close") { self.answer.close = true }
+                    if ASCIICaseFolding.equals(option, "keep-alive") { self.answer.keepAlive = true }
                 }
-            case 11 where Self.equalsLowercased(name, "retry-after"):
+            case 11 where ASCIICaseFolding.equals(name, "retry-after"):
                 if self.answer.retryAfter == nil { self.answer.retryAfter = String(decoding: value, as: UTF8.self) }
-            case 14 where Self.equalsLowercased(name, "content-length"):
+            case 14 where ASCIICaseFolding.equals(name, "content-length"):
                 guard let length = Self.contentLength(value) else { return Malformed(reason: "a Content-Length that is not a length") }
                 if let known = self.answer.contentLength, known != length { return Malformed(reason: "two different Content-Length values") }
                 self.answer.contentLength = length
-            case 17 where Self.equalsLowercased(name, "transfer-encoding"):
+            case 17 where ASCIICaseFolding.equals(name, "transfer-encoding"):
                 self.answer.transferCoded = true
                 // The last coding of the last Transfer-Encoding decides.
                 let last = value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).last
-                self.answer.chunked = last.map { Self.equalsLowercased(Self.trimmed(UnsafeRawBufferPointer(rebasing: $0)), "chunked") } ?? false
+                self.answer.chunked = last.map { ASCIICaseFolding.equals(Self.trimmed(UnsafeRawBufferPointer(rebasing: $0)), "chunked") } ?? false
             default:
                 break
             }
@@ -310,16 +311,5 @@ struct HTTP1ResponseParser {
             return UnsafeRawBufferPointer(rebasing: bytes[0..<0])
         }
         return UnsafeRawBufferPointer(rebasing: bytes[first...last])
-    }
-
-    /// Whether `bytes`, ASCII-lowercased, are `lowercase`.
-    private static func equalsLowercased(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
-        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
-            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-            guard folded == lowercase.utf8Start[index] else { return false }
-        }
-        return true
     }
 }

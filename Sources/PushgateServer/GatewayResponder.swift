@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
+import PushgateCore
 import PushgateHTTP
 
 /// Answers one collected request through the router, with the headers every answer carries (`Date`,
@@ -97,7 +98,7 @@ struct GatewayResponder: Sendable {
         fields.reserveCapacity(head.headers.count)
         var authority: String?
         for header in head.headers {
-            if authority == nil, header.name.utf8.count == 4, header.name.lowercased() == "host" {
+            if authority == nil, ASCIICaseFolding.equals(header.name, "host") {
                 authority = header.value
                 continue
             }

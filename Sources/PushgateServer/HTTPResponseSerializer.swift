@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import PushgateCore
 
 /// The bottom of a gateway connection's pipeline, in place of NIO's `HTTPResponseEncoder`: writes each
 /// answer (head, body parts, end) to the socket as one buffer when its end is written.
@@ -134,9 +135,9 @@ final class HTTPResponseSerializer: ChannelOutboundHandler, RemovableChannelHand
         var framing = Framing()
         for (name, value) in head.headers {
             size += name.utf8.count + value.utf8.count + 4
-            if Self.isNamed(name, "content-length") {
+            if ASCIICaseFolding.equals(name, "content-length") {
                 framing.hasLength = true
-            } else if Self.isNamed(name, "transfer-encoding") {
+            } else if ASCIICaseFolding.equals(name, "transfer-encoding") {
                 framing.hasTransferEncoding = true
                 framing.isChunked = value.lowercased().hasSuffix("chunked")
             }
@@ -178,17 +179,5 @@ final class HTTPResponseSerializer: ChannelOutboundHandler, RemovableChannelHand
             return at
         }
         return framing
-    }
-
-    /// Whether a header's name is `lowercase`, in any case.
-    private static func isNamed(_ name: String, _ lowercase: StaticString) -> Bool {
-        guard name.utf8.count == lowercase.utf8CodeUnitCount else { return false }
-        var index = 0
-        for byte in name.utf8 {
-            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-            guard folded == lowercase.utf8Start[index] else { return false }
-            index += 1
-        }
-        return true
     }
 }
