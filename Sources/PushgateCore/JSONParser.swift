@@ -223,7 +223,8 @@ public struct JSONParser {
         let start = self.position
         var nonASCII: UInt8 = 0
         // The common case: no escapes; the bytes are the string.
-        while self.position < self.bytes.count {
+        self.position = JSONStringScanner.plainRunEnd(in: self.bytes, from: self.position, stopAtNonASCII: false, nonASCII: &nonASCII)
+        if self.position < self.bytes.count {
             let byte = self.bytes[self.position]
             if byte == UInt8(ascii: "\"") {
                 if nonASCII & 0x80 == 0 {
@@ -238,10 +239,7 @@ public struct JSONParser {
                 self.position += 1
                 return text
             }
-            if byte == UInt8(ascii: "\\") { break }
-            guard byte >= 0x20 else { throw self.failure("control character in a string") }
-            nonASCII |= byte
-            self.position += 1
+            guard byte == UInt8(ascii: "\\") else { throw self.failure("control character in a string") }
         }
         // With escapes: the runs between them are copied whole (`\/` in every base64 text PHP encodes).
         var buffer = Array(self.bytes(from: start))
@@ -264,12 +262,9 @@ public struct JSONParser {
                 try self.escape(into: &buffer)
             default:
                 let run = self.position
-                while self.position < self.bytes.count {
-                    let byte = self.bytes[self.position]
-                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
-                    guard byte >= 0x20 else { throw self.failure("control character in a string") }
-                    nonASCII |= byte
-                    self.position += 1
+                self.position = JSONStringScanner.plainRunEnd(in: self.bytes, from: self.position, stopAtNonASCII: false, nonASCII: &nonASCII)
+                if self.position < self.bytes.count, self.bytes[self.position] < 0x20 {
+                    throw self.failure("control character in a string")
                 }
                 buffer.append(contentsOf: self.bytes(from: run))
             }

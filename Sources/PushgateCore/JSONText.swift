@@ -192,12 +192,16 @@ public enum JSONText {
         // Runs of bytes that need no escape (nearly all of them) are copied whole.
         let complete = text.withUTF8 { bytes -> Bool in
             var runStart = 0
-            for index in 0..<bytes.count {
+            var index = 0
+            var nonASCII: UInt8 = 0
+            while true {
+                index = JSONStringScanner.plainRunEnd(in: bytes, from: index, stopAtNonASCII: asciiOnly, nonASCII: &nonASCII)
+                guard index < bytes.count else { break }
                 let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (asciiOnly && byte >= 0x80) else { continue }
                 if asciiOnly && byte >= 0x80 { return false }
                 if runStart < index { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
-                runStart = index + 1
+                index += 1
+                runStart = index
                 Self.writeEscape(byte, into: &output)
             }
             if runStart < bytes.count { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads `application/x-www-form-urlencoded` text as real clients send it to the proxy: `+` is a space,
 /// percent escapes are decoded, and later duplicates win.
 ///
@@ -19,8 +21,7 @@ enum NextcloudForm {
             var pairs: [(String, String)] = []
             var start = 0
             while start <= bytes.count {
-                var end = start
-                while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
+                let end = Self.index(of: UInt8(ascii: "&"), in: bytes, from: start)
                 if end > start {
                     var separator = start
                     while separator < end, bytes[separator] != UInt8(ascii: "=") { separator += 1 }
@@ -36,36 +37,64 @@ enum NextcloudForm {
         }
     }
 
+    /// The index of the first `byte` at or after `start`, or `bytes.count`.
+    private static func index(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard start < bytes.count, let base = bytes.baseAddress else { return bytes.count }
+        guard let found = memchr(base + start, Int32(byte), bytes.count - start) else { return bytes.count }
+        return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+    }
+
     /// One name or value, unescaped; nil when an escape is malformed or the result is not UTF-8.
     private static func decode(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
+        guard let base = bytes.baseAddress, !range.isEmpty else { return "" }
         var malformed = false
         // Unescaping only shortens, so the range's length is room enough.
         let output = [UInt8](unsafeUninitializedCapacity: range.count) { output, count in
+            guard let target = output.baseAddress else { return }
             var index = range.lowerBound
             var written = 0
             while index < range.upperBound {
-                let byte = bytes[index]
-                switch byte {
-                case UInt8(ascii: "+"):
-                    output[written] = UInt8(ascii: " ")
+                // The run up to the next `+` or `%` is copied whole.
+                let runEnd = Self.plainRunEnd(base, from: index, to: range.upperBound)
+                if runEnd > index {
+                    (target + written).update(from: base + index, count: runEnd - index)
+                    written += runEnd - index
+                    index = runEnd
+                    if index == range.upperBound { break }
+                }
+                if base[index] == UInt8(ascii: "+") {
+                    target[written] = UInt8(ascii: " ")
                     index += 1
-                case UInt8(ascii: "%"):
-                    guard index + 2 < range.upperBound, let high = Self.hexValue(bytes[index + 1]), let low = Self.hexValue(bytes[index + 2]) else {
+                } else {
+                    guard index + 2 < range.upperBound, let high = Self.hexValue(base[index + 1]), let low = Self.hexValue(base[index + 2]) else {
                         malformed = true
                         count = 0
                         return
                     }
-                    output[written] = high << 4 | low
+                    target[written] = high << 4 | low
                     index += 3
-                default:
-                    output[written] = byte
-                    index += 1
                 }
                 written += 1
             }
             count = written
         }
         return malformed ? nil : String(validating: output, as: UTF8.self)
+    }
+
+    /// The index of the first `+` or `%` in `start..<end`, or `end`; eight bytes a step.
+    private static func plainRunEnd(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var index = start
+        while index &+ 8 <= end {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let plus = word ^ 0x2B2B_2B2B_2B2B_2B2B
+            let percent = word ^ 0x2525_2525_2525_2525
+            // A byte's high bit is set exactly when some byte of the word is `+` or `%`.
+            if (((plus &- ones) & ~plus) | ((percent &- ones) & ~percent)) & 0x8080_8080_8080_8080 != 0 { break }
+            index &+= 8
+        }
+        while index < end, base[index] != UInt8(ascii: "+"), base[index] != UInt8(ascii: "%") { index &+= 1 }
+        return index
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -1,4 +1,5 @@
 import Foundation
+import PushgateCore
 
 /// How stores persist ``DeviceRegistration/attributes``: a JSON object with sorted keys.
 public enum DeviceAttributesCoding {
@@ -14,10 +15,25 @@ public enum DeviceAttributesCoding {
     /// Decodes attributes stored by ``encode(_:)``.
     /// - Throws: ``StoreError/corruptRow(_:)`` when the text is not a JSON object of strings.
     public static func decode(_ text: String) throws -> [String: String] {
+        // Most devices have none; reading goes through PushgateCore's parser, about a tenth of the cost of
+        // `JSONDecoder` (which the Nextcloud front end paid for every device of a batch).
+        if text == "{}" { return [:] }
+        var attributes: [String: String] = [:]
+        var allStrings = true
         do {
-            return try JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+            try JSONParser.walk(Array(text.utf8)) { parser throws(JSONParser.Failure) in
+                try parser.readMembers { parser, key throws(JSONParser.Failure) in
+                    if case .string(let value) = try parser.readValue() {
+                        attributes[key] = value
+                    } else {
+                        allStrings = false
+                    }
+                }
+            }
         } catch {
-            throw StoreError.corruptRow("device attributes are not a JSON object of strings")
+            allStrings = false
         }
+        guard allStrings else { throw StoreError.corruptRow("device attributes are not a JSON object of strings") }
+        return attributes
     }
 }

@@ -74,4 +74,29 @@ struct JSONParserTests {
             #expect(try JSONParser.parse(Array(text)) == value)
         }
     }
+
+    /// Strings are scanned eight bytes a step: what ends a run (a quote, a backslash, a control character,
+    /// a byte outside ASCII to validate) is seen at every offset of a word.
+    @Test func readsAndRefusesAByteAtEveryOffset() throws {
+        for length in 1...40 {
+            for offset in 0..<length {
+                let before = Array(repeating: UInt8(ascii: "a"), count: offset)
+                let after = Array(repeating: UInt8(ascii: "b"), count: length - offset - 1)
+                for (special, expected) in [(#"\""#, "\""), (#"\\"#, "\\"), (#"\/"#, "/"), (#"\n"#, "\n"), (#"\u00e9"#, "é"), ("é", "é"), ("😀", "😀")] {
+                    let text = [UInt8(ascii: "\"")] + before + Array(special.utf8) + after + [UInt8(ascii: "\"")]
+                    let string = String(decoding: before, as: UTF8.self) + expected + String(decoding: after, as: UTF8.self)
+                    #expect(try JSONParser.parse(text) == .string(string), "\(length) \(offset) \(special)")
+                    #expect(try JSONParser.parse(Array("[\"x\\/\",".utf8) + text + [UInt8(ascii: "]")]) == ["x/", .string(string)])
+                }
+                for bad: UInt8 in [0x00, 0x01, 0x0A, 0x1F, 0xFF, 0x80] {
+                    let text = [UInt8(ascii: "\"")] + before + [bad] + after + [UInt8(ascii: "\"")]
+                    #expect(throws: JSONParser.Failure.self, "\(length) \(offset) \(bad)") { try JSONParser.parse(text) }
+                    let escaped = Array(#""\/"#.utf8) + before + [bad] + after + [UInt8(ascii: "\"")]
+                    #expect(throws: JSONParser.Failure.self, "\(length) \(offset) \(bad)") { try JSONParser.parse(escaped) }
+                }
+                let unterminated = [UInt8(ascii: "\"")] + before + after
+                #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(unterminated) }
+            }
+        }
+    }
 }

@@ -59,4 +59,19 @@ struct JSONTextTests {
         #expect(throws: (any Error).self) { try JSONText.encode([.number(.infinity)]) }
         #expect(throws: (any Error).self) { try JSONText.encodedCount(["x": .number(.nan)]) }
     }
+
+    /// Strings are scanned eight bytes a step: a byte that must be escaped (or, in a key, one outside ASCII)
+    /// is found at every offset of a word, in the word-wise part and in the byte-wise tail alike.
+    @Test func escapesAByteAtEveryOffset() throws {
+        for length in 1...40 {
+            for offset in 0..<length {
+                for special in ["\"", "\\", "\n", "\u{1}", "\u{1f}", "\u{7f}", "é", "😀", "/", " "] {
+                    let text = String(repeating: "a", count: offset) + special + String(repeating: "b", count: length - offset - 1)
+                    #expect(try JSONText.encode(.string(text)) == JSONValue.string(text).encodedByFoundation(), "\(length) \(offset) \(special)")
+                    let object: JSONValue = [text: .null]
+                    #expect(try JSONText.encode(object) == object.encodedByFoundation(), "\(length) \(offset) \(special)")
+                }
+            }
+        }
+    }
 }
