@@ -407,6 +407,8 @@ let package = Package(
                 "PushgateCore",
                 .crypto,
                 .cryptoExtras,
+                .nioCore,
+                .nioEmbedded,
             ]
         ),
         .testTarget(

@@ -96,6 +96,8 @@ final class APNsConnection: @unchecked Sendable {
             let handler = APNsStreamHandler(authority: target.authority)
             let pipeline = channel.pipeline.syncOperations
             try pipeline.addHandler(NIOSSLClientHandler(context: target.tls, serverHostname: target.serverName))
+            // One TLS record for the frames of a flush, instead of one for each frame (three a request).
+            try pipeline.addHandler(OutboundWriteCoalescer())
             // Every header value this client sends is either its own (the path's token is letters and
             // digits, the provider token base64url) or checked by `APNsRequestFactory.problem(with:body:)`
             // before the request is built, so NIOHTTP2 does not validate each header block again (a
