@@ -5,6 +5,7 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import NIOSSL
+import PushgateProviderSupport
 
 /// How the APNs emulator serves one TCP connection: TLS, then HTTP/2 (`NIOHTTP2Handler`, which checks
 /// the protocol: preface, frame and stream states, header blocks, content length, flow control), then
@@ -28,6 +29,8 @@ struct APNsEmulatorServerChannel: ServerChildChannel {
             try channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
             let pipeline = channel.pipeline.syncOperations
             try pipeline.addHandler(NIOSSLServerHandler(context: self.sslContext))
+            // The answers of one read go out as one TLS record, not one record for each frame.
+            try pipeline.addHandler(OutboundWriteCoalescer())
             // HTTP/2 only, by ALPN `h2` or by prior knowledge: anything else fails the connection preface.
             try pipeline.addHandler(NIOHTTP2Handler(mode: .server))
             try pipeline.addHandler(APNsEmulatorConnectionHandler(emulator: self.emulator))
