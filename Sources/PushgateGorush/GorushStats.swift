@@ -19,20 +19,8 @@ final class GorushStats: Service, Sendable {
         static let submitted = "gorush:submitted-tasks"
         static let succeededTasks = "gorush:success-tasks"
         static let failedTasks = "gorush:failure-tasks"
-        static func success(_ platform: GorushNotification.Platform) -> String {
-            switch platform {
-            case .ios: "gorush:ios-success-count"
-            case .android: "gorush:android-success-count"
-            case .huawei: "gorush:huawei-success-count"
-            }
-        }
-        static func error(_ platform: GorushNotification.Platform) -> String {
-            switch platform {
-            case .ios: "gorush:ios-error-count"
-            case .android: "gorush:android-error-count"
-            case .huawei: "gorush:huawei-error-count"
-            }
-        }
+        static func success(_ platform: GorushNotification.Platform) -> String { "gorush:\(platform.name)-success-count" }
+        static func error(_ platform: GorushNotification.Platform) -> String { "gorush:\(platform.name)-error-count" }
     }
 
     private let store: any PushStore
