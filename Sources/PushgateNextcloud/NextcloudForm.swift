@@ -1,4 +1,5 @@
 import Foundation
+import PushgateCore
 
 /// Reads `application/x-www-form-urlencoded` text as real clients send it to the proxy: `+` is a space,
 /// percent escapes are decoded, and later duplicates win.
@@ -83,14 +84,10 @@ enum NextcloudForm {
 
     /// The index of the first `+` or `%` in `start..<end`, or `end`; eight bytes a step.
     private static func plainRunEnd(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
-        let ones: UInt64 = 0x0101_0101_0101_0101
         var index = start
         while index &+ 8 <= end {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            let plus = word ^ 0x2B2B_2B2B_2B2B_2B2B
-            let percent = word ^ 0x2525_2525_2525_2525
-            // A byte's high bit is set exactly when some byte of the word is `+` or `%`.
-            if (((plus &- ones) & ~plus) | ((percent &- ones) & ~percent)) & 0x8080_8080_8080_8080 != 0 { break }
+            let word = SWARBytes.load(base, at: index)
+            if SWARBytes.bytes(of: word, equalTo: UInt8(ascii: "+")) | SWARBytes.bytes(of: word, equalTo: UInt8(ascii: "%")) != 0 { break }
             index &+= 8
         }
         while index < end, base[index] != UInt8(ascii: "+"), base[index] != UInt8(ascii: "%") { index &+= 1 }
