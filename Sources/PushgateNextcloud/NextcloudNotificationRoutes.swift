@@ -129,6 +129,9 @@ public struct NextcloudNotificationRoutes: Sendable {
             for await verdict in group { verdicts.append(verdict) }
             return verdicts
         }
+        // Retries are queued together, one write for each distinct pause (usually one): queued one by one,
+        // each waiting for its own commit, a batch that met a full app took seconds to answer.
+        var retries: [Double: [Dispatcher.Queued]] = [:]
         for (plan, outcome) in verdicts {
             switch outcome {
             case .delivered:
@@ -139,17 +142,19 @@ public struct NextcloudNotificationRoutes: Sendable {
                 _ = try? await self.store.deleteDevice(namespace: NextcloudDeviceRoutes.namespace, deviceID: plan.deviceID)
                 result.addUnknown(plan.deviceID)
             case .retryLater(let after, _):
-                do {
-                    try await self.dispatcher.enqueue(
-                        plan.notification, appID: plan.provider.appID, tokens: [plan.token], notBefore: Date() + (after.map(Self.seconds) ?? 0)
-                    )
-                    result.queued += 1
-                } catch {
-                    result.failed += 1
-                    self.logger.error("nextcloud: could not queue a notification", metadata: ["error": "\(error)"])
-                }
+                retries[after.map(Self.seconds) ?? 0, default: []].append(Dispatcher.Queued(plan.notification, appID: plan.provider.appID, tokens: [plan.token]))
             case .rejected:
                 result.failed += 1
+            }
+        }
+        let now = Date()
+        for (pause, queued) in retries.sorted(by: { $0.key < $1.key }) {
+            do {
+                try await self.dispatcher.enqueue(queued, notBefore: now + pause)
+                result.queued += queued.count
+            } catch {
+                result.failed += queued.count
+                self.logger.error("nextcloud: could not queue notifications", metadata: ["count": "\(queued.count)", "error": "\(error)"])
             }
         }
         return result

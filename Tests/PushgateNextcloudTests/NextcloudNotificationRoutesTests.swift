@@ -228,6 +228,31 @@ struct NextcloudNotificationRoutesTests {
         }
     }
 
+    @Test func theRetriesOfOneBatchAreQueuedTogether() async throws {
+        var users: [NextcloudUser] = []
+        for index in 0..<10 { users.append(try await NextcloudUser(cloudID: "u\(index)@cloud.example.com", tokenID: 100 + index)) }
+        try await Self.withProxy { [users] proxy in
+            for (index, user) in users.enumerated() { try await proxy.register(user, token: "busy:\(index)", userAgent: Self.androidUA) }
+            let entries = users.enumerated().map { index, user in
+                NextcloudServerSide.entry(user: user, pushToken: "busy:\(index)", ciphertext: NextcloudServerSide.randomCiphertext())
+            }
+            let before = Date()
+            let (status, body) = try await proxy.post(NextcloudServerSide.form(entries))
+            #expect(status == .ok)
+            #expect(try Self.json(body)["failed"] as? Int == 0)
+            let queued = try await proxy.store.claimDue(now: Date().addingTimeInterval(60), limit: 20, leaseFor: .seconds(10), owner: "test")
+            #expect(Set(queued.map(\.message.pushToken)) == Set((0..<10).map { "busy:\($0)" }))
+            // One write: one time for all of them (the provider's 30 s pause from one clock reading), and
+            // the consecutive ids of one INSERT.
+            #expect(Set(queued.map(\.message.notBefore)).count == 1)
+            if let notBefore = queued.first?.message.notBefore {
+                #expect(notBefore >= before.addingTimeInterval(29) && notBefore <= Date().addingTimeInterval(31))
+            }
+            let ids = queued.map(\.id).sorted()
+            #expect(ids.last.map { $0 - ids[0] } == Int64(ids.count - 1))
+        }
+    }
+
     @Test func unreadableAndOversizeBatchesAreRefusedWithoutSendingAnything() async throws {
         let user = try await NextcloudUser(cloudID: "joe@cloud.example.com", tokenID: 11)
         try await Self.withProxy { proxy in
