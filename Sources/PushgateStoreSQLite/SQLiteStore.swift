@@ -23,6 +23,10 @@ public final class SQLiteStore: PushStore {
     /// for all that arrive while a write is under way. SQLite has one writer and each commit waits for the
     /// disk; one commit per push request capped the Status server below a thousand requests a second.
     private let seenMarks: WriteCoalescer<SeenMark, Bool>
+    /// Concurrent reschedules, written together in one transaction. A provider that answers "later" to
+    /// many tokens at once had the outbox worker commit (and sync) once per token, one after the other,
+    /// and every other write, front ends' enqueues included, waited behind them: seconds, under load.
+    private let reschedules: WriteCoalescer<Reschedule, Bool>
     private let logger: Logger
 
     private init(path: String, writer: SQLiteStatementConnection, reader: SQLiteStatementConnection, logger: Logger) {
@@ -32,6 +36,7 @@ public final class SQLiteStore: PushStore {
         self.logger = logger
         let writes = self.writes
         self.seenMarks = WriteCoalescer(maximumWeight: 500) { marks in try await Self.insertSeen(marks, on: writer, writes: writes) }
+        self.reschedules = WriteCoalescer(maximumWeight: 500) { items in try await Self.reschedule(items, on: writer, writes: writes) }
     }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
@@ -255,7 +260,35 @@ public final class SQLiteStore: PushStore {
 
     public func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool {
         let binds: [SQLiteData] = [.integer(Int(notBefore.millisecondsSince1970)), .text(error), .integer(Int(id)), .text(owner)]
-        return try await !self.run(on: self.writer, StoreStatements.rescheduleOutboxEntry, binds).isEmpty
+        return try await self.reschedules.submit(Reschedule(binds: binds))
+    }
+
+    /// One entry to reschedule: the binds of ``StoreStatements/rescheduleOutboxEntry``.
+    struct Reschedule: Sendable {
+        let binds: [SQLiteData]
+    }
+
+    /// Reschedules a batch in one transaction (one statement alone needs none); answers for each whether
+    /// its entry was still leased to the owner, as one call at a time would.
+    private static func reschedule(_ items: [Reschedule], on connection: SQLiteStatementConnection, writes: WriteSerializer) async throws -> [Bool] {
+        try await writes.run {
+            if items.count == 1 {
+                return [try await !Self.query(connection, StoreStatements.rescheduleOutboxEntry, items[0].binds).isEmpty]
+            }
+            _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
+            do {
+                var answers: [Bool] = []
+                answers.reserveCapacity(items.count)
+                for item in items {
+                    answers.append(try await !Self.query(connection, StoreStatements.rescheduleOutboxEntry, item.binds).isEmpty)
+                }
+                _ = try await Self.query(connection, "COMMIT", [])
+                return answers
+            } catch {
+                _ = try? await Self.query(connection, "ROLLBACK", [])
+                throw error
+            }
+        }
     }
 
     public func pendingCount() async throws -> Int {

@@ -189,6 +189,36 @@ struct OutboxStoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func concurrentReschedulesEachGetTheirOwnAnswerAndTime(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let ids = try await store.enqueue((0..<60).map { Self.message($0) })
+            _ = try await store.claimDue(now: Self.now, limit: 60, leaseFor: .seconds(3600), owner: "w1")
+            // Entry i: pause of i seconds, its own error; every third asked by another owner (refused).
+            let answers = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+                for (index, id) in ids.enumerated() {
+                    group.addTask {
+                        let owner = index % 3 == 0 ? "other" : "w1"
+                        let answer = try await store.reschedule(
+                            id: id, owner: owner, notBefore: Self.now.addingTimeInterval(Double(index + 1)), error: "error \(index)"
+                        )
+                        return (index, answer)
+                    }
+                }
+                var answers: [Int: Bool] = [:]
+                for try await (index, answer) in group { answers[index] = answer }
+                return answers
+            }
+            #expect(answers == Dictionary(uniqueKeysWithValues: (0..<60).map { ($0, $0 % 3 != 0) }))
+            // The refused ones stay leased to w1; each rescheduled one is due at its own time with its error.
+            for index in 0..<60 where index % 3 != 0 {
+                let due = try await store.claimDue(now: Self.now.addingTimeInterval(Double(index + 1)), limit: 60, leaseFor: .seconds(3600), owner: "w2")
+                #expect(due.map(\.id) == [ids[index]], "entry \(index)")
+                #expect(due.first?.lastError == "error \(index)")
+            }
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func largeBatchesAreStoredWhole(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             let ids = try await store.enqueue((0..<2_500).map { Self.message($0) })
