@@ -23,10 +23,13 @@ public final class SQLiteStore: PushStore {
     /// for all that arrive while a write is under way. SQLite has one writer and each commit waits for the
     /// disk; one commit per push request capped the Status server below a thousand requests a second.
     private let seenMarks: WriteCoalescer<SeenMark, Bool>
-    /// Concurrent reschedules, written together in one transaction. A provider that answers "later" to
-    /// many tokens at once had the outbox worker commit (and sync) once per token, one after the other,
-    /// and every other write, front ends' enqueues included, waited behind them: seconds, under load.
-    private let reschedules: WriteCoalescer<Reschedule, Bool>
+    /// Concurrent single-statement writes of the delivery path (reschedules, invalid-token records and the
+    /// removals they cause), written together in one transaction. A provider that answered "later" or
+    /// "invalid" for many tokens at once had each answer committed (and synced) on its own, one after the
+    /// other, and every other write, front ends' enqueues included, waited behind them: seconds, under load.
+    /// Only statements that cannot fail on their data go this way, so one caller's write cannot fail
+    /// another's.
+    private let batchedStatements: WriteCoalescer<BatchedStatement, [[SQLiteData]]>
     private let logger: Logger
 
     private init(path: String, writer: SQLiteStatementConnection, reader: SQLiteStatementConnection, logger: Logger) {
@@ -36,7 +39,9 @@ public final class SQLiteStore: PushStore {
         self.logger = logger
         let writes = self.writes
         self.seenMarks = WriteCoalescer(maximumWeight: 500) { marks in try await Self.insertSeen(marks, on: writer, writes: writes) }
-        self.reschedules = WriteCoalescer(maximumWeight: 500) { items in try await Self.reschedule(items, on: writer, writes: writes) }
+        self.batchedStatements = WriteCoalescer(maximumWeight: 500) { statements in
+            try await Self.runTogether(statements, on: writer, writes: writes)
+        }
     }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
@@ -152,7 +157,7 @@ public final class SQLiteStore: PushStore {
     }
 
     public func deleteDevices(appID: String, pushToken: String) async throws -> Int {
-        try await self.run(on: self.writer, StoreStatements.deleteDevicesByToken, [.text(appID), .text(pushToken)]).count
+        try await self.batchedStatements.submit(BatchedStatement(sql: StoreStatements.deleteDevicesByToken, binds: [.text(appID), .text(pushToken)])).count
     }
 
     public func deviceCount(namespace: String) async throws -> Int {
@@ -260,35 +265,7 @@ public final class SQLiteStore: PushStore {
 
     public func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool {
         let binds: [SQLiteData] = [.integer(Int(notBefore.millisecondsSince1970)), .text(error), .integer(Int(id)), .text(owner)]
-        return try await self.reschedules.submit(Reschedule(binds: binds))
-    }
-
-    /// One entry to reschedule: the binds of ``StoreStatements/rescheduleOutboxEntry``.
-    struct Reschedule: Sendable {
-        let binds: [SQLiteData]
-    }
-
-    /// Reschedules a batch in one transaction (one statement alone needs none); answers for each whether
-    /// its entry was still leased to the owner, as one call at a time would.
-    private static func reschedule(_ items: [Reschedule], on connection: SQLiteStatementConnection, writes: WriteSerializer) async throws -> [Bool] {
-        try await writes.run {
-            if items.count == 1 {
-                return [try await !Self.query(connection, StoreStatements.rescheduleOutboxEntry, items[0].binds).isEmpty]
-            }
-            _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
-            do {
-                var answers: [Bool] = []
-                answers.reserveCapacity(items.count)
-                for item in items {
-                    answers.append(try await !Self.query(connection, StoreStatements.rescheduleOutboxEntry, item.binds).isEmpty)
-                }
-                _ = try await Self.query(connection, "COMMIT", [])
-                return answers
-            } catch {
-                _ = try? await Self.query(connection, "ROLLBACK", [])
-                throw error
-            }
-        }
+        return try await !self.batchedStatements.submit(BatchedStatement(sql: StoreStatements.rescheduleOutboxEntry, binds: binds)).isEmpty
     }
 
     public func pendingCount() async throws -> Int {
@@ -386,7 +363,7 @@ public final class SQLiteStore: PushStore {
         let binds: [SQLiteData] = [
             .text(record.appID), .text(record.pushToken), .text(record.reason), .integer(Int(record.recordedAt.millisecondsSince1970)),
         ]
-        _ = try await self.run(on: self.writer, StoreStatements.upsertInvalidToken, binds)
+        _ = try await self.batchedStatements.submit(BatchedStatement(sql: StoreStatements.upsertInvalidToken, binds: binds))
     }
 
     public func invalidToken(appID: String, pushToken: String) async throws -> InvalidTokenRecord? {
@@ -510,6 +487,38 @@ public final class SQLiteStore: PushStore {
     }
 
     // MARK: Helpers
+
+    /// One statement for ``batchedStatements``.
+    struct BatchedStatement: Sendable {
+        let sql: String
+        let binds: [SQLiteData]
+    }
+
+    /// Runs statements in one transaction (one statement alone needs none) and returns each one's rows, as
+    /// running them one at a time would.
+    private static func runTogether(
+        _ statements: [BatchedStatement], on connection: SQLiteStatementConnection, writes: WriteSerializer
+    ) async throws -> [[[SQLiteData]]] {
+        try await writes.run {
+            if statements.count == 1 {
+                return [try await Self.query(connection, statements[0].sql, statements[0].binds)]
+            }
+            _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
+            do {
+                var answers: [[[SQLiteData]]] = []
+                answers.reserveCapacity(statements.count)
+                for statement in statements {
+                    answers.append(try await Self.query(connection, statement.sql, statement.binds))
+                }
+                _ = try await Self.query(connection, "COMMIT", [])
+                return answers
+            } catch {
+                _ = try? await Self.query(connection, "ROLLBACK", [])
+                throw error
+            }
+        }
+    }
+
 
     private func run(on connection: SQLiteStatementConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> [[SQLiteData]] {
         if connection === self.writer {

@@ -35,4 +35,34 @@ struct InvalidTokenStoreConformanceTests {
             #expect(listed.map(\.pushToken) == ["t1", "t2", "t3"])
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func concurrentRecordsAndRemovalsEachTakeEffect(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            // Token n has n % 3 registrations (of different devices); each is reported invalid at once.
+            for n in 0..<40 {
+                for copy in 0..<(n % 3) {
+                    try await store.saveDevice(DeviceStoreConformanceTests.device("d\(n)-\(copy)", token: "t\(n)", app: "a"))
+                }
+            }
+            let removed = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+                for n in 0..<40 {
+                    group.addTask {
+                        try await store.recordInvalidToken(
+                            InvalidTokenRecord(appID: "a", pushToken: "t\(n)", reason: "reason \(n)", recordedAt: Self.now.addingTimeInterval(Double(n)))
+                        )
+                        return (n, try await store.deleteDevices(appID: "a", pushToken: "t\(n)"))
+                    }
+                }
+                var removed: [Int: Int] = [:]
+                for try await (n, count) in group { removed[n] = count }
+                return removed
+            }
+            #expect(removed == Dictionary(uniqueKeysWithValues: (0..<40).map { ($0, $0 % 3) }))
+            for n in 0..<40 {
+                #expect(try await store.invalidToken(appID: "a", pushToken: "t\(n)")?.reason == "reason \(n)")
+            }
+            #expect(try await store.deviceCount(namespace: "nextcloud") == 0)
+        }
+    }
 }
