@@ -7,6 +7,8 @@
 #   PROFILE=/tmp/gorush MODES=async SHAPES=ios1 benchmarks/gorush-wrk.sh …   # perf record of the gateway during wrk
 #   RATE=100 SHAPES=android100 MODES=async benchmarks/gorush-wrk.sh …   # an offered load instead of a closed loop
 #   WORK_DIR=/dev/shm …   # the database (and logs) on tmpfs: no fsync wait, to see what the disk adds
+#   DEAD=30 SHAPES=android100 …   # 30 of the 100 Android tokens are unregistered (FCM answers 404
+#                                 # UNREGISTERED): each is recorded as invalid; "delivered" then counts the rest
 #
 # Without RATE each connection sends its next request as soon as the answer arrives (wrk's closed loop):
 # the figures are the most the gateway answers. In async mode that also means it accepts far more tokens
@@ -43,7 +45,9 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = '{"notifications":[{"platform":1,"tokens":["$token_ios"],"message":"Hello","topic":"im.pushgate.sandbox","data":{"chatId":"0x01"}}]}'
 LUA
-tokens=$(for i in $(seq -w 0 99); do printf '"bench-token-%s",' "$i"; done)
+tokens=$(for i in $(seq -w 0 99); do
+  if [ $((10#$i)) -lt "${DEAD:-0}" ]; then printf '"unregistered-%s",' "$i"; else printf '"bench-token-%s",' "$i"; fi
+done)
 cat > "$work/android100.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
