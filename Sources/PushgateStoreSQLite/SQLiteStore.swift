@@ -157,7 +157,8 @@ public final class SQLiteStore: PushStore {
     }
 
     public func deleteDevices(appID: String, pushToken: String) async throws -> Int {
-        try await self.batchedStatements.submit(BatchedStatement(sql: StoreStatements.deleteDevicesByToken, binds: [.text(appID), .text(pushToken)])).count
+        let statement = BatchedStatement(sql: StoreStatements.deleteDevicesByToken, binds: [.text(appID), .text(pushToken)])
+        return try await self.batchedStatements.submit(statement).count
     }
 
     public func deviceCount(namespace: String) async throws -> Int {
@@ -518,7 +519,6 @@ public final class SQLiteStore: PushStore {
             }
         }
     }
-
 
     private func run(on connection: SQLiteStatementConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> [[SQLiteData]] {
         if connection === self.writer {
