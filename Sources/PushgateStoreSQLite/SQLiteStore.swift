@@ -74,8 +74,7 @@ public final class SQLiteStore: PushStore {
     private static func migrate(_ connection: SQLiteStatementConnection, logger: Logger) async throws {
         _ = try await Self.query(connection, StoreStatements.createMigrationsTable, [])
         // BEGIN IMMEDIATE takes the write lock, so two processes starting together migrate one after the other.
-        _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
-        do {
+        try await Self.inTransaction(connection) {
             let current = try await Self.query(connection, StoreStatements.selectSchemaVersion, []).first?.first?.integer ?? 0
             for migration in try SQLiteMigrations.plan.pending(after: Int(current)) {
                 for statement in migration.statements {
@@ -88,10 +87,6 @@ public final class SQLiteStore: PushStore {
                 )
                 logger.info("applied migration", metadata: ["store": "sqlite", "version": "\(migration.version)"])
             }
-            _ = try await Self.query(connection, "COMMIT", [])
-        } catch {
-            _ = try? await Self.query(connection, "ROLLBACK", [])
-            throw error
         }
     }
 
@@ -121,15 +116,10 @@ public final class SQLiteStore: PushStore {
         guard !unique.isEmpty else { return }
         let connection = self.writer
         try await self.writes.run {
-            _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
-            do {
+            try await Self.inTransaction(connection) {
                 for chunk in unique.chunked(by: StoreStatements.upsertDevicesChunkSize) {
                     _ = try await Self.query(connection, StoreStatements.upsertDevices(count: chunk.count), chunk.flatMap(Self.binds))
                 }
-                _ = try await Self.query(connection, "COMMIT", [])
-            } catch {
-                _ = try? await Self.query(connection, "ROLLBACK", [])
-                throw error
             }
         }
     }
@@ -179,15 +169,10 @@ public final class SQLiteStore: PushStore {
             }
             var ids: [Int64] = []
             ids.reserveCapacity(messages.count)
-            _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
-            do {
+            try await Self.inTransaction(connection) {
                 for chunk in messages.chunked(by: SQLiteOutboxInsert.rowsPerStatement) {
                     ids += try await Self.insertOutbox(chunk, now: now, lease: lease, on: connection)
                 }
-                _ = try await Self.query(connection, "COMMIT", [])
-            } catch {
-                _ = try? await Self.query(connection, "ROLLBACK", [])
-                throw error
             }
             return ids
         }
@@ -309,13 +294,8 @@ public final class SQLiteStore: PushStore {
                 _ = try await Self.query(connection, statements[0].0, statements[0].1)
                 return
             }
-            _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
-            do {
+            try await Self.inTransaction(connection) {
                 for (sql, binds) in statements { _ = try await Self.query(connection, sql, binds) }
-                _ = try await Self.query(connection, "COMMIT", [])
-            } catch {
-                _ = try? await Self.query(connection, "ROLLBACK", [])
-                throw error
             }
         }
     }
@@ -504,18 +484,13 @@ public final class SQLiteStore: PushStore {
             if statements.count == 1 {
                 return [try await Self.query(connection, statements[0].sql, statements[0].binds)]
             }
-            _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
-            do {
+            return try await Self.inTransaction(connection) {
                 var answers: [[[SQLiteData]]] = []
                 answers.reserveCapacity(statements.count)
                 for statement in statements {
                     answers.append(try await Self.query(connection, statement.sql, statement.binds))
                 }
-                _ = try await Self.query(connection, "COMMIT", [])
                 return answers
-            } catch {
-                _ = try? await Self.query(connection, "ROLLBACK", [])
-                throw error
             }
         }
     }
@@ -539,6 +514,20 @@ public final class SQLiteStore: PushStore {
     /// so waiting never occupies one of the few threads SQLite calls run on.
     private static func query(_ connection: SQLiteStatementConnection, _ sql: String, _ binds: [SQLiteData]) async throws -> [[SQLiteData]] {
         try await Self.retryingWhileBusy { try await connection.query(sql, binds) }
+    }
+
+    /// Runs `body` between `BEGIN IMMEDIATE` and `COMMIT` on `connection`; rolls back and rethrows when it
+    /// throws. `BEGIN IMMEDIATE` takes the write lock at once, so another process's writer cannot slip in.
+    private static func inTransaction<T>(_ connection: SQLiteStatementConnection, _ body: () async throws -> T) async throws -> T {
+        _ = try await Self.query(connection, "BEGIN IMMEDIATE", [])
+        do {
+            let value = try await body()
+            _ = try await Self.query(connection, "COMMIT", [])
+            return value
+        } catch {
+            _ = try? await Self.query(connection, "ROLLBACK", [])
+            throw error
+        }
     }
 
     /// Runs `call`, again after an async pause while another connection holds the write lock.
