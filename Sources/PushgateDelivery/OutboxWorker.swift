@@ -128,22 +128,31 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         let batch = work
         // Deliveries run to completion even when shutdown cancels the loop: their outcome must be stored.
         await Task {
-            let finished = await withTaskGroup(of: (Work, DeliveryOutcome)?.self) { group in
+            let (finished, retries) = await withTaskGroup(of: Handled.self) { group in
                 var finished: [(Work, DeliveryOutcome)] = []
+                var retries: [OutboxRetry] = []
                 finished.reserveCapacity(batch.count)
                 var running = 0
+                func collect(_ handled: Handled) {
+                    switch handled {
+                    case .finished(let entry, let outcome): finished.append((entry, outcome))
+                    case .retry(let retry): retries.append(retry)
+                    }
+                }
                 for item in batch {
                     if running >= self.configuration.concurrency {
-                        if case let done?? = await group.next() { finished.append(done) }
+                        if let done = await group.next() { collect(done) }
                         running -= 1
                     }
                     group.addTask { await self.handle(item) }
                     running += 1
                 }
-                for await case let done? in group { finished.append(done) }
-                return finished
+                for await done in group { collect(done) }
+                return (finished, retries)
             }
-            await self.complete(finished)
+            async let completed: Void = self.complete(finished)
+            await self.reschedule(retries)
+            await completed
         }.value
         return batch.count
     }
@@ -176,9 +185,16 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         }
     }
 
-    /// Delivers one entry; returns it with its outcome when it is finished (delivered, refused or given
-    /// up), nil when it was rescheduled.
-    private func handle(_ entry: Work) async -> (Work, DeliveryOutcome)? {
+    /// What became of one entry of a round.
+    private enum Handled: Sendable {
+        /// Delivered, refused or given up: removed from the outbox at the end of the round.
+        case finished(Work, DeliveryOutcome)
+        /// To be tried again: released at the end of the round.
+        case retry(OutboxRetry)
+    }
+
+    /// Delivers one entry and says what becomes of it.
+    private func handle(_ entry: Work) async -> Handled {
         let appID = entry.appID
         let outcome: DeliveryOutcome
         if let notification = entry.content?.notification {
@@ -194,29 +210,32 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         }
         switch outcome {
         case .delivered, .invalidToken:
-            return (entry, outcome)
+            return .finished(entry, outcome)
         case .rejected(let reason):
             self.logger.notice("outbox: delivery refused", metadata: ["app": "\(appID)", "reason": "\(reason)"])
-            return (entry, outcome)
+            return .finished(entry, outcome)
         case .retryLater(let requested, let reason):
             let age = Date().timeIntervalSince(entry.createdAt)
             let delay = self.configuration.retry.delay(afterAttempts: entry.attempts, requested: requested, random: Double.random(in: 0..<1))
             if Duration.seconds(age) + delay > self.configuration.retry.maximumAge {
                 self.metrics.recordGivenUp(appID: appID)
                 self.logger.warning("outbox: giving up", metadata: ["app": "\(appID)", "attempts": "\(entry.attempts)", "reason": "\(reason)"])
-                return (entry, outcome)
+                return .finished(entry, outcome)
             }
-            let notBefore = Date().addingTimeInterval(delay.timeInterval)
-            do {
-                _ = try await self.store.reschedule(id: entry.id, owner: self.owner, notBefore: notBefore, error: reason)
-            } catch {
-                // The lease runs out and the entry is tried again: at-least-once rather than lost.
-                self.logger.error("outbox: cannot record an outcome", metadata: ["error": "\(error)"])
-            }
-            return nil
+            return .retry(OutboxRetry(id: entry.id, notBefore: Date().addingTimeInterval(delay.timeInterval), error: reason))
         }
     }
 
+    /// Releases a round's entries to be tried again in one store write.
+    private func reschedule(_ retries: [OutboxRetry]) async {
+        guard !retries.isEmpty else { return }
+        do {
+            _ = try await self.store.reschedule(retries, owner: self.owner)
+        } catch {
+            // The leases run out and the entries are tried again: at-least-once rather than lost.
+            self.logger.error("outbox: cannot record retries", metadata: ["entries": "\(retries.count)", "error": "\(error)"])
+        }
+    }
 
     /// Removes a round's finished entries in one store write, then tells the front ends that asked.
     private func complete(_ finished: [(Work, DeliveryOutcome)]) async {

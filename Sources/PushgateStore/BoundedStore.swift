@@ -142,8 +142,8 @@ public final class BoundedStore: PushStore {
         try await self.write({ try await $0.complete(ids: ids, owner: owner) }, changed: { $0 > 0 })
     }
 
-    public func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool {
-        try await self.write({ try await $0.reschedule(id: id, owner: owner, notBefore: notBefore, error: error) }, changed: { $0 })
+    public func reschedule(_ retries: [OutboxRetry], owner: String) async throws -> Int {
+        try await self.write({ try await $0.reschedule(retries, owner: owner) }, changed: { $0 > 0 })
     }
 
     public func pendingCount() async throws -> Int {

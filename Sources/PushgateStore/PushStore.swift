@@ -44,9 +44,10 @@ public protocol OutboxStore: Sendable {
     /// Removes several entries their owner finished with, in one write.
     /// - Returns: how many were still leased to `owner` and were removed.
     func complete(ids: [Int64], owner: String) async throws -> Int
-    /// Releases an entry for another attempt no earlier than `notBefore`, recording why this one failed.
-    /// - Returns: whether the entry was still leased to `owner`.
-    func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool
+    /// Releases entries for other attempts, each no earlier than its own `notBefore` and recording why its
+    /// attempt failed, in one write.
+    /// - Returns: how many were still leased to `owner` (the others are left alone).
+    func reschedule(_ retries: [OutboxRetry], owner: String) async throws -> Int
     /// How many entries wait in the outbox, leased or not.
     func pendingCount() async throws -> Int
 }
@@ -56,6 +57,12 @@ extension OutboxStore {
     /// - Returns: their ids, in the order given.
     public func enqueue(_ messages: [OutboxMessage]) async throws -> [Int64] {
         try await self.enqueue(messages, leasedTo: nil)
+    }
+
+    /// Releases one entry for another attempt no earlier than `notBefore`, recording why this one failed.
+    /// - Returns: whether the entry was still leased to `owner`.
+    public func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool {
+        try await self.reschedule([OutboxRetry(id: id, notBefore: notBefore, error: error)], owner: owner) == 1
     }
 }
 

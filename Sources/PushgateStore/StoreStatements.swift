@@ -73,11 +73,21 @@ public enum StoreStatements {
         "DELETE FROM outbox WHERE lease_owner = $1 AND id IN (" + (0..<count).map { "$\($0 + 2)" }.joined(separator: ", ") + ") RETURNING id"
     }
 
-    /// Releases a leased entry for a later attempt; binds not-before (ms), error, id, owner.
-    public static let rescheduleOutboxEntry = """
-        UPDATE outbox SET lease_owner = NULL, lease_until = NULL, not_before = $1, last_error = $2
-        WHERE id = $3 AND lease_owner = $4 RETURNING id
-        """
+    /// The most entries one reschedule statement releases (three binds each, under both databases' limits).
+    public static let rescheduleChunkSize = 300
+
+    /// Releases leased entries for later attempts, each with its own time and error; binds id, not-before
+    /// (ms) and error for each entry, then the owner; returns the ids released. (Both databases name a
+    /// `VALUES` list's columns `column1`, `column2`…)
+    public static func rescheduleOutboxEntries(count: Int) -> String {
+        var sql = "UPDATE outbox SET lease_owner = NULL, lease_until = NULL, not_before = v.column2, last_error = v.column3 FROM (VALUES "
+        for index in 0..<count {
+            let first = 3 * index + 1
+            if index > 0 { sql += ", " }
+            sql += "(CAST($\(first) AS BIGINT), CAST($\(first + 1) AS BIGINT), CAST($\(first + 2) AS TEXT))"
+        }
+        return sql + ") AS v WHERE outbox.id = v.column1 AND outbox.lease_owner = $\(3 * count + 1) RETURNING id"
+    }
 
     /// Counts outbox entries.
     public static let countOutbox = "SELECT COUNT(*) FROM outbox"

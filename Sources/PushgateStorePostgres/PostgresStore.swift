@@ -252,13 +252,19 @@ public final class PostgresStore: PushStore {
         return removed
     }
 
-    public func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool {
-        var binds = PostgresBindings()
-        binds.append(notBefore.millisecondsSince1970)
-        binds.append(error)
-        binds.append(id)
-        binds.append(owner)
-        return try await !self.rows(StoreStatements.rescheduleOutboxEntry, binds).decode(Int64.self).all().isEmpty
+    public func reschedule(_ retries: [OutboxRetry], owner: String) async throws -> Int {
+        var released = 0
+        for chunk in retries.chunked(by: StoreStatements.rescheduleChunkSize) {
+            var binds = PostgresBindings(capacity: 3 * chunk.count + 1)
+            for retry in chunk {
+                binds.append(retry.id)
+                binds.append(retry.notBefore.millisecondsSince1970)
+                binds.append(retry.error)
+            }
+            binds.append(owner)
+            released += try await self.rows(StoreStatements.rescheduleOutboxEntries(count: chunk.count), binds).decode(Int64.self).all().count
+        }
+        return released
     }
 
     public func pendingCount() async throws -> Int {

@@ -249,9 +249,21 @@ public final class SQLiteStore: PushStore {
         return sql + ")"
     }
 
-    public func reschedule(id: Int64, owner: String, notBefore: Date, error: String) async throws -> Bool {
-        let binds: [SQLiteData] = [.integer(Int(notBefore.millisecondsSince1970)), .text(error), .integer(Int(id)), .text(owner)]
-        return try await !self.batchedStatements.submit(BatchedStatement(sql: StoreStatements.rescheduleOutboxEntry, binds: binds)).isEmpty
+    public func reschedule(_ retries: [OutboxRetry], owner: String) async throws -> Int {
+        var released = 0
+        for chunk in retries.chunked(by: StoreStatements.rescheduleChunkSize) {
+            var binds: [SQLiteData] = []
+            binds.reserveCapacity(3 * chunk.count + 1)
+            for retry in chunk {
+                binds.append(.integer(Int(retry.id)))
+                binds.append(.integer(Int(retry.notBefore.millisecondsSince1970)))
+                binds.append(.text(retry.error))
+            }
+            binds.append(.text(owner))
+            let statement = BatchedStatement(sql: StoreStatements.rescheduleOutboxEntries(count: chunk.count), binds: binds)
+            released += try await self.batchedStatements.submit(statement, weight: chunk.count).count
+        }
+        return released
     }
 
     public func pendingCount() async throws -> Int {

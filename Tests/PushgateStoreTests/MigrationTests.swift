@@ -43,7 +43,8 @@ struct MigrationTests {
         let statements = [
             StoreStatements.upsertDevice, StoreStatements.insertDeviceIfAbsent, StoreStatements.selectDevice,
             StoreStatements.deleteDevice, StoreStatements.deleteDevicesByToken, StoreStatements.countDevices,
-            StoreStatements.completeOutboxEntry, StoreStatements.rescheduleOutboxEntry, StoreStatements.incrementCounter,
+            StoreStatements.completeOutboxEntry, StoreStatements.rescheduleOutboxEntries(count: 1), StoreStatements.rescheduleOutboxEntries(count: 3),
+            StoreStatements.incrementCounter,
             StoreStatements.selectCounter, StoreStatements.purgeCounters, StoreStatements.recordMigration,
             StoreStatements.upsertInvalidToken, StoreStatements.selectInvalidToken, StoreStatements.deleteInvalidToken,
             StoreStatements.selectInvalidTokensSince,

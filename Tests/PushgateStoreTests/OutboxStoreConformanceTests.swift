@@ -219,6 +219,40 @@ struct OutboxStoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func oneRescheduleReleasesManyEntriesEachWithItsOwnTimeAndError(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            // 700 entries: more than one statement's worth. w1 leases 650 of them, w2 the other 50.
+            let ids = try await store.enqueue((0..<700).map { Self.message($0) })
+            let mine = try await store.claimDue(now: Self.now, limit: 650, leaseFor: .seconds(3600), owner: "w1").map(\.id)
+            let theirs = try await store.claimDue(now: Self.now, limit: 50, leaseFor: .seconds(3600), owner: "w2").map(\.id)
+            #expect(Set(mine + theirs) == Set(ids))
+            #expect(try await store.reschedule([], owner: "w1") == 0)
+            // Entry i of w1's is due i seconds later with its own error; w2's entries and an unknown id are
+            // asked for too, and left alone.
+            let retries = mine.enumerated().map { index, id in
+                OutboxRetry(id: id, notBefore: Self.now.addingTimeInterval(Double(index + 1)), error: "error \(index)")
+            }
+            let strangers = theirs.map { OutboxRetry(id: $0, notBefore: Self.now, error: "stranger") }
+            let unknown = OutboxRetry(id: 999_999_999, notBefore: Self.now, error: "unknown")
+            #expect(try await store.reschedule(strangers.prefix(25) + retries + strangers.dropFirst(25) + [unknown], owner: "w1") == 650)
+            // Nothing is due before the first time; then each entry at its own time, with its own error.
+            #expect(try await store.claimDue(now: Self.now.addingTimeInterval(0.5), limit: 700, leaseFor: .seconds(60), owner: "w3").isEmpty)
+            var next = 0
+            for index in [0, 1, 299, 300, 301, 599, 600, 649] {
+                let due = try await store.claimDue(
+                    now: Self.now.addingTimeInterval(Double(index + 1)), limit: 700, leaseFor: .seconds(3600), owner: "w3"
+                )
+                #expect(due.map(\.id) == Array(mine[next...index]), "entries \(next)…\(index)")
+                #expect(due.map(\.lastError) == (next...index).map { "error \($0)" }, "entries \(next)…\(index)")
+                #expect(due.allSatisfy { $0.attempts == 2 })
+                next = index + 1
+            }
+            // w2's entries are still its own: it can complete every one of them.
+            #expect(try await store.complete(ids: theirs, owner: "w2") == 50)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func largeBatchesAreStoredWhole(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             let ids = try await store.enqueue((0..<2_500).map { Self.message($0) })
