@@ -129,7 +129,7 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         guard remaining > .zero else {
             return .retryLater(after: nil, reason: "deadline passed before sending")
         }
-        var headers = self.requests.headers(for: notification, apnsID: UUID(), now: self.now())
+        var headers = self.requests.headers(for: notification, apnsID: SecureRandomPool.shared.uuid(), now: self.now())
         headers.append(("content-type", "application/json"))
         var bearer: String?
         if let providerToken = self.providerToken {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PushgateProviderSupport
 
 /// The `aes128gcm` content encoding of Web Push messages (RFC 8291 over RFC 8188), in one record.
 ///
@@ -28,19 +29,15 @@ public enum WebPushEncryption {
     /// RFC 8291 requires; the key and nonce come from `WebPushContentKeys`.
     /// - Throws: ``Failure/payloadTooLarge(size:limit:)`` when it does not fit one record.
     public static func encrypt(_ plaintext: [UInt8], for subscription: WebPushSubscription) throws -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
         var salt = [UInt8](repeating: 0, count: 16)
-        salt.withUnsafeMutableBytes { bytes in
-            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 0, as: UInt64.self)
-            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 8, as: UInt64.self)
-        }
+        salt.withUnsafeMutableBytes { SecureRandomPool.shared.fill($0) }
         return try Self.encrypt(
             plaintext,
             userAgentPublicKey: subscription.userAgentPublicKey,
             userAgentPublicKeyBytes: subscription.userAgentPublicKeyBytes,
             authSecret: subscription.authSecret,
             salt: salt,
-            senderKey: WebPushSenderKey.generate(using: &generator)
+            senderKey: WebPushSenderKey.generate()
         )
     }
 

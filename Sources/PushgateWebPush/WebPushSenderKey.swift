@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PushgateProviderSupport
 
 /// Makes the sender's ephemeral ECDH key, a new one for every message (RFC 8291 §3.1).
 ///
@@ -13,9 +14,9 @@ enum WebPushSenderKey {
     /// number generator the first draw all but always succeeds.
     static let maximumDraws = 16
 
-    /// A fresh private key from the system's secure random number generator.
+    /// A fresh private key from the kernel's random bytes (through ``SecureRandomPool``).
     static func generate() -> P256.KeyAgreement.PrivateKey {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SecureRandomPool.shared.generator
         return Self.generate(using: &generator)
     }
 
