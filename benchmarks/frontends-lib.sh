@@ -159,3 +159,6 @@ settle() { # CASE PORT TARGET SECONDS
 cpu_ticks() { # utime + stime of PID, in clock ticks
   awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
 }
+kernel_ticks() { # stime of PID (time in the kernel on its behalf), in clock ticks
+  awk '{ sub(/^.*\) /, ""); print $13 }' "/proc/$1/stat"
+}

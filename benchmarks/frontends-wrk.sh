@@ -55,9 +55,9 @@ for case in $CASES; do
   timeout 60 wrk -t2 -c4 -d2s --timeout 30s -s "$lua" "$url" -- "$mode" "$material" warm > "$work/warm.txt"
   base=$(settle "$case" "$port" 0 60)
 
-  ticks_before=$(cpu_ticks "$gateway")
+  ticks_before=$(cpu_ticks "$gateway"); kernel_before=$(kernel_ticks "$gateway")
   timeout 3600 wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --timeout 30s --latency -s "$lua" "$url" -- "$mode" "$material" run > "$work/wrk.txt"
-  ticks_after=$(cpu_ticks "$gateway")
+  ticks_after=$(cpu_ticks "$gateway"); kernel_after=$(kernel_ticks "$gateway")
 
   n=$(per_request "$case")
   ok=$(awk '$1 == "status" && $2 == 200 { print $3 }' "$work/wrk.txt"); ok=${ok:-0}
@@ -67,9 +67,9 @@ for case in $CASES; do
   problems=$(grep -ciE 'warning|error|critical' "$work/$case.log" || true)
 
   row=$(python3 - "$case" "$work/wrk.txt" "$n" "$ok" "$((total - base))" "$ticks_before" "$ticks_after" "$(getconf CLK_TCK)" \
-    "$rss" "$CONNECTIONS" "$problems" <<'PY'
+    "$rss" "$CONNECTIONS" "$problems" "$((kernel_after - kernel_before))" <<'PY'
 import re, sys
-case, wrk_file, n, ok, delivered, t0, t1, hz, rss, connections, problems = sys.argv[1:]
+case, wrk_file, n, ok, delivered, t0, t1, hz, rss, connections, problems, kernel = sys.argv[1:]
 n, ok, delivered, connections = int(n), int(ok), int(delivered), int(connections)
 text = open(wrk_file).read()
 requests = int(re.search(r"(\d+) requests in", text).group(1))
@@ -95,6 +95,7 @@ others = " ".join(f"{s}:{c}" for s, c in sorted(statuses.items()) if s != 200)
 print(f"{case}: {rps:,.0f} requests/s" + (f" = {rps * n:,.0f} notifications/s" if n > 1 else "")
       + f"; p50 {lat[50]:.2f} / p90 {lat[90]:.2f} / p99 {lat[99]:.2f} ms; gateway CPU {cpu_ms / requests:.3f} ms/request"
       + (f", {cpu_ms / requests / n:.4f} ms/notification" if n > 1 else "")
+      + (f" ({100 * int(kernel) / (int(t1) - int(t0)):.0f} % of it in the kernel)" if int(t1) > int(t0) else "")
       + f"; peak RSS {int(rss) / 1024:.1f} MiB; {requests} requests, non-2xx {non2xx}" + (f" ({others})" if others else "")
       + (f"; {socket.group(0)}" if socket else "") + f"; 200s not all delivered {undelivered}; log warnings/errors {problems}",
       file=sys.stderr)
