@@ -42,7 +42,10 @@ struct NextcloudNotificationRoutesTests {
         var totalReceived: Int { self.providers.values.map(\.received.count).reduce(0, +) }
     }
 
-    static func withProxy(extraSettings: String = "", bodyLimit: Int = 1 << 20, _ body: @Sendable (Proxy) async throws -> Void) async throws {
+    /// - Parameter worker: whether an outbox worker delivers what the routes queue (retried every 20 ms).
+    static func withProxy(
+        extraSettings: String = "", bodyLimit: Int = 1 << 20, worker: Bool = false, _ body: @Sendable (Proxy) async throws -> Void
+    ) async throws {
         let settings = try GatewayConfiguration(yaml: """
             nextcloud:
               fcm_app: files.android
@@ -58,9 +61,10 @@ struct NextcloudNotificationRoutesTests {
         ]
         let directory = try TemporaryDirectory()
         let store = try await SQLiteStore.open(path: directory.path("store.sqlite"), logger: NextcloudDeviceRoutesTests.quiet)
+        let wakeUp = OutboxWakeUp()
+        let metrics = DeliveryMetrics(factory: NOOPMetricsHandler.instance)
         let dispatcher = Dispatcher(
-            directory: ProviderDirectory(providers), store: store, metrics: DeliveryMetrics(factory: NOOPMetricsHandler.instance),
-            logger: NextcloudDeviceRoutesTests.quiet
+            directory: ProviderDirectory(providers), store: store, metrics: metrics, wakeUp: wakeUp, logger: NextcloudDeviceRoutesTests.quiet
         )
         let devices = NextcloudDeviceRoutes(
             store: store, router: NextcloudAppRouter(settings: settings), pathPrefix: "", identityProof: NextcloudIdentityProof(settings: .init()),
@@ -70,6 +74,17 @@ struct NextcloudNotificationRoutesTests {
         let router = GatewayRouterBuilder.build(routes: devices.routes + notifications.routes, metrics: GatewayMetrics(), maxRequestBodySize: bodyLimit)
         var app = Application(router: router, logger: NextcloudDeviceRoutesTests.quiet)
         app.addServices(store)
+        if worker {
+            var configuration = OutboxWorker.Configuration()
+            configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(20), maximumAge: .seconds(60))
+            configuration.pollInterval = .milliseconds(20)
+            app.addServices(
+                OutboxWorker(
+                    dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration,
+                    logger: NextcloudDeviceRoutesTests.quiet
+                )
+            )
+        }
         try await app.test(.router) { client in
             try await body(Proxy(client: client, store: store, providers: Dictionary(uniqueKeysWithValues: providers.map { ($0.appID, $0) })))
         }
@@ -250,6 +265,34 @@ struct NextcloudNotificationRoutesTests {
             }
             let ids = queued.map(\.id).sorted()
             #expect(ids.last.map { $0 - ids[0] } == Int64(ids.count - 1))
+        }
+    }
+
+    @Test func aRetriedEntryReachesItsDeviceLaterWithTheSameNotification() async throws {
+        let user = try await NextcloudUser(cloudID: "kim@cloud.example.com", tokenID: 21)
+        let other = try await NextcloudUser(cloudID: "lee@cloud.example.com", tokenID: 22)
+        try await Self.withProxy(worker: true) { proxy in
+            try await proxy.register(user, token: "once:kim", userAgent: Self.androidUA)
+            try await proxy.register(other, token: "fcm:lee", userAgent: Self.androidUA)
+            let entries = [
+                NextcloudServerSide.entry(user: user, pushToken: "once:kim", ciphertext: NextcloudServerSide.randomCiphertext()),
+                NextcloudServerSide.entry(user: other, pushToken: "fcm:lee", ciphertext: NextcloudServerSide.randomCiphertext()),
+            ]
+            let (status, body) = try await proxy.post(NextcloudServerSide.form(entries))
+            #expect(status == .ok)
+            #expect(try Self.json(body)["failed"] as? Int == 0)
+            // The first attempt was answered "later": the outbox's worker tries again and the device gets it.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while proxy.received("files.android").count < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            let kim = proxy.received("files.android").filter { $0.token == "once:kim" }
+            #expect(kim.count == 2)
+            // What the device gets the second time is what the first attempt carried: the same alert, the
+            // same encrypted subject and signature, the same push type and priority.
+            #expect(kim.first?.notification == kim.last?.notification)
+            #expect(proxy.received("files.android").filter { $0.token == "fcm:lee" }.count == 1)
+            // Removed from the outbox once delivered (just after the provider's answer).
+            while try await proxy.store.pendingCount() > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(try await proxy.store.pendingCount() == 0)
         }
     }
 

@@ -3,8 +3,8 @@ import PushgateCore
 import Synchronization
 
 /// A back end for route tests: it records each push it is handed and answers by the token's first
-/// characters (`dead` invalid, `busy` retry later, `nope` rejected, anything else delivered), as the
-/// sandbox's failure tokens do.
+/// characters (`dead` invalid, `busy` retry later, `once` retry later the first time and delivered after,
+/// `nope` rejected, anything else delivered), as the sandbox's failure tokens do.
 final class RecordingProvider: PushProvider {
     struct Push: Sendable {
         let token: String
@@ -21,8 +21,12 @@ final class RecordingProvider: PushProvider {
     }
 
     func deliver(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
-        self.pushes.withLock { $0.append(Push(token: token, notification: notification)) }
+        let earlier = self.pushes.withLock { pushes in
+            defer { pushes.append(Push(token: token, notification: notification)) }
+            return pushes.contains { $0.token == token }
+        }
         switch token.prefix(4) {
+        case "once": return earlier ? .delivered : .retryLater(after: nil, reason: "ServiceUnavailable")
         case "dead": return .invalidToken(reason: "Unregistered")
         case "busy": return .retryLater(after: .seconds(30), reason: "TooManyRequests")
         case "nope": return .rejected(reason: "PayloadTooLarge")
