@@ -9,9 +9,5 @@ struct GorushStatsNameTests {
         let platforms: [GorushNotification.Platform] = [.ios, .android, .huawei]
         #expect(platforms.map(GorushStats.Name.success) == ["gorush:ios-success-count", "gorush:android-success-count", "gorush:huawei-success-count"])
         #expect(platforms.map(GorushStats.Name.error) == ["gorush:ios-error-count", "gorush:android-error-count", "gorush:huawei-error-count"])
-        for platform in platforms {
-            #expect(GorushStats.Name.success(platform) == "gorush:\(platform.name)-success-count")
-            #expect(GorushStats.Name.error(platform) == "gorush:\(platform.name)-error-count")
-        }
     }
 }
