@@ -1,5 +1,6 @@
 import Crypto
 import CryptoExtras
+import PushgateCore
 
 /// go-ethereum's ECIES with secp256k1 as Waku uses it (`ECIES_AES128_SHA256`, S1 and S2 empty,
 /// status-wire.md §2.5): `z` = the raw X of the ECDH point; K = the SHA-256 concatenation KDF of `z` to
@@ -34,7 +35,7 @@ public enum ECIES {
     ///   libsecp256k1.
     public static func encrypt(_ plaintext: [UInt8], to recipient: Secp256k1.PublicKey, ephemeralKey: Secp256k1.PrivateKey? = nil, iv: [UInt8]? = nil) throws -> [UInt8] {
         let ephemeral = try ephemeralKey ?? Secp256k1.PrivateKey()
-        let iv = iv ?? SecureRandom.bytes(16)
+        let iv = iv ?? SecureRandomPool.shared.bytes(16)
         guard iv.count == 16 else { throw Failure.malformed }
         let keys = Self.keys(ephemeral.sharedSecretX(with: recipient))
         let ciphertext = try AES._CTR.encrypt(plaintext, using: keys.encryption, nonce: AES._CTR.Nonce(nonceBytes: iv))

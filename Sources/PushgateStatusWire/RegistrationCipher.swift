@@ -1,4 +1,5 @@
 import Crypto
+import PushgateCore
 
 /// The registration blob (and the allowed-key-list entries): AES-256-GCM under the X-only ECDH secret
 /// (``Secp256k1/PrivateKey/sharedSecretX(with:)``), no associated data, laid out nonce (12) ‖ ciphertext ‖
@@ -26,7 +27,7 @@ public enum RegistrationCipher {
     /// - Parameter nonce: fixed for test vectors; random when nil.
     public static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8]? = nil) throws -> [UInt8] {
         guard key.count == 32 else { throw Failure.badKey }
-        let gcmNonce = try AES.GCM.Nonce(data: nonce ?? SecureRandom.bytes(12))
+        let gcmNonce = try AES.GCM.Nonce(data: nonce ?? SecureRandomPool.shared.bytes(12))
         let box = try AES.GCM.seal(plaintext, using: SymmetricKey(data: key), nonce: gcmNonce)
         return Array(gcmNonce) + Array(box.ciphertext) + Array(box.tag)
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PushgateCore
 
 /// libsecp256k1, loaded at run time (so the gateway builds and runs without it where Status is not
 /// configured): the entry points Status needs, resolved once, and one shared context.
@@ -85,7 +86,7 @@ final class Secp256k1Library: @unchecked Sendable {
         else { return .failure(Secp256k1.Unavailable(missing: "the recovery module")) }
         guard let context = create(Self.contextFlags) else { return .failure(Secp256k1.Unavailable(missing: "a context (secp256k1_context_create failed)")) }
         // Blinding against side channels; a failure leaves the context usable, only unblinded.
-        _ = randomize(context, SecureRandom.bytes(32))
+        _ = randomize(context, SecureRandomPool.shared.bytes(32))
         return .success(
             Secp256k1Library(
                 context: context, seckeyVerify: seckeyVerify, pubkeyCreate: pubkeyCreate, pubkeyParse: pubkeyParse,

@@ -1,3 +1,5 @@
+import PushgateCore
+
 extension Secp256k1 {
     /// A private key: 32 bytes, a valid scalar (non-zero, below the group order). Its descriptions show
     /// only the public key, never the secret.
@@ -24,7 +26,7 @@ extension Secp256k1 {
         public init() throws {
             try Secp256k1.checkAvailable()
             while true {
-                if let key = try? PrivateKey(bytes: SecureRandom.bytes(32)) {
+                if let key = try? PrivateKey(bytes: SecureRandomPool.shared.bytes(32)) {
                     self = key
                     return
                 }

@@ -1,4 +1,5 @@
 import Crypto
+import PushgateCore
 
 /// The version-1 Waku payload (26/WAKU2-PAYLOAD, status-wire.md §2.3–2.5) as go-waku and status-go build
 /// it: a frame of flags, a little-endian size field, the data, padding and an optional recoverable
@@ -57,7 +58,7 @@ public enum WakuPayload {
             frame += padding
         } else {
             let unpadded = frame.count + signatureLength
-            frame += SecureRandom.bytes(Self.paddingBlock - unpadded % Self.paddingBlock)
+            frame += SecureRandomPool.shared.bytes(Self.paddingBlock - unpadded % Self.paddingBlock)
         }
         if let signer {
             frame += signer.signRecoverable(hash32: Keccak.keccak256(frame))
@@ -109,7 +110,7 @@ public enum WakuPayload {
     /// - Throws: ``Failure/badKey`` for a key that is not 32 bytes or is all zero.
     public static func sealSymmetric(_ frame: [UInt8], key: [UInt8], nonce: [UInt8]? = nil) throws -> [UInt8] {
         guard key.count == 32, key.contains(where: { $0 != 0 }) else { throw Failure.badKey }
-        let gcmNonce = try AES.GCM.Nonce(data: nonce ?? SecureRandom.bytes(12))
+        let gcmNonce = try AES.GCM.Nonce(data: nonce ?? SecureRandomPool.shared.bytes(12))
         let box = try AES.GCM.seal(frame, using: SymmetricKey(data: key), nonce: gcmNonce)
         return Array(box.ciphertext) + Array(box.tag) + Array(gcmNonce)
     }

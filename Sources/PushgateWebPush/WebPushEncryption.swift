@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import PushgateProviderSupport
+import PushgateCore
 
 /// The `aes128gcm` content encoding of Web Push messages (RFC 8291 over RFC 8188), in one record.
 ///

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import PushgateProviderSupport
+import PushgateCore
 
 /// Makes the sender's ephemeral ECDH key, a new one for every message (RFC 8291 §3.1).
 ///

@@ -6,7 +6,8 @@ import Darwin
 public import Foundation
 import Synchronization
 
-/// Random bytes from the kernel, read 4 KiB at a time and handed out once each.
+/// Random bytes from the kernel, read 4 KiB at a time and handed out once each: the gateway's one source
+/// of secure random bytes (keys, nonces, salts, padding, request ids).
 ///
 /// Foundation's `UUID()` on Linux opens, reads and closes `/dev/urandom` for every identifier (three system
 /// calls, about 4.5 µs), and the standard library's generator makes one system call per 8 bytes. The
@@ -55,6 +56,14 @@ public final class SecureRandomPool: Sendable {
                 written += count
             }
         }
+    }
+
+    /// `count` random bytes.
+    public func bytes(_ count: Int) -> [UInt8] {
+        guard count > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { self.fill($0) }
+        return bytes
     }
 
     /// A random version 4 UUID (RFC 9562: 122 random bits, the version and variant bits set).

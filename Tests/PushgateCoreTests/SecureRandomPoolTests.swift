@@ -1,5 +1,5 @@
 import Foundation
-import PushgateProviderSupport
+import PushgateCore
 import Synchronization
 import Testing
 
@@ -49,5 +49,9 @@ struct SecureRandomPoolTests {
         var generator = pool.generator
         let words = (0..<1_000).map { _ in generator.next() }
         #expect(Set(words).count == 1_000)
+        #expect(pool.bytes(0).isEmpty)
+        let keys = (0..<1_000).map { _ in pool.bytes(32) }
+        #expect(keys.allSatisfy { $0.count == 32 })
+        #expect(Set(keys).count == 1_000)
     }
 }
