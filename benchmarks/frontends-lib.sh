@@ -1,6 +1,23 @@
-# Shared by benchmarks/frontends-wrk.sh and benchmarks/callgrind.sh (sourced, not run): the provider
-# side (`pushgate sandbox`, and nginx as a Web Push sink), the gateway's configuration, its start, and the
-# counters the checks read. Expects $BIN, $work and the array pids; every wait is bounded.
+# Shared by benchmarks/frontends-wrk.sh, benchmarks/callgrind.sh and benchmarks/syscalls.sh (sourced, not
+# run): the run's scratch folder, the provider side (`pushgate sandbox`, and nginx as a Web Push sink), the
+# gateway's configuration, its start, and the counters the checks read. Expects $BIN; every wait is bounded.
+
+# Makes the run's scratch folder ($work) and the list of processes it starts ($pids); at exit the
+# processes are stopped and the folder removed.
+begin_run() { # NAME
+  work=$(mktemp -d "/tmp/pushgate-$1.XXXXXX")
+  pids=()
+  trap 'for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+}
+
+# The arguments of the fixed-count measurements (callgrind.sh, syscalls.sh): BINARY CASE COUNT, and
+# $WARMUP requests before them.
+fixed_count_arguments() { # [BINARY] [CASE] [COUNT]
+  BIN=$(realpath "${1:-.build-release/release/pushgate}")
+  CASE=${2:-matrix-webpush}
+  COUNT=${3:-2000}
+  WARMUP=${WARMUP:-200}
+}
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 

@@ -32,11 +32,8 @@ BIN=$(realpath "${1:-.build-release/release/pushgate}")
 DURATION=${2:-10s}
 CONNECTIONS=${3:-32}
 CASES=${CASES:-matrix-webpush matrix-apns nextcloud-fcm nextcloud-apns}
-work=$(mktemp -d /tmp/pushgate-frontends-bench.XXXXXX)
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
 source benchmarks/frontends-lib.sh
+begin_run frontends-bench
 
 start_sandbox
 start_nginx

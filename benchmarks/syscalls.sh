@@ -15,15 +15,9 @@
 # Needs strace, nginx, curl and python3 with `cryptography`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=$(realpath "${1:-.build-release/release/pushgate}")
-CASE=${2:-matrix-webpush}
-COUNT=${3:-2000}
-WARMUP=${WARMUP:-200}
-work=$(mktemp -d /tmp/pushgate-syscalls.XXXXXX)
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
 source benchmarks/frontends-lib.sh
+fixed_count_arguments "$@"
+begin_run syscalls
 
 start_sandbox
 start_nginx
