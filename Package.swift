@@ -55,7 +55,7 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
     ],
     targets: [
-        // Core: protocol-independent types, no I/O.
+        // Core: protocol-independent types, no I/O (but for the kernel's random bytes, SecureRandomPool).
         .target(
             name: "PushgateCore",
             dependencies: [
