@@ -2,10 +2,10 @@
 # run): the run's scratch folder, the provider side (`pushgate sandbox`, and nginx as a Web Push sink), the
 # gateway's configuration, its start, and the counters the checks read. Expects $BIN; every wait is bounded.
 
-# Makes the run's scratch folder ($work) and the list of processes it starts ($pids); at exit the
-# processes are stopped and the folder removed.
+# Makes the run's scratch folder ($work, in $WORK_DIR, default /tmp) and the list of processes it starts
+# ($pids); at exit the processes are stopped and the folder removed.
 begin_run() { # NAME
-  work=$(mktemp -d "/tmp/pushgate-$1.XXXXXX")
+  work=$(mktemp -d "${WORK_DIR:-/tmp}/pushgate-$1.XXXXXX")
   pids=()
   trap 'for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 }

@@ -29,11 +29,8 @@ cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-.build-release/release/pushgate}")
 DURATION=${2:-20s}
 CONNECTIONS=${3:-32}
-work=$(mktemp -d "${WORK_DIR:-/tmp}/pushgate-gorush-bench.XXXXXX")
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-source benchmarks/frontends-lib.sh  # cpu_ticks; this script's own metric_sum below replaces the library's
+source benchmarks/frontends-lib.sh  # begin_run, cpu_ticks; this script's own metric_sum below replaces the library's
+begin_run gorush-bench
 
 "$BIN" sandbox --directory "$work/sandbox" > "$work/sandbox.log" 2>&1 &
 pids+=($!)

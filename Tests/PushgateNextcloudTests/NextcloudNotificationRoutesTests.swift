@@ -38,6 +38,17 @@ struct NextcloudNotificationRoutesTests {
             return (response.status, String(buffer: response.body))
         }
 
+        /// Registers each user's Android device with its token and returns a batch entry (a random subject)
+        /// for each, in order.
+        func androidEntries(_ devices: [(user: NextcloudUser, token: String)]) async throws -> [String] {
+            var entries: [String] = []
+            for (user, token) in devices {
+                try await self.register(user, token: token, userAgent: NextcloudNotificationRoutesTests.androidUA)
+                entries.append(NextcloudServerSide.entry(user: user, pushToken: token, ciphertext: NextcloudServerSide.randomCiphertext()))
+            }
+            return entries
+        }
+
         func received(_ app: String) -> [RecordingProvider.Push] { self.providers[app]?.received ?? [] }
         var totalReceived: Int { self.providers.values.map(\.received.count).reduce(0, +) }
     }
@@ -225,12 +236,7 @@ struct NextcloudNotificationRoutesTests {
         let busy = try await NextcloudUser(cloudID: "hal@cloud.example.com", tokenID: 9)
         let refused = try await NextcloudUser(cloudID: "ida@cloud.example.com", tokenID: 10)
         try await Self.withProxy { proxy in
-            try await proxy.register(busy, token: "busy:token", userAgent: Self.androidUA)
-            try await proxy.register(refused, token: "nope:token", userAgent: Self.androidUA)
-            let entries = [
-                NextcloudServerSide.entry(user: busy, pushToken: "busy:token", ciphertext: NextcloudServerSide.randomCiphertext()),
-                NextcloudServerSide.entry(user: refused, pushToken: "nope:token", ciphertext: NextcloudServerSide.randomCiphertext()),
-            ]
+            let entries = try await proxy.androidEntries([(busy, "busy:token"), (refused, "nope:token")])
             let (status, body) = try await proxy.post(NextcloudServerSide.form(entries))
             #expect(status == .ok)
             let answer = try Self.json(body)
@@ -247,10 +253,7 @@ struct NextcloudNotificationRoutesTests {
         var users: [NextcloudUser] = []
         for index in 0..<10 { users.append(try await NextcloudUser(cloudID: "u\(index)@cloud.example.com", tokenID: 100 + index)) }
         try await Self.withProxy { [users] proxy in
-            for (index, user) in users.enumerated() { try await proxy.register(user, token: "busy:\(index)", userAgent: Self.androidUA) }
-            let entries = users.enumerated().map { index, user in
-                NextcloudServerSide.entry(user: user, pushToken: "busy:\(index)", ciphertext: NextcloudServerSide.randomCiphertext())
-            }
+            let entries = try await proxy.androidEntries(users.enumerated().map { index, user in (user, "busy:\(index)") })
             let before = Date()
             let (status, body) = try await proxy.post(NextcloudServerSide.form(entries))
             #expect(status == .ok)
@@ -272,12 +275,7 @@ struct NextcloudNotificationRoutesTests {
         let user = try await NextcloudUser(cloudID: "kim@cloud.example.com", tokenID: 21)
         let other = try await NextcloudUser(cloudID: "lee@cloud.example.com", tokenID: 22)
         try await Self.withProxy(worker: true) { proxy in
-            try await proxy.register(user, token: "once:kim", userAgent: Self.androidUA)
-            try await proxy.register(other, token: "fcm:lee", userAgent: Self.androidUA)
-            let entries = [
-                NextcloudServerSide.entry(user: user, pushToken: "once:kim", ciphertext: NextcloudServerSide.randomCiphertext()),
-                NextcloudServerSide.entry(user: other, pushToken: "fcm:lee", ciphertext: NextcloudServerSide.randomCiphertext()),
-            ]
+            let entries = try await proxy.androidEntries([(user, "once:kim"), (other, "fcm:lee")])
             let (status, body) = try await proxy.post(NextcloudServerSide.form(entries))
             #expect(status == .ok)
             #expect(try Self.json(body)["failed"] as? Int == 0)
@@ -299,8 +297,7 @@ struct NextcloudNotificationRoutesTests {
     @Test func unreadableAndOversizeBatchesAreRefusedWithoutSendingAnything() async throws {
         let user = try await NextcloudUser(cloudID: "joe@cloud.example.com", tokenID: 11)
         try await Self.withProxy { proxy in
-            try await proxy.register(user, token: "fcm:joe", userAgent: Self.androidUA)
-            let entry = NextcloudServerSide.entry(user: user, pushToken: "fcm:joe", ciphertext: NextcloudServerSide.randomCiphertext())
+            let entry = try await proxy.androidEntries([(user, "fcm:joe")])[0]
             for body in ["", "hello=world", "notifications=%7B%7D"] {
                 let (status, text) = try await proxy.post(body)
                 #expect(status == .badRequest, "body \(body)")
@@ -321,8 +318,7 @@ struct NextcloudNotificationRoutesTests {
     @Test func aBatchMayBeLargerThanTheGatewaysGeneralBodyLimit() async throws {
         let user = try await NextcloudUser(cloudID: "lea@cloud.example.com", tokenID: 13)
         try await Self.withProxy(bodyLimit: 16 * 1024) { proxy in
-            try await proxy.register(user, token: "fcm:lea", userAgent: Self.androidUA)
-            let entry = NextcloudServerSide.entry(user: user, pushToken: "fcm:lea", ciphertext: NextcloudServerSide.randomCiphertext())
+            let entry = try await proxy.androidEntries([(user, "fcm:lea")])[0]
             let batch = NextcloudServerSide.form(Array(repeating: entry, count: 40))
             #expect(batch.utf8.count > 16 * 1024)
             let (status, body) = try await proxy.post(batch)
@@ -344,8 +340,7 @@ struct NextcloudNotificationRoutesTests {
               rate_limit: {notifications: 3, window: 3600}
             """
         try await Self.withProxy(extraSettings: limit) { proxy in
-            try await proxy.register(user, token: "fcm:kim", userAgent: Self.androidUA)
-            let entry = NextcloudServerSide.entry(user: user, pushToken: "fcm:kim", ciphertext: NextcloudServerSide.randomCiphertext())
+            let entry = try await proxy.androidEntries([(user, "fcm:kim")])[0]
             #expect(try await proxy.post(NextcloudServerSide.form([entry, entry])).0 == .ok)
             let (status, body) = try await proxy.post(NextcloudServerSide.form([entry, entry]))
             #expect(status == .tooManyRequests)
