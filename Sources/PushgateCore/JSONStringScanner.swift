@@ -19,7 +19,13 @@ enum JSONStringScanner {
                     | SWARBytes.bytes(of: word, equalTo: UInt8(ascii: "\""))
                     | SWARBytes.bytes(of: word, equalTo: UInt8(ascii: "\\"))
                 if stopAtNonASCII { stops |= SWARBytes.nonASCIIBytes(of: word) }
-                if stops != 0 { break }
+                if stops != 0 {
+                    // Straight to the stop: the bytes before it are passed over.
+                    let plain = SWARBytes.firstFlaggedOffset(stops)
+                    if plain > 0 { seen |= word & (UInt64.max &>> UInt64(64 &- 8 &* plain)) }
+                    index &+= plain
+                    break
+                }
                 seen |= word
                 index &+= 8
             }

@@ -2,7 +2,8 @@
 ///
 /// Each test returns a word whose bytes have their high bit set (``highBits``) where the test holds; the
 /// result is nonzero exactly when the test holds for some byte. Bytes after the first that holds may be
-/// flagged falsely (a borrow crosses into them), so the tests say *whether*, not *where*.
+/// flagged falsely (a borrow crosses into them), so the tests say *whether*; ``firstFlaggedOffset(_:)``
+/// says where the first one is.
 public enum SWARBytes {
     /// The high bit of every byte.
     public static let highBits: UInt64 = 0x8080_8080_8080_8080
@@ -13,11 +14,11 @@ public enum SWARBytes {
         0x0101_0101_0101_0101 &* UInt64(byte)
     }
 
-    /// The eight bytes at `offset` from `base`, in memory order (the first byte is the lowest on a
-    /// little-endian machine; the tests do not depend on the order).
+    /// The eight bytes at `offset` from `base`, the first in the least significant byte on every machine
+    /// (a no-op on little-endian ones; `word.littleEndian` stores a word back in the same order).
     @inlinable @inline(__always)
     public static func load(_ base: UnsafePointer<UInt8>, at offset: Int) -> UInt64 {
-        UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+        UInt64(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
     }
 
     /// High bits set where a byte of `word` is below `limit`, for `limit` up to 0x80.
@@ -36,5 +37,13 @@ public enum SWARBytes {
     @inlinable @inline(__always)
     public static func nonASCIIBytes(of word: UInt64) -> UInt64 {
         word & Self.highBits
+    }
+
+    /// The offset, 0 to 7, of the first byte (in memory) that a test flagged in a word from
+    /// ``load(_:at:)``; `flags` must be nonzero. A false flag needs a borrow out of a byte that truly holds,
+    /// and borrows run toward more significant bytes, that is, later ones: the first flag is exact.
+    @inlinable @inline(__always)
+    public static func firstFlaggedOffset(_ flags: UInt64) -> Int {
+        flags.trailingZeroBitCount &>> 3
     }
 }

@@ -55,43 +55,45 @@ enum NextcloudForm {
             var index = range.lowerBound
             var written = 0
             while index < range.upperBound {
-                // The run up to the next `+` or `%` is copied whole.
-                let runEnd = Self.plainRunEnd(base, from: index, to: range.upperBound)
-                if runEnd > index {
-                    (target + written).update(from: base + index, count: runEnd - index)
-                    written += runEnd - index
-                    index = runEnd
-                    if index == range.upperBound { break }
+                // Eight bytes a step, each word stored whole and counted up to its first `+` or `%`.
+                // Unescaping only shortens (`written` never passes `index - range.lowerBound`), so a whole
+                // word always fits in the output.
+                while index &+ 8 <= range.upperBound {
+                    let word = SWARBytes.load(base, at: index)
+                    UnsafeMutableRawPointer(target + written).storeBytes(of: word.littleEndian, as: UInt64.self)
+                    let stops = SWARBytes.bytes(of: word, equalTo: UInt8(ascii: "+")) | SWARBytes.bytes(of: word, equalTo: UInt8(ascii: "%"))
+                    if stops == 0 {
+                        index &+= 8
+                        written &+= 8
+                        continue
+                    }
+                    let plain = SWARBytes.firstFlaggedOffset(stops)
+                    index &+= plain
+                    written &+= plain
+                    break
                 }
-                if base[index] == UInt8(ascii: "+") {
+                guard index < range.upperBound else { break }
+                switch base[index] {
+                case UInt8(ascii: "+"):
                     target[written] = UInt8(ascii: " ")
-                    index += 1
-                } else {
+                    index &+= 1
+                case UInt8(ascii: "%"):
                     guard index + 2 < range.upperBound, let high = Self.hexValue(base[index + 1]), let low = Self.hexValue(base[index + 2]) else {
                         malformed = true
                         count = 0
                         return
                     }
                     target[written] = high << 4 | low
-                    index += 3
+                    index &+= 3
+                case let byte:
+                    target[written] = byte
+                    index &+= 1
                 }
-                written += 1
+                written &+= 1
             }
             count = written
         }
         return malformed ? nil : String(validating: output, as: UTF8.self)
-    }
-
-    /// The index of the first `+` or `%` in `start..<end`, or `end`; eight bytes a step.
-    private static func plainRunEnd(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
-        var index = start
-        while index &+ 8 <= end {
-            let word = SWARBytes.load(base, at: index)
-            if SWARBytes.bytes(of: word, equalTo: UInt8(ascii: "+")) | SWARBytes.bytes(of: word, equalTo: UInt8(ascii: "%")) != 0 { break }
-            index &+= 8
-        }
-        while index < end, base[index] != UInt8(ascii: "+"), base[index] != UInt8(ascii: "%") { index &+= 1 }
-        return index
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

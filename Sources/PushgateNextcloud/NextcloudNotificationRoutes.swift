@@ -119,12 +119,18 @@ public struct NextcloudNotificationRoutes: Sendable {
         }
         let deadline = ContinuousClock.now + self.settings.deliveryTimeout
         // A sliding window of deliveries, so one large batch does not take every in-flight slot of an app.
-        let verdicts = await withTaskGroup(of: (NextcloudDeliveryPlan, DeliveryOutcome).self) { group in
-            var verdicts: [(NextcloudDeliveryPlan, DeliveryOutcome)] = []
+        let planned = plans
+        // Each answer names its plan by index: a plan (a notification, a provider, strings) is not copied
+        // through the task group.
+        let verdicts = await withTaskGroup(of: (Int, DeliveryOutcome).self) { group in
+            var verdicts: [(Int, DeliveryOutcome)] = []
             verdicts.reserveCapacity(plans.count)
-            for (index, plan) in plans.enumerated() {
+            for index in plans.indices {
                 if index >= Self.deliveriesInFlightPerBatch, let verdict = await group.next() { verdicts.append(verdict) }
-                group.addTask { (plan, await self.dispatcher.deliver(plan.notification, via: plan.provider, token: plan.token, deadline: deadline)) }
+                group.addTask {
+                    let plan = planned[index]
+                    return (index, await self.dispatcher.deliver(plan.notification, via: plan.provider, token: plan.token, deadline: deadline))
+                }
             }
             for await verdict in group { verdicts.append(verdict) }
             return verdicts
@@ -132,7 +138,8 @@ public struct NextcloudNotificationRoutes: Sendable {
         // Retries are queued together, one write for each distinct pause (usually one): queued one by one,
         // each waiting for its own commit, a batch that met a full app took seconds to answer.
         var retries: [Double: [Dispatcher.Queued]] = [:]
-        for (plan, outcome) in verdicts {
+        for (index, outcome) in verdicts {
+            let plan = plans[index]
             switch outcome {
             case .delivered:
                 break

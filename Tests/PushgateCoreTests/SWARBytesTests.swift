@@ -45,4 +45,38 @@ struct SWARBytesTests {
             #expect((SWARBytes.nonASCIIBytes(of: word) != 0) == bytes.contains { $0 >= 0x80 })
         }
     }
+
+    /// Words with two bytes that hold (where a borrow from the first can flag later bytes falsely), and
+    /// random words: the first flag is always the first byte that holds.
+    @Test("finds the first byte that holds, whatever follows it")
+    func firstFlaggedOffset() {
+        var generator = SystemRandomNumberGenerator()
+        var cases: [[UInt8]] = []
+        for first in 0..<8 {
+            for second in first..<8 {
+                for filler: UInt8 in [0x00, 0x01, 0x24, 0x26, 0x2A, 0x2C, 0x80, 0xFF] {
+                    var bytes = [UInt8](repeating: filler, count: 8)
+                    bytes[first] = 0x25
+                    bytes[second] = 0x2B
+                    cases.append(bytes)
+                }
+            }
+        }
+        for _ in 0..<20_000 {
+            cases.append((0..<8).map { _ in [0x25, 0x2B, 0x24, 0x26, 0x00, 0xFF, UInt8.random(in: 0...255, using: &generator)].randomElement(using: &generator)! })
+        }
+        for bytes in cases {
+            let word = bytes.withUnsafeBufferPointer { SWARBytes.load($0.baseAddress!, at: 0) }
+            let flags = SWARBytes.bytes(of: word, equalTo: 0x25) | SWARBytes.bytes(of: word, equalTo: 0x2B)
+            guard let expected = bytes.firstIndex(where: { $0 == 0x25 || $0 == 0x2B }) else {
+                #expect(flags == 0, "\(bytes)")
+                continue
+            }
+            #expect(SWARBytes.firstFlaggedOffset(flags) == expected, "\(bytes)")
+            let control = SWARBytes.bytes(of: word, below: 0x20) | SWARBytes.nonASCIIBytes(of: word)
+            if let first = bytes.firstIndex(where: { $0 < 0x20 || $0 >= 0x80 }) {
+                #expect(SWARBytes.firstFlaggedOffset(control) == first, "\(bytes)")
+            }
+        }
+    }
 }
