@@ -39,6 +39,11 @@ final class APNsConnection: @unchecked Sendable {
     func execute(_ request: APNsRequest, deadline: NIODeadline) async throws -> APNsAnswer {
         let promise = self.eventLoop.makePromise(of: APNsAnswer.self)
         self.eventLoop.execute {
+            // An open connection takes the stream at once, without a future for `connected()`.
+            if let ready = self.ready, !ready.handler.isClosing {
+                ready.handler.send(request, deadline: deadline, promise: promise)
+                return
+            }
             self.connected().whenComplete { result in
                 switch result {
                 case .success:

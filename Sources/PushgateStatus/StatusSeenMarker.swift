@@ -1,4 +1,5 @@
 import Foundation
+import PushgateCore
 import PushgateStore
 
 /// Records message ids as seen, one handling attempt at a time, so that a message is handled once across
@@ -18,7 +19,7 @@ struct StatusSeenMarker: Sendable {
     /// - Returns: `true` when this attempt takes the message (handle it), `false` when another did.
     /// - Throws: the last write's error when every write failed, or `CancellationError`.
     func mark(_ id: [UInt8]) async throws -> Bool {
-        let claim = withUnsafeBytes(of: UUID().uuid) { Array($0) }
+        let claim = SecureRandomPool.shared.bytes(16)
         let seenAt = Date()
         var pauses = self.pauses[...]
         while true {
