@@ -12,14 +12,22 @@ struct RequestBodyLimits: Sendable {
     }
 
     /// The limit for a request path (without its query).
-    func limit(forPath path: some StringProtocol) -> Int {
-        guard !self.byPath.isEmpty, let own = self.byPath[String(path)] else { return self.standard }
+    func limit(forPath path: String) -> Int {
+        guard !self.byPath.isEmpty, let own = self.byPath[path] else { return self.standard }
         return max(own, self.standard)
+    }
+
+    /// The limit for a request path (without its query).
+    func limit(forPath path: Substring) -> Int {
+        guard !self.byPath.isEmpty else { return self.standard }
+        return self.limit(forPath: String(path))
     }
 
     /// The limit for a request target (`/path?query`).
     func limit(forTarget target: String) -> Int {
         guard !self.byPath.isEmpty else { return self.standard }
-        return self.limit(forPath: target[..<(target.firstIndex(of: "?") ?? target.endIndex)])
+        // By byte: a `Character` search ran grapheme breaking over the whole path, on every request.
+        guard let query = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return self.limit(forPath: target) }
+        return self.limit(forPath: target[..<query])
     }
 }
