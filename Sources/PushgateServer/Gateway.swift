@@ -110,13 +110,12 @@ public struct Gateway: Sendable {
         if let log = sandbox?.log {
             frontEnds.append(FrontEnd(name: "sandbox", routes: [GatewayRoute(.get, "/sandbox/deliveries") { _, _ in SandboxEnvironment.deliveriesResponse(log) }]))
         }
-        let router = GatewayRouterBuilder.build(
+        let responder = GatewayRouterBuilder.responder(
             routes: frontEnds.flatMap(\.routes),
             metrics: metrics,
             maxRequestBodySize: configuration.http.maxRequestBodySize,
             accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor
         )
-        let responder = router.buildResponder()
         let worker = OutboxWorker(
             dispatcher: dispatcher, store: store, metrics: deliveryMetrics, wakeUp: wakeUp, observers: frontEnds.compactMap(\.outcomeObserver),
             logger: logger

@@ -16,10 +16,10 @@ import Testing
 struct RouterBehaviourTests {
     struct Failure: Error {}
 
-    /// The operations routes plus two probes: one that echoes its body (collected under the limit) and one
-    /// that fails with an error no middleware knows.
+    /// The operations routes plus three probes: one that echoes its body (collected under the limit), one
+    /// that fails with an error no middleware knows, and one with a captured parameter.
     /// The health deadline is long: these tests are about answers, not timing, and must pass on a loaded machine.
-    static func makeApplication(store: any PushStore, metrics: GatewayMetrics, limit: Int = 1024) -> Application<RouterResponder<GatewayRequestContext>> {
+    static func routes(store: any PushStore, metrics: GatewayMetrics) -> [GatewayRoute] {
         let operations = OperationsRoutes(store: store as? BoundedStore ?? BoundedStore(store, timeout: .seconds(3)), metrics: metrics, healthDeadline: .seconds(60))
         let probes = [
             GatewayRoute(.post, "/echo") { request, context in
@@ -27,31 +27,59 @@ struct RouterBehaviourTests {
                 return Response(status: .ok, body: .init(byteBuffer: body))
             },
             GatewayRoute(.get, "/fail") { _, _ in throw Failure() },
+            GatewayRoute(.get, "/items/{id}") { _, context in
+                Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: context.parameters.get("id") ?? "-")))
+            },
         ]
-        let router = GatewayRouterBuilder.build(routes: operations.routes + probes, metrics: metrics, maxRequestBodySize: limit)
+        return operations.routes + probes
+    }
+
+    /// The routes behind the router alone.
+    static func makeApplication(store: any PushStore, metrics: GatewayMetrics, limit: Int = 1024) -> Application<RouterResponder<GatewayRequestContext>> {
+        let router = GatewayRouterBuilder.build(routes: Self.routes(store: store, metrics: metrics), metrics: metrics, maxRequestBodySize: limit)
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: TestLogging.quiet)
     }
 
-    static func withApplication(_ body: @Sendable (any TestClientProtocol, GatewayMetrics) async throws -> Void) async throws {
+    /// The routes behind the responder the listeners use (fixed paths answered before the router).
+    static func makeGatewayApplication(store: any PushStore, metrics: GatewayMetrics, limit: Int = 1024) -> Application<some HTTPResponder<GatewayRequestContext>> {
+        let responder = GatewayRouterBuilder.responder(routes: Self.routes(store: store, metrics: metrics), metrics: metrics, maxRequestBodySize: limit)
+        return Application(responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: TestLogging.quiet)
+    }
+
+    /// Runs `body` against the listeners' responder (`gateway`) or the router alone: every test runs on
+    /// both, so answering fixed paths before the router changes no answer.
+    static func withApplication(gateway: Bool, _ body: @Sendable (any TestClientProtocol, GatewayMetrics) async throws -> Void) async throws {
         let directory = try TemporaryDirectory()
         let store = try await SQLiteStore.open(path: directory.path("store.sqlite"), logger: TestLogging.quiet)
         let metrics = GatewayMetrics()
-        var app = Self.makeApplication(store: store, metrics: metrics)
-        app.addServices(store)
-        try await app.test(.live) { client in try await body(client, metrics) }
+        if gateway {
+            var app = Self.makeGatewayApplication(store: store, metrics: metrics)
+            app.addServices(store)
+            try await app.test(.live) { client in try await body(client, metrics) }
+        } else {
+            var app = Self.makeApplication(store: store, metrics: metrics)
+            app.addServices(store)
+            try await app.test(.live) { client in try await body(client, metrics) }
+        }
     }
 
-    @Test func healthIsOKWhileTheStoreAnswers() async throws {
-        try await Self.withApplication { client, _ async throws in
+    @Test(arguments: [true, false]) func healthIsOKWhileTheStoreAnswers(gateway: Bool) async throws {
+        try await Self.withApplication(gateway: gateway) { client, _ async throws in
             let response = try await client.execute(uri: "/health", method: .get)
             #expect(response.status == .ok)
             #expect(response.body.readableBytes == 0)
             #expect(try await client.execute(uri: "/health", method: .head).status == .ok)
+            // The router's normalisation and captures, whichever responder answers.
+            #expect(try await client.execute(uri: "/health/", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/health?verbose=1", method: .get).status == .ok)
+            let item = try await client.execute(uri: "/items/7", method: .get)
+            #expect(item.status == .ok)
+            #expect(String(buffer: item.body) == "7")
         }
     }
 
-    @Test func unknownPathsAndMethodsGetMatrixStyleErrors() async throws {
-        try await Self.withApplication { client, _ async throws in
+    @Test(arguments: [true, false]) func unknownPathsAndMethodsGetMatrixStyleErrors(gateway: Bool) async throws {
+        try await Self.withApplication(gateway: gateway) { client, _ async throws in
             let notFound = try await client.execute(uri: "/no/such/path?x=1", method: .get)
             #expect(notFound.status == .notFound)
             #expect(notFound.headers[.contentType] == "application/json")
@@ -64,8 +92,8 @@ struct RouterBehaviourTests {
         }
     }
 
-    @Test func bodiesOverTheLimitGet413WhetherDeclaredOrStreamed() async throws {
-        try await Self.withApplication { client, _ async throws in
+    @Test(arguments: [true, false]) func bodiesOverTheLimitGet413WhetherDeclaredOrStreamed(gateway: Bool) async throws {
+        try await Self.withApplication(gateway: gateway) { client, _ async throws in
             let small = try await client.execute(uri: "/echo", method: .post, body: ByteBuffer(string: "hello"))
             #expect(small.status == .ok)
             #expect(String(buffer: small.body) == "hello")
@@ -85,8 +113,8 @@ struct RouterBehaviourTests {
         }
     }
 
-    @Test func unexpectedErrorsBecomeA500InTheSameShape() async throws {
-        try await Self.withApplication { client, _ async throws in
+    @Test(arguments: [true, false]) func unexpectedErrorsBecomeA500InTheSameShape(gateway: Bool) async throws {
+        try await Self.withApplication(gateway: gateway) { client, _ async throws in
             let response = try await client.execute(uri: "/fail", method: .get)
             #expect(response.status == .internalServerError)
             #expect(String(buffer: response.body).contains("M_UNKNOWN"))
@@ -95,8 +123,8 @@ struct RouterBehaviourTests {
         }
     }
 
-    @Test func requestsAreCountedByRouteMethodAndStatus() async throws {
-        try await Self.withApplication { client, _ async throws in
+    @Test(arguments: [true, false]) func requestsAreCountedByRouteMethodAndStatus(gateway: Bool) async throws {
+        try await Self.withApplication(gateway: gateway) { client, _ async throws in
             for _ in 0..<3 { _ = try await client.execute(uri: "/health", method: .get) }
             _ = try await client.execute(uri: "/missing", method: .get)
             let metrics = try await client.execute(uri: "/metrics", method: .get)
@@ -105,6 +133,10 @@ struct RouterBehaviourTests {
             let text = String(buffer: metrics.body)
             #expect(text.contains(#"pushgate_http_requests_total{route="/health",method="GET",code="200"} 3"#))
             #expect(text.contains(#"pushgate_http_requests_total{route="NotFound",method="GET",code="404"} 1"#))
+            _ = try await client.execute(uri: "/items/7", method: .get)
+            let again = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            #expect(again.contains(#"pushgate_http_requests_total{route="/items/{id}",method="GET",code="200"} 1"#))
+            #expect(again.contains(#"pushgate_http_requests_total{route="/metrics",method="GET",code="200"} 1"#))
             #expect(text.contains(#"pushgate_http_request_duration_seconds_count{route="/health",method="GET",code="200"} 3"#))
         }
     }
