@@ -16,24 +16,32 @@ public enum GatewayRouterBuilder {
         maxRequestBodySize: Int,
         accessLogUsesForwardedFor: Bool = false
     ) -> Router<GatewayRequestContext> {
-        Self.router(routes: routes, middleware: Self.middleware(routes: routes, metrics: metrics, maxRequestBodySize: maxRequestBodySize, accessLogUsesForwardedFor: accessLogUsesForwardedFor))
+        let middleware = Self.middleware(
+            routes: routes, metrics: metrics, maxRequestBodySize: maxRequestBodySize, accessLogUsesForwardedFor: accessLogUsesForwardedFor
+        )
+        return Self.router(routes: routes, middleware: middleware)
     }
 
-    /// Builds the responder the listeners use: the router of ``build(routes:metrics:maxRequestBodySize:accessLogUsesForwardedFor:)``
-    /// behind a ``StaticRouteResponder``, which answers the routes' fixed paths without the router's path
-    /// lookup. The parameters are those of `build`.
+    /// Builds the responder the listeners use: the router of
+    /// ``build(routes:metrics:maxRequestBodySize:accessLogUsesForwardedFor:)`` behind a
+    /// ``StaticRouteResponder``, which answers the routes' fixed paths without the router's path lookup.
+    /// The parameters are those of `build`.
     public static func responder(
         routes: [GatewayRoute],
         metrics: GatewayMetrics,
         maxRequestBodySize: Int,
         accessLogUsesForwardedFor: Bool = false
     ) -> some HTTPResponder<GatewayRequestContext> {
-        let middleware = Self.middleware(routes: routes, metrics: metrics, maxRequestBodySize: maxRequestBodySize, accessLogUsesForwardedFor: accessLogUsesForwardedFor)
+        let middleware = Self.middleware(
+            routes: routes, metrics: metrics, maxRequestBodySize: maxRequestBodySize, accessLogUsesForwardedFor: accessLogUsesForwardedFor
+        )
         let router = Self.router(routes: routes, middleware: middleware)
         return StaticRouteResponder(routes: routes, middleware: middleware, fallback: router.buildResponder())
     }
 
-    private static func middleware(routes: [GatewayRoute], metrics: GatewayMetrics, maxRequestBodySize: Int, accessLogUsesForwardedFor: Bool) -> GatewayMiddleware {
+    private static func middleware(
+        routes: [GatewayRoute], metrics: GatewayMetrics, maxRequestBodySize: Int, accessLogUsesForwardedFor: Bool
+    ) -> GatewayMiddleware {
         // HEAD is answered wherever GET is (autoGenerateHeadEndpoints), so 405's Allow lists it too.
         let methodsByPath = Dictionary(grouping: routes, by: \.path).mapValues { routes in
             let methods = routes.map(\.method)
