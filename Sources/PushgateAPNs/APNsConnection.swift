@@ -40,8 +40,8 @@ final class APNsConnection: @unchecked Sendable {
         let promise = self.eventLoop.makePromise(of: APNsAnswer.self)
         self.eventLoop.execute {
             // An open connection takes the stream at once, without a future for `connected()`.
-            if let ready = self.ready, !ready.handler.isClosing {
-                ready.handler.send(request, deadline: deadline, promise: promise)
+            if let handler = self.openHandler {
+                handler.send(request, deadline: deadline, promise: promise)
                 return
             }
             self.connected().whenComplete { result in
@@ -70,9 +70,15 @@ final class APNsConnection: @unchecked Sendable {
         if let channel { try? await channel.close() }
     }
 
+    /// The stream handler of the open connection, if there is one still taking streams.
+    private var openHandler: APNsStreamHandler? {
+        guard let handler = self.ready?.handler, !handler.isClosing else { return nil }
+        return handler
+    }
+
     /// Succeeds once ``ready`` holds an open connection.
     private func connected() -> EventLoopFuture<Void> {
-        if let ready = self.ready, !ready.handler.isClosing { return self.eventLoop.makeSucceededVoidFuture() }
+        if self.openHandler != nil { return self.eventLoop.makeSucceededVoidFuture() }
         if let connecting = self.connecting { return connecting }
         guard !self.shutDown else {
             return self.eventLoop.makeFailedFuture(APNsExchangeError.notProcessed("the provider is shut down"))

@@ -119,7 +119,6 @@ public struct NextcloudNotificationRoutes: Sendable {
         }
         let deadline = ContinuousClock.now + self.settings.deliveryTimeout
         // A sliding window of deliveries, so one large batch does not take every in-flight slot of an app.
-        let planned = plans
         // Each answer names its plan by index: a plan (a notification, a provider, strings) is not copied
         // through the task group.
         let verdicts = await withTaskGroup(of: (Int, DeliveryOutcome).self) { group in
@@ -127,8 +126,8 @@ public struct NextcloudNotificationRoutes: Sendable {
             verdicts.reserveCapacity(plans.count)
             for index in plans.indices {
                 if index >= Self.deliveriesInFlightPerBatch, let verdict = await group.next() { verdicts.append(verdict) }
-                group.addTask {
-                    let plan = planned[index]
+                group.addTask { [plans] in
+                    let plan = plans[index]
                     return (index, await self.dispatcher.deliver(plan.notification, via: plan.provider, token: plan.token, deadline: deadline))
                 }
             }

@@ -17,17 +17,11 @@ struct RequestBodyLimits: Sendable {
         return max(own, self.standard)
     }
 
-    /// The limit for a request path (without its query).
-    func limit(forPath path: Substring) -> Int {
-        guard !self.byPath.isEmpty else { return self.standard }
-        return self.limit(forPath: String(path))
-    }
-
     /// The limit for a request target (`/path?query`).
     func limit(forTarget target: String) -> Int {
         guard !self.byPath.isEmpty else { return self.standard }
         // By byte: a `Character` search ran grapheme breaking over the whole path, on every request.
         guard let query = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return self.limit(forPath: target) }
-        return self.limit(forPath: target[..<query])
+        return self.limit(forPath: String(target[..<query]))
     }
 }

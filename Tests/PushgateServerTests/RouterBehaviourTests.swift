@@ -53,14 +53,19 @@ struct RouterBehaviourTests {
         let store = try await SQLiteStore.open(path: directory.path("store.sqlite"), logger: TestLogging.quiet)
         let metrics = GatewayMetrics()
         if gateway {
-            var app = Self.makeGatewayApplication(store: store, metrics: metrics)
-            app.addServices(store)
-            try await app.test(.live) { client in try await body(client, metrics) }
+            try await Self.test(Self.makeGatewayApplication(store: store, metrics: metrics), store: store) { client in try await body(client, metrics) }
         } else {
-            var app = Self.makeApplication(store: store, metrics: metrics)
-            app.addServices(store)
-            try await app.test(.live) { client in try await body(client, metrics) }
+            try await Self.test(Self.makeApplication(store: store, metrics: metrics), store: store) { client in try await body(client, metrics) }
         }
+    }
+
+    /// Runs `body` against `app` live, with the store as one of its services.
+    static func test<Responder: HTTPResponder>(
+        _ app: Application<Responder>, store: SQLiteStore, _ body: @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        var app = app
+        app.addServices(store)
+        try await app.test(.live, body)
     }
 
     @Test(arguments: [true, false]) func healthIsOKWhileTheStoreAnswers(gateway: Bool) async throws {
