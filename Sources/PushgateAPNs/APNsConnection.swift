@@ -1,12 +1,11 @@
 import NIOCore
-import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import PushgateProviderSupport
 
 /// One HTTP/2 connection to APNs, pinned to one event loop, opened on first use and opened again after it
 /// closes or the server sends GOAWAY: TCP (through the HTTP proxy's CONNECT tunnel when there is one), TLS
-/// with ALPN `h2`, `NIOHTTP2Handler`, then ``APNsStreamHandler``.
+/// with ALPN `h2`, then ``APNsHTTP2Handler``.
 ///
 /// Its state is touched only on its event loop.
 final class APNsConnection: @unchecked Sendable {
@@ -26,7 +25,7 @@ final class APNsConnection: @unchecked Sendable {
 
     let eventLoop: any EventLoop
     private let target: Target
-    private var ready: (channel: any Channel, handler: APNsStreamHandler)?
+    private var ready: (channel: any Channel, handler: APNsHTTP2Handler)?
     private var connecting: EventLoopFuture<Void>?
     private var shutDown = false
 
@@ -71,7 +70,7 @@ final class APNsConnection: @unchecked Sendable {
     }
 
     /// The stream handler of the open connection, if there is one still taking streams.
-    private var openHandler: APNsStreamHandler? {
+    private var openHandler: APNsHTTP2Handler? {
         guard let handler = self.ready?.handler, !handler.isClosing else { return nil }
         return handler
     }
@@ -104,16 +103,12 @@ final class APNsConnection: @unchecked Sendable {
             connected = bootstrap.connect(host: target.host, port: target.port)
         }
         return connected.flatMapThrowing { channel in
-            let handler = APNsStreamHandler(authority: target.authority)
+            let handler = APNsHTTP2Handler(authority: target.authority)
             let pipeline = channel.pipeline.syncOperations
             try pipeline.addHandler(NIOSSLClientHandler(context: target.tls, serverHostname: target.serverName))
-            // One TLS record for the frames of a flush, instead of one for each frame (three a request).
-            try pipeline.addHandler(OutboundWriteCoalescer())
             // Every header value this client sends is either its own (the path's token is letters and
             // digits, the provider token base64url) or checked by `APNsRequestFactory.problem(with:body:)`
-            // before the request is built, so NIOHTTP2 does not validate each header block again (a
-            // fortieth of the instructions of an APNs delivery). It still parses the answers' HPACK.
-            try pipeline.addHandler(NIOHTTP2Handler(mode: .client, headerBlockValidation: .disabled))
+            // before the request is built.
             try pipeline.addHandler(handler)
             handler.onClosing = { [weak self, weak handler] in
                 guard let self, let handler, self.ready?.handler === handler else { return }

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHPACK
 
 /// One request to APNs as it goes on the wire: the `:path` and the headers after the pseudo-headers
 /// (`apns-*`, `content-type`, `authorization`), and the JSON body.

@@ -14,8 +14,8 @@ import Synchronization
 /// Run it as a `Service`: it keeps its HTTP/2 connections until graceful shutdown. There is one
 /// ``APNsConnection`` per event loop of the shared group, each pinned to its loop, so requests spread over
 /// one HTTP/2 connection per loop (as Apple suggests several connections for volume) instead of all being
-/// multiplexed, encrypted and parsed on a single thread. Requests are streams written on NIOHTTP2's frame
-/// API (``APNsStreamHandler``), and each connection sends what one event-loop tick wrote in one TLS record.
+/// multiplexed, encrypted and parsed on a single thread. Requests are streams of the client's own HTTP/2
+/// framing (``APNsHTTP2Handler``), and each connection sends what one event-loop tick wrote in one write.
 ///
 /// At most `inflight_request_limit` requests are in flight at once (a `ConcurrencyGate` with that many
 /// permits); more wait for a free one until their deadline.
