@@ -22,8 +22,10 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
     /// The most bytes of one answer's header block (HEADERS and its CONTINUATION frames).
     static let maximumHeaderBlock = 64 * 1024
 
-    private struct Stream {
-        var promise: EventLoopPromise<APNsAnswer>
+    /// One request's stream. (A class: the lists below share it, and a frame changes it in place.)
+    private final class Stream {
+        let id: UInt32
+        let promise: EventLoopPromise<APNsAnswer>
         var timeout: Scheduled<Void>?
         /// The request until its stream is opened.
         var request: APNsRequest?
@@ -34,6 +36,17 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         var unsent: ByteBuffer?
         var sendWindow = 0
         var receiveWindow = HTTP2Wire.defaultWindowSize
+        /// Set once the stream is answered, failed or reset.
+        var isClosed = false
+
+        init(id: UInt32, promise: EventLoopPromise<APNsAnswer>, request: APNsRequest) {
+            self.id = id
+            self.promise = promise
+            self.request = request
+        }
+
+        /// Whether the stream was opened (its HEADERS sent).
+        var isOpen: Bool { self.request == nil }
     }
 
     /// A header block being read, continued by CONTINUATION frames.
@@ -50,10 +63,10 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
     private var scratch: ByteBuffer
 
     private var streams: [UInt32: Stream] = [:]
-    /// Streams waiting to be opened, oldest first (an id whose request is gone is skipped).
-    private var waiting = CircularBuffer<UInt32>()
+    /// Streams waiting to be opened, oldest first (one closed meanwhile is skipped).
+    private var waiting = CircularBuffer<Stream>()
     /// Opened streams with body bytes waiting for window, oldest first.
-    private var blocked = CircularBuffer<UInt32>()
+    private var blocked = CircularBuffer<Stream>()
     private var openStreams = 0
     private var nextStreamID: UInt32 = 1
 
@@ -140,14 +153,15 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         // §5.1.1 requires (an id whose request expired while waiting is skipped, which is allowed).
         let streamID = self.nextStreamID
         self.nextStreamID += 2
-        let timeout = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] () -> Void in
+        let stream = Stream(id: streamID, promise: promise, request: request)
+        stream.timeout = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] () -> Void in
             self?.expire(streamID)
         }
-        self.streams[streamID] = Stream(promise: promise, timeout: timeout, request: request)
+        self.streams[streamID] = stream
         if self.waiting.isEmpty, self.canOpenStream {
-            self.open(streamID, context: context)
+            self.open(stream, context: context)
         } else {
-            self.waiting.append(streamID)
+            self.waiting.append(stream)
         }
     }
 
@@ -157,15 +171,16 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
 
     /// Opens the streams that wait, as far as the server's limit allows.
     private func openWaitingStreams(context: ChannelHandlerContext) {
-        while self.canOpenStream, let streamID = self.waiting.popFirst() {
-            if self.streams[streamID]?.request != nil { self.open(streamID, context: context) }
+        while self.canOpenStream, let stream = self.waiting.popFirst() {
+            if !stream.isClosed { self.open(stream, context: context) }
         }
     }
 
-    private func open(_ streamID: UInt32, context: ChannelHandlerContext) {
-        guard let request = self.streams[streamID]?.request else { return }
-        self.streams[streamID]!.request = nil
-        self.streams[streamID]!.sendWindow = self.peerInitialWindow
+    private func open(_ stream: Stream, context: ChannelHandlerContext) {
+        guard let request = stream.request else { return }
+        let streamID = stream.id
+        stream.request = nil
+        stream.sendWindow = self.peerInitialWindow
         self.openStreams += 1
 
         self.scratch.clear()
@@ -182,17 +197,19 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
             self.outbound.writeBuffer(&chunk)
             type = .continuation
         } while self.scratch.readableBytes > 0
-        self.streams[streamID]!.unsent = request.body
-        self.sendData(of: streamID)
+        stream.unsent = request.body
+        self.sendData(of: stream)
         self.scheduleFlush(context: context)
     }
 
     /// Sends what the windows allow of a stream's body, ending the stream with the last byte; a stream
     /// that must wait for window joins ``blocked``. Returns whether the body was all sent.
     @discardableResult
-    private func sendData(of streamID: UInt32) -> Bool {
-        guard var body = self.streams[streamID]?.unsent else { return true }
-        var streamWindow = self.streams[streamID]!.sendWindow
+    private func sendData(of stream: Stream) -> Bool {
+        guard var body = stream.unsent else { return true }
+        stream.unsent = nil  // not shared while the slices below are read
+        let streamID = stream.id
+        var streamWindow = stream.sendWindow
         while true {
             // An empty frame (the end of an empty body) needs no window; a window can be below zero after
             // SETTINGS shrank it (§6.9.2).
@@ -205,24 +222,23 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
             self.sendWindow -= length
             streamWindow -= length
             if last {
-                self.streams[streamID]!.unsent = nil
-                self.streams[streamID]!.sendWindow = streamWindow
+                stream.sendWindow = streamWindow
                 return true
             }
         }
-        self.streams[streamID]!.unsent = body
-        self.streams[streamID]!.sendWindow = streamWindow
-        self.blocked.append(streamID)
+        stream.unsent = body
+        stream.sendWindow = streamWindow
+        self.blocked.append(stream)
         return false
     }
 
     /// Sends what the windows now allow of blocked streams' bodies, oldest first.
     private func sendBlockedData(context: ChannelHandlerContext) {
         guard !self.blocked.isEmpty else { return }
-        let streamIDs = self.blocked
+        let streams = self.blocked
         self.blocked.removeAll(keepingCapacity: true)
-        for streamID in streamIDs where self.streams[streamID]?.unsent != nil {
-            self.sendData(of: streamID)
+        for stream in streams where !stream.isClosed && stream.unsent != nil {
+            self.sendData(of: stream)
         }
         self.scheduleFlush(context: context)
     }
@@ -298,17 +314,17 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
             self.scheduleFlush(context: context)
         }
         let streamID = head.streamID
-        guard let stream = self.streams[streamID], stream.request == nil else { return }  // answered, reset or expired
+        guard let stream = self.streams[streamID], stream.isOpen else { return }  // answered, reset or expired
         guard stream.status != nil else {
-            return self.resetStream(streamID, .protocolError, failing: .streamReset("DATA before HEADERS"), context: context)
+            return self.reset(stream, .protocolError, failing: .streamReset("DATA before HEADERS"), context: context)
         }
         guard head.length <= stream.receiveWindow else {
-            return self.resetStream(streamID, .flowControlError, failing: .streamReset("DATA beyond the stream's window"), context: context)
+            return self.reset(stream, .flowControlError, failing: .streamReset("DATA beyond the stream's window"), context: context)
         }
-        self.streams[streamID]!.receiveWindow -= head.length
-        if !head.has(HTTP2Wire.Flag.endStream), self.streams[streamID]!.receiveWindow <= HTTP2Wire.defaultWindowSize / 2 {
-            self.outbound.writeHTTP2WindowUpdate(streamID: streamID, increment: HTTP2Wire.defaultWindowSize - self.streams[streamID]!.receiveWindow)
-            self.streams[streamID]!.receiveWindow = HTTP2Wire.defaultWindowSize
+        stream.receiveWindow -= head.length
+        if !head.has(HTTP2Wire.Flag.endStream), stream.receiveWindow <= HTTP2Wire.defaultWindowSize / 2 {
+            self.outbound.writeHTTP2WindowUpdate(streamID: streamID, increment: HTTP2Wire.defaultWindowSize - stream.receiveWindow)
+            stream.receiveWindow = HTTP2Wire.defaultWindowSize
             self.scheduleFlush(context: context)
         }
         let kept = stream.body?.readableBytes ?? 0
@@ -316,12 +332,12 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
             var slice = data.readSlice(length: min(data.readableBytes, Self.maximumAnswerBody - kept))
         {
             if stream.body == nil {
-                self.streams[streamID]!.body = slice
+                stream.body = slice
             } else {
-                self.streams[streamID]!.body!.writeBuffer(&slice)
+                stream.body!.writeBuffer(&slice)
             }
         }
-        if head.has(HTTP2Wire.Flag.endStream) { self.complete(streamID, context: context) }
+        if head.has(HTTP2Wire.Flag.endStream) { self.complete(stream, context: context) }
     }
 
     private func readHeaders(_ head: HTTP2Wire.FrameHead, _ payload: ByteBuffer, context: ChannelHandlerContext) {
@@ -369,13 +385,13 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         } catch {
             return self.connectionError(.compressionError, "an undecodable header block", context: context)
         }
-        guard let stream = self.streams[streamID], stream.request == nil else { return }
+        guard let stream = self.streams[streamID], stream.isOpen else { return }
         // A 1xx head is followed by the real one; a second head after the real one is trailers.
         if stream.status == nil, let status = headers.first(name: ":status").flatMap(Int.init), status >= 200 {
-            self.streams[streamID]!.status = status
-            self.streams[streamID]!.retryAfter = headers.first(name: "retry-after")
+            stream.status = status
+            stream.retryAfter = headers.first(name: "retry-after")
         }
-        if endStream { self.complete(streamID, context: context) }
+        if endStream { self.complete(stream, context: context) }
     }
 
     private func readResetStream(_ head: HTTP2Wire.FrameHead, _ payload: ByteBuffer, context: ChannelHandlerContext) {
@@ -385,7 +401,7 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         }
         let code = HTTP2Wire.ErrorCode(value: value)
         let error: APNsExchangeError = code == .refusedStream ? .notProcessed("REFUSED_STREAM") : .streamReset(code.description)
-        self.closeStream(head.streamID, failing: error, context: context)
+        if let stream = self.streams[head.streamID] { self.close(stream, failing: error, context: context) }
     }
 
     private func readSettings(_ head: HTTP2Wire.FrameHead, _ payload: ByteBuffer, context: ChannelHandlerContext) {
@@ -411,11 +427,11 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
                 // The change applies to every open stream's window (§6.9.2).
                 let change = Int(value) - self.peerInitialWindow
                 self.peerInitialWindow = Int(value)
-                for (streamID, stream) in self.streams where stream.request == nil {
+                for stream in self.streams.values where stream.isOpen {
                     guard stream.sendWindow + change <= HTTP2Wire.maximumWindowSize else {
                         return self.connectionError(.flowControlError, "a stream window over 2^31-1", context: context)
                     }
-                    self.streams[streamID]!.sendWindow += change
+                    stream.sendWindow += change
                 }
             case HTTP2Wire.Setting.maxFrameSize:
                 guard (HTTP2Wire.defaultMaximumFrameSize...0xFF_FFFF).contains(Int(value)) else {
@@ -452,8 +468,8 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         let code = HTTP2Wire.ErrorCode(value: value)
         self.stopTakingStreams()
         // Streams above the last one the server processed, and those never opened, were not processed.
-        for (streamID, stream) in self.streams where streamID > lastStreamID || stream.request != nil {
-            self.closeStream(streamID, failing: .notProcessed("GOAWAY \(code)"), context: context)
+        for stream in self.streams.values where stream.id > lastStreamID || !stream.isOpen {
+            self.close(stream, failing: .notProcessed("GOAWAY \(code)"), context: context)
         }
     }
 
@@ -469,64 +485,65 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
             }
             self.sendWindow += increment
         } else {
-            guard let stream = self.streams[head.streamID], stream.request == nil else { return }
+            guard let stream = self.streams[head.streamID], stream.isOpen else { return }
             guard increment > 0 else {
-                return self.resetStream(head.streamID, .protocolError, failing: .streamReset("WINDOW_UPDATE of 0"), context: context)
+                return self.reset(stream, .protocolError, failing: .streamReset("WINDOW_UPDATE of 0"), context: context)
             }
             guard stream.sendWindow + increment <= HTTP2Wire.maximumWindowSize else {
-                return self.resetStream(head.streamID, .flowControlError, failing: .streamReset("a stream window over 2^31-1"), context: context)
+                return self.reset(stream, .flowControlError, failing: .streamReset("a stream window over 2^31-1"), context: context)
             }
-            self.streams[head.streamID]!.sendWindow += increment
+            stream.sendWindow += increment
         }
         self.sendBlockedData(context: context)
     }
 
     // MARK: Streams ending
 
-    private func complete(_ streamID: UInt32, context: ChannelHandlerContext) {
-        guard let stream = self.streams[streamID] else { return }
+    private func complete(_ stream: Stream, context: ChannelHandlerContext) {
         guard let status = stream.status else {
-            return self.closeStream(streamID, failing: .streamReset("answer without :status"), context: context)
+            return self.close(stream, failing: .streamReset("answer without :status"), context: context)
         }
         if stream.unsent != nil {
             // Answered before the whole body left (RFC 9113 §8.1): the rest is not wanted.
-            self.outbound.writeHTTP2ResetStream(streamID: streamID, code: .cancel)
+            self.outbound.writeHTTP2ResetStream(streamID: stream.id, code: .cancel)
             self.scheduleFlush(context: context)
         }
-        self.removeStream(streamID, context: context)?.succeed(
-            APNsAnswer(status: status, retryAfter: stream.retryAfter, body: stream.body ?? ByteBuffer()))
+        self.remove(stream, context: context)
+        stream.promise.succeed(APNsAnswer(status: status, retryAfter: stream.retryAfter, body: stream.body ?? ByteBuffer()))
     }
 
-    /// Ends a stream from this side: RST_STREAM with `code`, and the request fails with `error`.
-    private func resetStream(_ streamID: UInt32, _ code: HTTP2Wire.ErrorCode, failing error: APNsExchangeError, context: ChannelHandlerContext) {
-        guard let stream = self.streams[streamID] else { return }
-        if stream.request == nil {  // opened (a stream still waiting was never announced)
-            self.outbound.writeHTTP2ResetStream(streamID: streamID, code: code)
+    /// Ends a stream from this side: RST_STREAM with `code` (if it was opened), and the request fails.
+    private func reset(_ stream: Stream, _ code: HTTP2Wire.ErrorCode, failing error: APNsExchangeError, context: ChannelHandlerContext) {
+        if stream.isOpen {  // a stream still waiting was never announced
+            self.outbound.writeHTTP2ResetStream(streamID: stream.id, code: code)
             self.scheduleFlush(context: context)
         }
-        self.closeStream(streamID, failing: error, context: context)
+        self.close(stream, failing: error, context: context)
     }
 
-    private func closeStream(_ streamID: UInt32, failing error: APNsExchangeError, context: ChannelHandlerContext) {
-        self.removeStream(streamID, context: context)?.fail(error)
+    private func close(_ stream: Stream, failing error: APNsExchangeError, context: ChannelHandlerContext) {
+        self.remove(stream, context: context)
+        stream.promise.fail(error)
     }
 
-    /// Forgets a stream, lets a waiting one take its place, and returns its promise.
-    private func removeStream(_ streamID: UInt32, context: ChannelHandlerContext) -> EventLoopPromise<APNsAnswer>? {
-        guard let stream = self.streams.removeValue(forKey: streamID) else { return nil }
+    /// Forgets a stream and lets a waiting one take its place.
+    private func remove(_ stream: Stream, context: ChannelHandlerContext) {
+        guard !stream.isClosed else { return }
+        stream.isClosed = true
+        self.streams.removeValue(forKey: stream.id)
         stream.timeout?.cancel()
-        if stream.request == nil {
+        stream.unsent = nil
+        if stream.isOpen {
             self.openStreams -= 1
             self.openWaitingStreams(context: context)
         }
         self.closeIfIdle()
-        return stream.promise
     }
 
     /// The deadline of `streamID` passed: reset the stream (if it was opened) and fail the request.
     private func expire(_ streamID: UInt32) {
-        guard let context = self.context else { return }
-        self.resetStream(streamID, .cancel, failing: .deadlineExceeded, context: context)
+        guard let context = self.context, let stream = self.streams[streamID] else { return }
+        self.reset(stream, .cancel, failing: .deadlineExceeded, context: context)
     }
 
     private func failAll(_ error: APNsExchangeError) {
@@ -536,6 +553,7 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         self.blocked.removeAll()
         self.openStreams = 0
         for stream in streams.values {
+            stream.isClosed = true
             stream.timeout?.cancel()
             stream.promise.fail(error)
         }
