@@ -565,8 +565,7 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         self.failure = "HTTP/2 \(code): \(what)"
         self.inbound = nil
         self.outbound.writeHTTP2GoAway(lastStreamID: 0, code: code)
-        self.writeOutbound(context: context)
-        context.flush()
+        self.flushOutbound(context: context)
         self.stopTakingStreams()
         context.close(promise: nil)
     }
@@ -582,17 +581,21 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
 
     private func closeIfIdle() {
         guard self.isClosing, self.streams.isEmpty, let context = self.context else { return }
-        self.writeOutbound(context: context)
-        context.flush()
+        self.flushOutbound(context: context)
         context.close(promise: nil)
     }
 
     // MARK: Frames out
 
-    private func writeOutbound(context: ChannelHandlerContext) {
-        guard self.outbound.readableBytes > 0 else { return }
-        context.write(self.wrapOutboundOut(self.outbound), promise: nil)
-        self.outbound = context.channel.allocator.buffer(capacity: 1024)
+    /// Writes and flushes the frames gathered, then empties the buffer for the next ones: the TLS handler
+    /// has usually encrypted the bytes and let go of them by then, so the same memory serves again
+    /// (otherwise emptying it takes new memory, as copy-on-write does).
+    private func flushOutbound(context: ChannelHandlerContext) {
+        if self.outbound.readableBytes > 0 {
+            context.write(self.wrapOutboundOut(self.outbound), promise: nil)
+        }
+        context.flush()
+        self.outbound.clear()
     }
 
     /// One write and one flush at the end of this event-loop tick, for every frame of it.
@@ -602,8 +605,7 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         context.eventLoop.assumeIsolated().execute {
             self.flushScheduled = false
             guard let context = self.context else { return }
-            self.writeOutbound(context: context)
-            context.flush()
+            self.flushOutbound(context: context)
         }
     }
 }
