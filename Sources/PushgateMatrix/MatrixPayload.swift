@@ -14,6 +14,9 @@ public enum MatrixPayload: Sendable, Equatable {
 enum MatrixText {
     /// The first `limit` Unicode code points of `text`.
     static func prefix(_ text: String, codePoints limit: Int) -> String {
+        // No more UTF-8 bytes than the limit means no more code points (the byte count is at hand; the
+        // code-point count takes a walk over the text).
+        guard text.utf8.count > limit else { return text }
         let scalars = text.unicodeScalars
         guard scalars.count > limit else { return text }
         var view = String.UnicodeScalarView()

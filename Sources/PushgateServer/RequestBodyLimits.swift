@@ -20,8 +20,13 @@ struct RequestBodyLimits: Sendable {
     /// The limit for a request target (`/path?query`).
     func limit(forTarget target: String) -> Int {
         guard !self.byPath.isEmpty else { return self.standard }
-        // By byte: a `Character` search ran grapheme breaking over the whole path, on every request.
-        guard let query = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return self.limit(forPath: target) }
-        return self.limit(forPath: String(target[..<query]))
+        // By byte, over the contiguous bytes: a `Character` search runs grapheme breaking over the whole
+        // path, and the generic search of `String.UTF8View` checks each index it steps over.
+        let question = UInt8(ascii: "?")
+        let offset =
+            target.utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: question) }
+            ?? target.utf8.firstIndex(of: question).map { target.utf8.distance(from: target.utf8.startIndex, to: $0) }
+        guard let offset else { return self.limit(forPath: target) }
+        return self.limit(forPath: String(target.utf8.prefix(offset))!)
     }
 }

@@ -161,4 +161,15 @@ struct APNsMatrixPayloadTests {
         let big = JSONValue.object(["blob": .string(String(repeating: "z", count: 5000))])
         #expect(APNsPayloadTruncation.fit(big, maximumSize: 4096) == nil)
     }
+
+    @Test func senderAndRoomNamesKeepTheirFirst1024CodePoints() {
+        // Multi-byte text under the limit in code points but over it in bytes is kept whole.
+        let accented = String(repeating: "é", count: 1024)
+        #expect(MatrixText.prefix(accented, codePoints: 1024) == accented)
+        #expect(MatrixText.prefix(accented + "é", codePoints: 1024) == accented)
+        #expect(MatrixText.prefix(String(repeating: "a", count: 1030), codePoints: 1024) == String(repeating: "a", count: 1024))
+        // Code points, not characters: a letter and its combining accent are two.
+        #expect(MatrixText.prefix(String(repeating: "e\u{301}", count: 600), codePoints: 1024).unicodeScalars.count == 1024)
+        #expect(MatrixText.prefix("short", codePoints: 1024) == "short")
+    }
 }
