@@ -45,6 +45,18 @@ struct APNsRequestAndOutcomeTests {
         #expect(factory.priority(for: PushNotification(priority: .high, payload: .object([:]), apnsPushType: "background")) == "5")
     }
 
+    /// Header values go out as they are (the client's own HPACK does not check them again), so a front end's
+    /// collapse id or topic that HTTP/2 forbids is refused here (RFC 9113 §8.2.1).
+    @Test(arguments: [
+        ("c", true), ("", true), ("élan", true), ("a b", true), (" lead", false), ("trail ", false), ("\tx", false),
+        ("x\t", false), ("a\rb", false), ("a\nb", false), ("a\u{0}b", false),
+    ])
+    func headerValuesThatHTTP2ForbidsAreRefused(_ value: String, _ valid: Bool) {
+        let factory = APNsRequestFactory(topic: "im.example", configuredPushType: .background)
+        #expect(APNsRequestFactory.isValidFieldValue(value) == valid)
+        #expect((factory.problem(with: PushNotification(payload: .object([:]), collapseID: value), body: []) == nil) == (valid || value.isEmpty))
+    }
+
     @Test(arguments: [
         (200, nil, APNsResponseClassifier.Verdict.outcome(.delivered)),
         (410, "Unregistered", .outcome(.invalidToken(reason: "Unregistered"))),
