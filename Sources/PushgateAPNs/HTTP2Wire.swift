@@ -17,6 +17,7 @@ enum HTTP2Wire {
     /// The HPACK dynamic table's size until the peer's SETTINGS_HEADER_TABLE_SIZE says otherwise.
     static let defaultHeaderTableSize = 4_096
 
+    /// Frame types (RFC 9113 §6).
     enum FrameType: UInt8 {
         case data = 0x0
         case headers = 0x1
@@ -30,6 +31,7 @@ enum HTTP2Wire {
         case continuation = 0x9
     }
 
+    /// Frame flags; `ack` is SETTINGS' and PING's meaning of the bit `endStream` has on DATA and HEADERS.
     enum Flag {
         static let endStream: UInt8 = 0x1
         static let ack: UInt8 = 0x1
@@ -38,6 +40,7 @@ enum HTTP2Wire {
         static let priority: UInt8 = 0x20
     }
 
+    /// The settings identifiers the client reads or sends (RFC 9113 §6.5.2).
     enum Setting {
         static let headerTableSize: UInt16 = 0x1
         static let enablePush: UInt16 = 0x2
