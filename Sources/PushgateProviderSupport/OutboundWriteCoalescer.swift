@@ -4,7 +4,8 @@ public import NIOCore
 /// it seals one record for them instead of one each.
 ///
 /// NIOHTTP2 writes each frame as its own buffer, and a DATA frame as two (its head, then its payload), so
-/// one APNs request was three TLS records, each with its own header, tag and `SSL_write`. Buffers are
+/// one answer of the sandbox's APNs emulator would be three TLS records, each with its own header, tag and
+/// `SSL_write`. (The gateway's own APNs client gathers a tick's frames in one buffer itself.) Buffers are
 /// copied into one until `limit` bytes (a TLS record's most plaintext), then passed on as one write. Each
 /// write's promise completes when the write that carries its bytes does; order is kept.
 public final class OutboundWriteCoalescer: ChannelOutboundHandler, RemovableChannelHandler {
