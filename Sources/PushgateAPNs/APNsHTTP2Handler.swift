@@ -176,10 +176,9 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
     }
 
     /// Sends what the windows allow of a stream's body, ending the stream with the last byte; a stream
-    /// that must wait for window joins ``blocked``. Returns whether the body was all sent.
-    @discardableResult
-    func sendData(of stream: APNsHTTP2Stream) -> Bool {
-        guard var body = stream.unsent else { return true }
+    /// that must wait for window joins ``blocked``.
+    func sendData(of stream: APNsHTTP2Stream) {
+        guard var body = stream.unsent else { return }
         stream.unsent = nil  // not shared while the slices below are read
         let streamID = stream.id
         var streamWindow = stream.sendWindow
@@ -196,13 +195,12 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
             streamWindow -= length
             if last {
                 stream.sendWindow = streamWindow
-                return true
+                return
             }
         }
         stream.unsent = body
         stream.sendWindow = streamWindow
         self.blocked.append(stream)
-        return false
     }
 
     /// Sends what the windows now allow of blocked streams' bodies, oldest first.

@@ -102,15 +102,13 @@ public struct APNsRequestFactory: Sendable {
     /// space or tab at either end. The values a front end chooses (topic, collapse id) are checked here, so
     /// the connection's HTTP/2 handler does not check every header block again (see ``APNsConnection``).
     static func isValidFieldValue(_ value: String) -> Bool {
-        func isValid<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+        var value = value
+        // Over the contiguous bytes, as `APNsProvider.isSafePathSegment` reads a token: walking `utf8` index
+        // by index checks each index it steps over.
+        return value.withUTF8 { bytes in
             if let first = bytes.first, first == 0x20 || first == 0x09 { return false }
-            for byte in bytes where byte == 0x00 || byte == 0x0A || byte == 0x0D { return false }
-            return true
+            if let last = bytes.last, last == 0x20 || last == 0x09 { return false }
+            return !bytes.contains { $0 == 0x00 || $0 == 0x0A || $0 == 0x0D }
         }
-        guard let last = value.utf8.last else { return true }
-        if last == 0x20 || last == 0x09 { return false }
-        // Over the contiguous bytes where there are (always, for a native string): the generic walk over
-        // `utf8` checks each index it steps over.
-        return value.utf8.withContiguousStorageIfAvailable(isValid) ?? isValid(value.utf8)
     }
 }

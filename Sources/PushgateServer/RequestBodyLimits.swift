@@ -22,11 +22,10 @@ struct RequestBodyLimits: Sendable {
         guard !self.byPath.isEmpty else { return self.standard }
         // By byte, over the contiguous bytes: a `Character` search runs grapheme breaking over the whole
         // path, and the generic search of `String.UTF8View` checks each index it steps over.
-        let question = UInt8(ascii: "?")
-        let offset =
-            target.utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: question) }
-            ?? target.utf8.firstIndex(of: question).map { target.utf8.distance(from: target.utf8.startIndex, to: $0) }
-        guard let offset else { return self.limit(forPath: target) }
-        return self.limit(forPath: String(target.utf8.prefix(offset))!)
+        var target = target
+        let path = target.withUTF8 { bytes in
+            bytes.firstIndex(of: UInt8(ascii: "?")).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[..<$0]), as: UTF8.self) }
+        }
+        return self.limit(forPath: path ?? target)
     }
 }

@@ -13,14 +13,9 @@ import PushgateHTTP
 struct StaticRouteResponder<Fallback: HTTPResponder>: HTTPResponder where Fallback.Context == GatewayRequestContext {
     typealias Context = GatewayRequestContext
 
-    /// A fixed path's handlers, by method.
-    private struct Endpoint: Sendable {
-        /// The path as the router records it (its `RouterPath` description).
-        let path: String
-        let handlers: [HTTPRequest.Method: GatewayRoute.Handler]
-    }
-
-    private let endpoints: [String: Endpoint]
+    /// Each fixed path's handlers by method, keyed by the path as the router records it (its `RouterPath`
+    /// description).
+    private let endpoints: [String: [HTTPRequest.Method: GatewayRoute.Handler]]
     private let middleware: GatewayMiddleware
     private let fallback: Fallback
 
@@ -37,21 +32,19 @@ struct StaticRouteResponder<Fallback: HTTPResponder>: HTTPResponder where Fallba
             handlers[path.description, default: [:]][route.method, default: []].append(route.handler)
         }
         // A path with a method given twice is left to the router, which decides which one answers.
-        var endpoints: [String: Endpoint] = [:]
-        for (path, byMethod) in handlers where byMethod.values.allSatisfy({ $0.count == 1 }) {
-            endpoints[path] = Endpoint(path: path, handlers: byMethod.compactMapValues(\.first))
-        }
-        self.endpoints = endpoints
+        self.endpoints = handlers.filter { $0.value.values.allSatisfy { $0.count == 1 } }.mapValues { $0.compactMapValues(\.first) }
         self.middleware = middleware
         self.fallback = fallback
     }
 
     func respond(to request: Request, context: Context) async throws -> Response {
-        guard let endpoint = self.endpoints[request.uri.path], let handler = endpoint.handlers[request.method] else {
+        let path = request.uri.path
+        guard let handler = self.endpoints[path]?[request.method] else {
             return try await self.fallback.respond(to: request, context: context)
         }
-        // A reference the router's middleware reads as well (for the access log's route).
-        context.coreContext.endpointPath.value = endpoint.path
+        // A reference the router's middleware reads as well (for the access log's route): the path found
+        // is the route's own.
+        context.coreContext.endpointPath.value = path
         do {
             return try await self.middleware.handle(request, context: context, next: handler)
         } catch let error as any HTTPResponseError {

@@ -72,10 +72,7 @@ struct APNsHTTP2HandlerTests {
     }
 
     @Test func theServersStreamLimitMakesRequestsWaitInOrder() throws {
-        let peer = try HTTP2TestPeer()
-        _ = try peer.read()
-        try peer.sendSettings([(3, 1)])
-        _ = try peer.read()
+        let peer = try HTTP2TestPeer.connected([(3, 1)])
         let boxes = (0..<3).map { _ in Self.send(peer) }
         #expect(try peer.read().filter { $0.type == 1 }.map(\.streamID) == [1])
         try peer.answer(1)
@@ -89,10 +86,7 @@ struct APNsHTTP2HandlerTests {
     }
 
     @Test func aBodyWaitsForTheStreamsWindow() throws {
-        let peer = try HTTP2TestPeer()
-        _ = try peer.read()
-        try peer.sendSettings([(4, 10)])  // SETTINGS_INITIAL_WINDOW_SIZE
-        _ = try peer.read()
+        let peer = try HTTP2TestPeer.connected([(4, 10)])  // SETTINGS_INITIAL_WINDOW_SIZE
         let box = Self.send(peer, Self.request(body: String(repeating: "x", count: 25)))
         var data = try peer.read().filter { $0.type == 0 }
         #expect(data.map(\.payload.readableBytes) == [10] && !data[0].has(0x1))
@@ -112,10 +106,7 @@ struct APNsHTTP2HandlerTests {
     }
 
     @Test func aBodyWaitsForTheConnectionsWindowInFramesOfTheServersSize() throws {
-        let peer = try HTTP2TestPeer()
-        _ = try peer.read()
-        try peer.sendSettings([(4, 1 << 20)])
-        _ = try peer.read()
+        let peer = try HTTP2TestPeer.connected([(4, 1 << 20)])
         _ = Self.send(peer, Self.request(body: String(repeating: "y", count: 70_000)))
         var data = try peer.read().filter { $0.type == 0 }
         #expect(data.map(\.payload.readableBytes) == [16_384, 16_384, 16_384, 16_383])  // the connection's 65,535
@@ -125,10 +116,7 @@ struct APNsHTTP2HandlerTests {
     }
 
     @Test func pingIsAnsweredAndTheServersDataIsReturnedAsWindow() throws {
-        let peer = try HTTP2TestPeer()
-        _ = try peer.read()
-        try peer.sendSettings()
-        _ = try peer.read()
+        let peer = try HTTP2TestPeer.connected()
         try peer.send(type: 6, payload: [1, 2, 3, 4, 5, 6, 7, 8])
         let ping = try peer.read()
         #expect(ping.map(\.type) == [6] && ping[0].has(0x1) && Array(ping[0].payload.readableBytesView) == [1, 2, 3, 4, 5, 6, 7, 8])
@@ -149,10 +137,7 @@ struct APNsHTTP2HandlerTests {
     }
 
     @Test func anAnswerHeadInContinuationFramesWithPaddingAndPriority() throws {
-        let peer = try HTTP2TestPeer()
-        _ = try peer.read()
-        try peer.sendSettings()
-        _ = try peer.read()
+        let peer = try HTTP2TestPeer.connected()
         let box = Self.send(peer)
         _ = try peer.read()
         let block = try peer.block([(":status", "429"), ("retry-after", "120"), ("apns-id", "x")])
@@ -165,10 +150,7 @@ struct APNsHTTP2HandlerTests {
     }
 
     @Test func goAwayFailsWhatTheServerDidNotProcessAndTheConnectionClosesWhenIdle() throws {
-        let peer = try HTTP2TestPeer()
-        _ = try peer.read()
-        try peer.sendSettings([(3, 2)])
-        _ = try peer.read()
+        let peer = try HTTP2TestPeer.connected([(3, 2)])
         let boxes = (0..<3).map { _ in Self.send(peer) }
         _ = try peer.read()
         try peer.send(type: 7, payload: [0, 0, 0, 1, 0, 0, 0, 0])  // last stream 1, NO_ERROR
@@ -186,10 +168,7 @@ struct APNsHTTP2HandlerTests {
     }
 
     @Test func aPassedDeadlineResetsTheStreamAndAWaitingRequestLeavesNoTrace() throws {
-        let peer = try HTTP2TestPeer()
-        _ = try peer.read()
-        try peer.sendSettings([(3, 1)])
-        _ = try peer.read()
+        let peer = try HTTP2TestPeer.connected([(3, 1)])
         let deadline = NIODeadline.now() + .seconds(30)
         let open = Self.send(peer, deadline: deadline + .seconds(1))
         let waiting = Self.send(peer, deadline: deadline)

@@ -54,10 +54,7 @@ struct AioapnsCrossCheckTests {
     }
 
     @Test func aioapnsDeliversThroughTheEmulatorAndSeesUnregistered() async throws {
-        let python = try #require(
-            ProcessInfo.processInfo.environment["PUSHGATE_TEST_PYTHON"].flatMap { $0.isEmpty ? nil : $0 },
-            "PUSHGATE_TEST_PYTHON must name a Python interpreter with aioapns (scripts/test makes one in .build-venv)"
-        )
+        let python = try PythonReference.interpreter()
         try await EmulatorHarness.withEmulator { harness in
             let directory = try TemporaryDirectory()
             let scriptPath = try directory.write("send.py", Self.script)

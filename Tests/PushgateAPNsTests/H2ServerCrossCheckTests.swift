@@ -95,10 +95,7 @@ struct H2ServerCrossCheckTests {
     }
 
     @Test func requestsKeepToTheStreamLimitTheWindowsAndTheTableSizeOfH2() async throws {
-        let python = try #require(
-            ProcessInfo.processInfo.environment["PUSHGATE_TEST_PYTHON"].flatMap { $0.isEmpty ? nil : $0 },
-            "PUSHGATE_TEST_PYTHON must name a Python interpreter with h2 (scripts/test makes one in .build-venv)"
-        )
+        let python = try PythonReference.interpreter()
         try await EmulatorHarness.withEmulator { harness in
             let directory = try TemporaryDirectory()
             let authority = harness.emulator.certificateAuthority

@@ -34,6 +34,16 @@ final class HTTP2TestPeer {
         try self.channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
     }
 
+    /// A peer whose client has sent its preface and been sent the server's `settings` (and has answered
+    /// them): the frames up to there are read.
+    static func connected(_ settings: [(UInt16, UInt32)] = []) throws -> HTTP2TestPeer {
+        let peer = try HTTP2TestPeer()
+        _ = try peer.read()
+        try peer.sendSettings(settings)
+        _ = try peer.read()
+        return peer
+    }
+
     /// Runs the event loop's pending work and returns the whole frames the client wrote since the last call.
     func read() throws -> [Frame] {
         self.channel.embeddedEventLoop.run()
