@@ -4,9 +4,9 @@ import NIOCore
 import NIOHTTP1
 
 /// The child channel of every gateway listener: an ``HTTPResponseSerializer`` that writes each answer as
-/// one buffer, NIO's request decoder, an ``HTTPConnectionGuard``, NIO's pipelining assistance (one request
-/// per connection is answered at a time, in order; quiescing and half-closed input are handled there), and
-/// an ``HTTPRequestDispatcher`` that collects each request whole and answers it through the router.
+/// one buffer, NIO's request decoder, an ``HTTPConnectionGuard``, and an ``HTTPRequestDispatcher`` that
+/// collects each request whole, answers one at a time through the router (holding pipelined ones back),
+/// and closes the connection when the server stops.
 ///
 /// It takes the place of Hummingbird's `HTTP1Channel`, which passes every request part through an async
 /// sequence to a task per connection, every answer part back through an async writer, and converts each
@@ -29,12 +29,12 @@ struct GatewayHTTP1Channel: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Connection> {
         channel.eventLoop.makeCompletedFuture {
             let pipeline = channel.pipeline.syncOperations
-            // NIO's server pipeline without its response encoder, error handler or header validator (the
-            // guard answers parse errors in the gateway's shape; HTTPFields validated every answer's headers).
+            // NIO's server pipeline without its response encoder, error handler, header validator (the guard
+            // answers parse errors in the gateway's shape; HTTPFields validated every answer's headers) or
+            // pipelining handler (the dispatcher holds pipelined requests itself).
             try pipeline.addHandler(HTTPResponseSerializer())
             try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
             try pipeline.addHandler(HTTPConnectionGuard(limits: self.limits, connections: self.connections, logger: logger))
-            try pipeline.addHandler(HTTPServerPipelineHandler())
             try pipeline.addHandler(HTTPRequestDispatcher(responder: self.responder, bodyLimits: self.bodyLimits))
             return Connection(channel: channel)
         }

@@ -57,8 +57,8 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var timerRunsAt: NIODeadline?
     private var closeAfterResponse = false
     private var counted = false
-    /// Requests a pipelining client sent while an earlier one was still being answered (the pipelining
-    /// handler above holds them back), oldest first: whether each is kept alive and whether its end was
+    /// Requests a pipelining client sent while an earlier one was still being answered (the dispatcher
+    /// above holds them back), oldest first: whether each is kept alive and whether its end was
     /// read. Each becomes the current request when the answer before it ends.
     private var pipelined: [(keepAlive: Bool, ended: Bool)] = []
 

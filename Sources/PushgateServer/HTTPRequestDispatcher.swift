@@ -5,16 +5,26 @@ import NIOHTTP1
 /// Collects each request of a connection whole (head and body, up to its path's limit) and answers it on
 /// a task of its own through a ``GatewayResponder``, writing the answer back on the channel's event loop.
 ///
-/// NIO's `HTTPServerPipelineHandler` before it holds back the next request of a pipelining client until
-/// the answer's end is written, so one request is answered at a time. A request is answered before its
-/// end when its declared `Content-Length` is over the limit (the body-limit middleware answers 413 from
-/// the header; a client that asked to wait with `Expect: 100-continue` gets that answer instead of
-/// `100 Continue`), when its body grows past the limit (the body is cut one byte past it, and the route
-/// answers 413 as it collects it), or when the rest of it cannot be parsed (the route's collecting of
-/// the body fails with the parser's error, as it would while streaming). The rest of such a request is
-/// dropped, and the connection guard closes the connection after the answer.
-final class HTTPRequestDispatcher: ChannelInboundHandler, RemovableChannelHandler {
+/// One request is answered at a time, in order. The parts of requests a pipelining client sends while one
+/// is answered are held and taken up, in order, once its answer's end is written; while any are held the
+/// connection's reads are held back too, so a client cannot make the gateway hold more than one read's
+/// worth. Reads are not held while a request is answered otherwise: a client that waits for its answers
+/// (nearly all do) costs no changes of the socket's readiness interest. (NIO's `HTTPServerPipelineHandler`,
+/// which this replaces, held them back for every answer: two `epoll_ctl` calls a request.)
+///
+/// When the server stops gracefully (`ChannelShouldQuiesceEvent`), an idle connection is closed at once
+/// and one with a request under way once its answer is written; requests held behind it are dropped.
+///
+/// A request is answered before its end when its declared `Content-Length` is over the limit (the
+/// body-limit middleware answers 413 from the header; a client that asked to wait with
+/// `Expect: 100-continue` gets that answer instead of `100 Continue`), when its body grows past the limit
+/// (the body is cut one byte past it, and the route answers 413 as it collects it), or when the rest of
+/// it cannot be parsed (the route's collecting of the body fails with the parser's error, as it would
+/// while streaming). The rest of such a request is dropped, and the connection guard closes the
+/// connection after the answer.
+final class HTTPRequestDispatcher: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
     private enum State {
@@ -28,9 +38,22 @@ final class HTTPRequestDispatcher: ChannelInboundHandler, RemovableChannelHandle
         case discarding
     }
 
+    /// A request part or a parse error, held while an earlier request is answered.
+    private enum Held {
+        case part(HTTPServerRequestPart)
+        case error(any Error)
+    }
+
     private let responder: GatewayResponder
     private let bodyLimits: RequestBodyLimits
     private var state = State.idle
+    /// What was read of pipelined requests while an earlier one is answered, oldest first.
+    private var held = CircularBuffer<Held>()
+    /// A read asked for while parts are held; it is passed on once they are all taken up.
+    private var readWithheld = false
+    /// Set when the server stops gracefully while a request is under way: the connection closes once
+    /// its answer is written.
+    private var closeWhenAnswered = false
     /// Set when the handler leaves the pipeline: an answer that arrives later is not written.
     private var removed = false
 
@@ -44,10 +67,48 @@ final class HTTPRequestDispatcher: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch self.unwrapInboundIn(data) {
+        let part = self.unwrapInboundIn(data)
+        if self.mustHold {
+            self.held.append(.part(part))
+        } else {
+            self.take(part, context: context)
+        }
+    }
+
+    /// Whether what is read now belongs to a pipelined request: one is answered and its end was read, or
+    /// parts are held already (reads wait while any are, but one read may carry several requests).
+    private var mustHold: Bool {
+        if case .answering(requestEnded: true) = self.state { return true }
+        return !self.held.isEmpty
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if self.held.isEmpty {
+            context.read()
+        } else {
+            self.readWithheld = true
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ChannelShouldQuiesceEvent else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        self.held.removeAll()
+        if case .idle = self.state {
+            context.close(promise: nil)
+        } else {
+            self.closeWhenAnswered = true
+        }
+    }
+
+    /// Takes up one part of the request being read (or of the one answered early, whose rest is dropped).
+    private func take(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        switch part {
         case .head(let head):
             guard case .idle = self.state else {
-                // The pipelining handler passes one request at a time; anything else is a broken peer.
+                // A head while the request before it is read: a broken peer.
                 context.close(promise: nil)
                 return
             }
@@ -93,6 +154,14 @@ final class HTTPRequestDispatcher: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if self.mustHold, error is HTTPParserError {
+            self.held.append(.error(error))  // in a pipelined request: the answer before it is written first
+            return
+        }
+        self.fail(with: error, context: context)
+    }
+
+    private func fail(with error: any Error, context: ChannelHandlerContext) {
         // Parse errors before a head are answered by the connection guard; one within a body reaches the
         // route as the body's error. Anything else ends the connection.
         guard case .collecting(let head, let body, _) = self.state, error is HTTPParserError else {
@@ -124,13 +193,33 @@ final class HTTPRequestDispatcher: ChannelInboundHandler, RemovableChannelHandle
         if answer.body.readableBytes > 0 {
             context.write(self.wrapOutboundOut(.body(.byteBuffer(answer.body))), promise: nil)
         }
-        // The state moves on before the end is written: writing it lets the pipelining handler pass on
-        // the next request at once, from inside this call.
         switch self.state {
         case .answering(requestEnded: true): self.state = .idle
         case .answering(requestEnded: false): self.state = .discarding
         default: break
         }
+        guard !self.closeWhenAnswered else {
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
+            return
+        }
         context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
+        self.takeUpHeld(context: context)
+    }
+
+    /// Takes up held parts, in order, until one starts an answer (the parts after it wait for that
+    /// answer), then passes on a withheld read once none are left.
+    private func takeUpHeld(context: ChannelHandlerContext) {
+        while !self.held.isEmpty, !self.removed {
+            if case .answering(requestEnded: true) = self.state { return }
+            switch self.held.removeFirst() {
+            case .part(let part): self.take(part, context: context)
+            case .error(let error): self.fail(with: error, context: context)
+            }
+        }
+        if self.readWithheld {
+            self.readWithheld = false
+            context.read()
+        }
     }
 }

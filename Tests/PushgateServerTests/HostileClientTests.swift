@@ -47,6 +47,14 @@ struct HostileClientTests {
             email.utils.formatdate(email.utils.parsedate_to_datetime(d).timestamp(), usegmt=True) == d
             and abs(email.utils.parsedate_to_datetime(d).timestamp() - time.time()) < 120 for d in dates)
         cases["pipelined"] = pipelined
+        # Requests with bodies in one write, the second answered while the third waits behind it, then a
+        # request that cannot be parsed: the three are answered in order, then the connection closes.
+        notify = b'{"notification":{"devices":[{"app_id":"im.unknown","pushkey":"PK"}]}}'
+        def post(key):
+            body = notify.replace(b"PK", key)
+            return (b"POST /_matrix/push/v1/notify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        cases["pipelined_bodies"] = raw(post(b"p1") + post(b"p2") + post(b"p3") + b"\x16\x03garbage\r\n\r\n", 20)
         # A client that waits for "100 Continue" before it sends its body (RFC 9110 §10.1.1), as curl and
         # Guzzle do for large bodies: the interim answer comes at once, then the body's own answer.
         s = socket.create_connection(("127.0.0.1", port)); s.settimeout(10)
@@ -160,6 +168,17 @@ struct HostileClientTests {
         let heads = pipelined.answer.components(separatedBy: "HTTP/1.1 ").dropFirst()
         #expect(heads.allSatisfy { $0.contains("\r\nServer: Pushgate\r\n") && $0.contains("\r\nContent-Length: ") }, "\(pipelined.answer)")
 
+        let bodies = try outcome("pipelined_bodies")
+        let rejected = bodies.answer.components(separatedBy: "HTTP/1.1 ").dropFirst().map { answer in
+            answer.hasPrefix("200 ") ? answer.components(separatedBy: "\r\n\r\n").last ?? "" : String(answer.prefix(3))
+        }
+        #expect(
+            Array(rejected.prefix(3)) == [#"{"rejected":["p1"]}"#, #"{"rejected":["p2"]}"#, #"{"rejected":["p3"]}"#],
+            "pipelined requests with bodies are answered whole and in order: \(bodies.answer)"
+        )
+        #expect(rejected.count <= 4 && rejected.dropFirst(3).allSatisfy { $0 == "400" }, "\(bodies.answer)")
+        #expect(bodies.closed_after != nil, "the unparsable request ends the connection")
+
         let expectContinue = try outcome("expect_continue")
         #expect(expectContinue.answer.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(expectContinue.answer)")
         #expect(expectContinue.final?.hasPrefix("HTTP/1.1 200 OK\r\n") == true, "\(expectContinue.final ?? "")")
@@ -200,5 +219,54 @@ struct HostileClientTests {
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &hard)
         #expect(limit == Int(min(hard.rlim_max, rlim_t(Int32.max))))
         #expect(limit > 1024 || hard.rlim_max <= 1024)
+    }
+
+    /// A kept-alive connection that sits idle when the gateway is told to stop is closed at once, and the
+    /// gateway exits without waiting for its idle timeout (60 s here).
+    @Test func anIdleKeptAliveConnectionIsClosedWhenTheGatewayStops() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("pushgate.yaml", """
+            http: {bind_addresses: ['127.0.0.1'], port: 0, idle_timeout: 60}
+            log: {format: json, level: info}
+            database: {url: 'sqlite:store.sqlite'}
+            """)
+        let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        let port = try #require(try await gateway.waitForListeners().first).port
+        let marker = directory.url.appendingPathComponent("answered").path
+        let client = #"""
+            import json, socket, sys, time
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.settimeout(30)
+            s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            answer = b""
+            while b"\r\n\r\n" not in answer: answer += s.recv(65536)
+            open(sys.argv[2], "w").close()
+            started = time.time(); closed = None
+            try:
+                while True:
+                    d = s.recv(65536)
+                    if not d: closed = time.time() - started; break
+            except socket.timeout: pass
+            except ConnectionResetError: closed = time.time() - started
+            print(json.dumps({"status": answer.split(b" ")[1].decode(), "closed_after": closed}))
+            """#
+        async let output = PythonReference.run(client, arguments: [String(port), marker])
+        let waitingSince = ContinuousClock.now
+        while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now - waitingSince < .seconds(20) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        gateway.signal(SIGTERM)
+        let stopped = ContinuousClock.now
+        let exit = await gateway.waitForExit(timeout: .seconds(20))
+        let exitedAfter = ContinuousClock.now - stopped
+        struct Seen: Decodable {
+            let status: String
+            let closed_after: Double?
+        }
+        let seen = try JSONDecoder().decode(Seen.self, from: Data(try await output.utf8))
+        #expect(seen.status == "200")
+        let closedAfter = try #require(seen.closed_after, "the idle connection is closed")
+        #expect(closedAfter < 15, "closed when the gateway stopped, not at its idle timeout")
+        #expect(exit == 0, "\(gateway.errors)")
+        #expect(exitedAfter < .seconds(15), "the gateway does not wait for the idle connection")
     }
 }
