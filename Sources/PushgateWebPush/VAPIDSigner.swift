@@ -74,7 +74,13 @@ public final class VAPIDSigner: Sendable {
 
     /// The `Authorization` header value for a request to `endpoint`, from the cache when still fresh.
     public func authorization(for endpoint: URL) throws(Failure) -> String {
-        guard let origin = Self.origin(of: endpoint) else { throw Failure(reason: "endpoint has no origin") }
+        try self.authorization(forOrigin: Self.origin(of: endpoint))
+    }
+
+    /// The `Authorization` header value for requests to `origin` (``origin(of:)`` of their URL), from the
+    /// cache when still fresh.
+    func authorization(forOrigin origin: String?) throws(Failure) -> String {
+        guard let origin else { throw Failure(reason: "endpoint has no origin") }
         let now = self.now()
         if let cached = self.cache.withLock({ $0[origin] }), cached.refreshAt > now {
             return cached.value

@@ -52,10 +52,15 @@ public struct WebPushEndpointPolicy: Sendable {
 
     /// Checks `endpoint`, resolving its host when it is a name.
     public func check(_ endpoint: URL) async -> Decision {
-        guard let scheme = endpoint.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
+        await self.check(WebPushEndpoint(endpoint))
+    }
+
+    /// Checks an endpoint whose parts were read already, resolving its host when it is a name.
+    func check(_ endpoint: WebPushEndpoint) async -> Decision {
+        guard let scheme = endpoint.scheme, scheme == "https" || scheme == "http" else {
             return .refused(reason: "endpoint is not an https URL")
         }
-        guard let hostAndPort = Self.hostAndPort(of: endpoint), let host = endpoint.host else {
+        guard let hostAndPort = endpoint.hostAndPort, let host = endpoint.host else {
             return .refused(reason: "endpoint has no host")
         }
         let listed = self.allowed?.contains { $0.matches(hostAndPort) } ?? false

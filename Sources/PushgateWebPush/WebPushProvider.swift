@@ -107,7 +107,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
             return (.retryLater(after: nil, reason: "deadline passed before sending"), nil)
         }
         let addresses: [IPAddress]
-        switch await self.policy.check(subscription.endpoint) {
+        switch await self.policy.check(subscription.target) {
         case .allowed(let checked): addresses = checked
         case .refused(let reason): return (.rejected(reason: reason), nil)
         case .unresolved: return (.retryLater(after: nil, reason: "endpoint host did not resolve"), nil)
@@ -122,7 +122,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         }
         let authorization: String
         do {
-            authorization = try self.signer.authorization(for: subscription.endpoint)
+            authorization = try self.signer.authorization(forOrigin: subscription.target.origin)
         } catch {
             return (.rejected(reason: error.reason), nil)
         }
@@ -134,19 +134,22 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         headers.add(name: "Content-Encoding", value: "aes128gcm")
         headers.add(name: "Content-Type", value: "application/octet-stream")
         headers.add(name: "Authorization", value: authorization)
-        let outcome = await self.execute(subscription.endpoint, at: addresses, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline)
+        let outcome = await self.execute(subscription.target, at: addresses, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline)
         return outcome ?? (.retryLater(after: nil, reason: "deadline passed"), nil)
     }
 
     /// Waits for a request slot, posts, and reads the answer (the start of an error body), all before
     /// `deadline`; nil when the deadline passed while waiting for a slot.
     private func execute(
-        _ endpoint: URL, at addresses: [IPAddress], headers: HTTPHeaders, body: ByteBuffer, deadline: ContinuousClock.Instant
+        _ endpoint: WebPushEndpoint, at addresses: [IPAddress], headers: HTTPHeaders, body: ByteBuffer, deadline: ContinuousClock.Instant
     ) async -> (outcome: DeliveryOutcome, status: Int?)? {
+        guard let destination = endpoint.destination else {
+            return (.rejected(reason: HTTP1ExchangeError.refused("the endpoint is not an http(s) URL").description), nil)
+        }
         guard await self.requestSlots.enter(until: deadline) == .admitted else { return nil }
         defer { self.requestSlots.leave() }
         do {
-            let answer = try await self.connections.request(.POST, endpoint, at: addresses, headers: headers, body: body, deadline: deadline.nioDeadline)
+            let answer = try await self.connections.request(.POST, to: destination, at: addresses, headers: headers, body: body, deadline: deadline.nioDeadline)
             var text = ""
             if !(200...299).contains(answer.status) {
                 text = String(decoding: answer.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

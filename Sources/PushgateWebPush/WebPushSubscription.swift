@@ -16,7 +16,9 @@ public struct WebPushSubscription: Sendable {
     }
 
     /// The push service URL the notification is posted to.
-    public let endpoint: URL
+    public var endpoint: URL { self.target.url }
+    /// ``endpoint``'s parts, read once.
+    let target: WebPushEndpoint
     /// The user agent's ECDH public key (`p256dh`).
     public let userAgentPublicKey: P256.KeyAgreement.PublicKey
     /// The 16-byte authentication secret (`auth`).
@@ -53,7 +55,7 @@ public struct WebPushSubscription: Sendable {
         guard auth.count == 16 else {
             throw ParseError("subscription auth secret is not 16 bytes")
         }
-        self.endpoint = endpoint
+        self.target = WebPushEndpoint(endpoint)
         self.userAgentPublicKey = publicKey
         self.authSecret = auth
         // The key parsed from exactly these 65 bytes (an uncompressed point), which are its x9.63 form.
@@ -62,7 +64,7 @@ public struct WebPushSubscription: Sendable {
 
     /// Creates a subscription from its parts.
     public init(endpoint: URL, userAgentPublicKey: P256.KeyAgreement.PublicKey, authSecret: [UInt8]) {
-        self.endpoint = endpoint
+        self.target = WebPushEndpoint(endpoint)
         self.userAgentPublicKey = userAgentPublicKey
         self.authSecret = authSecret
         self.userAgentPublicKeyBytes = Array(userAgentPublicKey.x963Representation)
