@@ -17,10 +17,10 @@ struct GorushOutcomeObserver: DeliveryOutcomeObserver {
     func deliveryEnded(_ report: DeliveryReport, appID: String, token: String, outcome: DeliveryOutcome) async {
         guard case .number(let number)? = report.context["p"], let platform = GorushNotification.Platform(rawValue: Int(number)) else { return }
         guard let error = GorushErrorText.text(for: outcome, platform: platform) else {
-            await self.stats.delivered(platform, succeeded: 1, failed: 0, fromQueue: true)
+            self.stats.delivered(platform, succeeded: 1, failed: 0, fromQueue: true)
             return
         }
-        await self.stats.delivered(platform, succeeded: 0, failed: 1, fromQueue: true)
+        self.stats.delivered(platform, succeeded: 0, failed: 1, fromQueue: true)
         guard let feedback = self.feedback else { return }
         var notification = GorushNotification()
         notification.notifID = report.context["n"]?.stringValue ?? ""

@@ -59,7 +59,7 @@ struct GorushSender: Sendable {
     /// Asynchronous mode: everything to the outbox at once; the answer lists only the refusals.
     private func enqueue(_ plan: GorushPlan, notifications: [GorushNotification]) async throws -> [GorushLogEntry] {
         try await self.dispatcher.enqueue(self.queued(plan.deliveries, notifications: notifications))
-        await self.stats.accepted(counts: plan.counts, queued: plan.deliveries.count)
+        self.stats.accepted(counts: plan.counts, queued: plan.deliveries.count)
         await self.finish(refusals: plan.refusals, failures: [], succeeded: [:])
         return plan.refusals
     }
@@ -108,7 +108,7 @@ struct GorushSender: Sendable {
                 failures += later.map { self.entry($0, notifications: notifications, error: "not delivered in time and could not be queued") }
             }
         }
-        await self.stats.accepted(counts: plan.counts, queued: later.count)
+        self.stats.accepted(counts: plan.counts, queued: later.count)
         await self.finish(refusals: plan.refusals, failures: failures, succeeded: succeeded)
         return plan.refusals + failures
     }
@@ -120,7 +120,7 @@ struct GorushSender: Sendable {
         for platform in [GorushNotification.Platform.ios, .android, .huawei] {
             let ok = succeeded[platform] ?? 0
             let bad = failed[platform.name] ?? 0
-            if ok + bad > 0 { await self.stats.delivered(platform, succeeded: ok, failed: bad, fromQueue: false) }
+            if ok + bad > 0 { self.stats.delivered(platform, succeeded: ok, failed: bad, fromQueue: false) }
         }
         await self.feedback?.send(refusals + failures)
     }

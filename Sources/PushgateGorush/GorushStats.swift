@@ -23,8 +23,48 @@ final class GorushStats: Service, Sendable {
         static func error(_ platform: GorushNotification.Platform) -> String { "gorush:\(platform.name)-error-count" }
     }
 
+    /// One of the store's counters.
+    enum Tally: Int, CaseIterable {
+        case total, submitted, succeededTasks, failedTasks
+        case iosSuccess, iosError, androidSuccess, androidError, huaweiSuccess, huaweiError
+
+        static func success(_ platform: GorushNotification.Platform) -> Tally {
+            switch platform {
+            case .ios: .iosSuccess
+            case .android: .androidSuccess
+            case .huawei: .huaweiSuccess
+            }
+        }
+
+        static func error(_ platform: GorushNotification.Platform) -> Tally {
+            switch platform {
+            case .ios: .iosError
+            case .android: .androidError
+            case .huawei: .huaweiError
+            }
+        }
+
+        /// The store counter's name.
+        var name: String {
+            switch self {
+            case .total: Name.total
+            case .submitted: Name.submitted
+            case .succeededTasks: Name.succeededTasks
+            case .failedTasks: Name.failedTasks
+            case .iosSuccess: Name.success(.ios)
+            case .iosError: Name.error(.ios)
+            case .androidSuccess: Name.success(.android)
+            case .androidError: Name.error(.android)
+            case .huaweiSuccess: Name.success(.huawei)
+            case .huaweiError: Name.error(.huawei)
+            }
+        }
+    }
+
     private let store: any PushStore
-    private let pending = Mutex<[String: Int64]>([:])
+    /// The counts not written yet, by ``Tally`` (a fixed array: no counter name is made or hashed per
+    /// request or delivery).
+    private let pending = Mutex<[Int64]>(Array(repeating: 0, count: Tally.allCases.count))
     private let logger: Logger
     private let total: Counter
     private let submitted: Counter
@@ -53,23 +93,31 @@ final class GorushStats: Service, Sendable {
     }
 
     /// A request was accepted with `counts` targets, `queued` of them into the outbox.
-    func accepted(counts: Int, queued: Int) async {
+    func accepted(counts: Int, queued: Int) {
         self.total.increment(by: counts)
         self.submitted.increment(by: queued)
-        await self.add([(Name.total, counts), (Name.submitted, queued)])
+        self.add { pending in
+            pending[Tally.total.rawValue] += Int64(counts)
+            pending[Tally.submitted.rawValue] += Int64(queued)
+        }
     }
 
     /// Deliveries ended: `succeeded` and `failed` on one platform; `fromQueue` when the outbox delivered them.
-    func delivered(_ platform: GorushNotification.Platform, succeeded: Int, failed: Int, fromQueue: Bool) async {
+    func delivered(_ platform: GorushNotification.Platform, succeeded: Int, failed: Int, fromQueue: Bool) {
         self.success[platform]?.increment(by: succeeded)
         self.failure[platform]?.increment(by: failed)
-        var changes = [(Name.success(platform), succeeded), (Name.error(platform), failed)]
         if fromQueue {
             self.succeededTasks.increment(by: succeeded)
             self.failedTasks.increment(by: failed)
-            changes += [(Name.succeededTasks, succeeded), (Name.failedTasks, failed)]
         }
-        await self.add(changes)
+        self.add { pending in
+            pending[Tally.success(platform).rawValue] += Int64(succeeded)
+            pending[Tally.error(platform).rawValue] += Int64(failed)
+            if fromQueue {
+                pending[Tally.succeededTasks.rawValue] += Int64(succeeded)
+                pending[Tally.failedTasks.rawValue] += Int64(failed)
+            }
+        }
     }
 
     /// `GET /api/stat/app`'s body, in gorush's key order.
@@ -78,7 +126,9 @@ final class GorushStats: Service, Sendable {
         let names = [Name.total, Name.submitted, Name.succeededTasks, Name.failedTasks] + platforms.flatMap { [Name.success($0), Name.error($0)] }
         let values = try await self.store.counterValues(names, now: Date())
         let unwritten = self.pending.withLock { $0 }
-        func value(_ name: String) -> Int64 { (values[name] ?? 0) + (unwritten[name] ?? 0) }
+        var unwrittenByName: [String: Int64] = [:]
+        for tally in Tally.allCases { unwrittenByName[tally.name] = unwritten[tally.rawValue] }
+        func value(_ name: String) -> Int64 { (values[name] ?? 0) + (unwrittenByName[name] ?? 0) }
         var text = "{\"version\":" + GoJSON.string(version) + ",\"busy_workers\":0"
         text += ",\"success_tasks\":\(value(Name.succeededTasks)),\"failure_tasks\":\(value(Name.failedTasks))"
         text += ",\"submitted_tasks\":\(value(Name.submitted)),\"total_count\":\(value(Name.total))"
@@ -89,10 +139,8 @@ final class GorushStats: Service, Sendable {
     }
 
     /// Adds to the counts not yet written.
-    private func add(_ changes: [(String, Int)]) async {
-        self.pending.withLock { pending in
-            for (name, amount) in changes where amount != 0 { pending[name, default: 0] += Int64(amount) }
-        }
+    private func add(_ changes: (inout [Int64]) -> Void) {
+        self.pending.withLock { pending in changes(&pending) }
     }
 
     /// Writes the gathered counts once a second until shutdown, then once more.
@@ -111,14 +159,15 @@ final class GorushStats: Service, Sendable {
     /// kept for the next attempt.
     func flush() async {
         let taken = self.pending.withLock { pending in
-            defer { pending = [:] }
+            defer { for index in pending.indices { pending[index] = 0 } }
             return pending
         }
-        for (name, amount) in taken where amount != 0 {
+        for tally in Tally.allCases where taken[tally.rawValue] != 0 {
+            let amount = taken[tally.rawValue]
             do {
-                _ = try await self.store.incrementCounter(name, by: amount, expiresAt: nil, now: Date())
+                _ = try await self.store.incrementCounter(tally.name, by: amount, expiresAt: nil, now: Date())
             } catch {
-                self.pending.withLock { $0[name, default: 0] += amount }
+                self.pending.withLock { $0[tally.rawValue] += amount }
                 self.logger.debug("gorush: counters not written yet", metadata: ["error": "\(error)"])
             }
         }
