@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHPACK
 
 /// Reading the server's frames: each complete frame is checked and applied to the connection or its
 /// stream (RFC 9113 §6); whatever breaks the protocol ends the connection with GOAWAY.
@@ -137,18 +136,17 @@ extension APNsHTTP2Handler {
 
     /// Decodes a whole header block (always, to keep HPACK's table in step) and applies it to its stream.
     private func readHeaderBlock(_ block: ByteBuffer, streamID: UInt32, endStream: Bool, context: ChannelHandlerContext) {
-        var block = block
-        let headers: HPACKHeaders
+        let fields: APNsHeaderBlockDecoder.Fields
         do {
-            headers = try self.decoder.decodeHeaders(from: &block)
+            fields = try self.decoder.decode(block)
         } catch {
             return self.connectionError(.compressionError, "an undecodable header block", context: context)
         }
         guard let stream = self.streams[streamID], stream.isOpen else { return }
         // A 1xx head is followed by the real one; a second head after the real one is trailers.
-        if stream.status == nil, let status = headers.first(name: ":status").flatMap(Int.init), status >= 200 {
+        if stream.status == nil, let status = fields.status, status >= 200 {
             stream.status = status
-            stream.retryAfter = headers.first(name: "retry-after")
+            stream.retryAfter = fields.retryAfter
         }
         if endStream { self.complete(stream, context: context) }
     }

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHPACK
 
 /// The client side of one HTTP/2 connection to APNs (RFC 9113), above TLS: each request is a stream
 /// (HEADERS, then DATA ending it) and each answer is collected from its stream's frames.
@@ -9,8 +8,9 @@ import NIOHPACK
 /// SETTINGS_MAX_CONCURRENT_STREAMS; DATA respects the connection's and the stream's send windows; inbound
 /// window is returned once half of it is used; PING is answered; a GOAWAY fails what the server did not
 /// process as not processed; a stream whose deadline passes is reset; and a protocol error ends the
-/// connection with GOAWAY. Header blocks are written by ``APNsHeaderBlockEncoder`` and read by NIOHPACK's
-/// decoder. Everything one event-loop tick writes leaves in one write (one TLS record when it fits).
+/// connection with GOAWAY. Header blocks are written by ``APNsHeaderBlockEncoder`` and read by
+/// ``APNsHeaderBlockDecoder``. Everything one event-loop tick writes leaves in one write (one TLS record
+/// when it fits).
 ///
 /// Everything runs on the channel's event loop.
 final class APNsHTTP2Handler: ChannelInboundHandler {
@@ -32,7 +32,7 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
     let authority: String
     var context: ChannelHandlerContext?
     var encoder = APNsHeaderBlockEncoder()
-    var decoder: HPACKDecoder
+    var decoder = APNsHeaderBlockDecoder()
     var scratch: ByteBuffer
 
     var streams: [UInt32: APNsHTTP2Stream] = [:]
@@ -67,7 +67,6 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
     init(authority: String) {
         self.authority = authority
         let allocator = ByteBufferAllocator()
-        self.decoder = HPACKDecoder(allocator: allocator)
         self.scratch = allocator.buffer(capacity: 1024)
         self.outbound = allocator.buffer(capacity: 1024)
     }
