@@ -96,7 +96,7 @@ final class GorushStats: Service, Sendable {
     func accepted(counts: Int, queued: Int) {
         self.total.increment(by: counts)
         self.submitted.increment(by: queued)
-        self.add { pending in
+        self.pending.withLock { pending in
             pending[Tally.total.rawValue] += Int64(counts)
             pending[Tally.submitted.rawValue] += Int64(queued)
         }
@@ -110,7 +110,7 @@ final class GorushStats: Service, Sendable {
             self.succeededTasks.increment(by: succeeded)
             self.failedTasks.increment(by: failed)
         }
-        self.add { pending in
+        self.pending.withLock { pending in
             pending[Tally.success(platform).rawValue] += Int64(succeeded)
             pending[Tally.error(platform).rawValue] += Int64(failed)
             if fromQueue {
@@ -123,24 +123,16 @@ final class GorushStats: Service, Sendable {
     /// `GET /api/stat/app`'s body, in gorush's key order.
     func appStatus(version: String) async throws -> String {
         let platforms: [GorushNotification.Platform] = [.ios, .android, .huawei]
-        let names = [Name.total, Name.submitted, Name.succeededTasks, Name.failedTasks] + platforms.flatMap { [Name.success($0), Name.error($0)] }
-        let values = try await self.store.counterValues(names, now: Date())
+        let values = try await self.store.counterValues(Tally.allCases.map(\.name), now: Date())
         let unwritten = self.pending.withLock { $0 }
-        var unwrittenByName: [String: Int64] = [:]
-        for tally in Tally.allCases { unwrittenByName[tally.name] = unwritten[tally.rawValue] }
-        func value(_ name: String) -> Int64 { (values[name] ?? 0) + (unwrittenByName[name] ?? 0) }
+        func value(_ tally: Tally) -> Int64 { (values[tally.name] ?? 0) + unwritten[tally.rawValue] }
         var text = "{\"version\":" + GoJSON.string(version) + ",\"busy_workers\":0"
-        text += ",\"success_tasks\":\(value(Name.succeededTasks)),\"failure_tasks\":\(value(Name.failedTasks))"
-        text += ",\"submitted_tasks\":\(value(Name.submitted)),\"total_count\":\(value(Name.total))"
+        text += ",\"success_tasks\":\(value(.succeededTasks)),\"failure_tasks\":\(value(.failedTasks))"
+        text += ",\"submitted_tasks\":\(value(.submitted)),\"total_count\":\(value(.total))"
         for platform in platforms {
-            text += ",\"\(platform.name)\":{\"push_success\":\(value(Name.success(platform))),\"push_error\":\(value(Name.error(platform)))}"
+            text += ",\"\(platform.name)\":{\"push_success\":\(value(.success(platform))),\"push_error\":\(value(.error(platform)))}"
         }
         return text + "}"
-    }
-
-    /// Adds to the counts not yet written.
-    private func add(_ changes: (inout [Int64]) -> Void) {
-        self.pending.withLock { pending in changes(&pending) }
     }
 
     /// Writes the gathered counts once a second until shutdown, then once more.

@@ -24,10 +24,9 @@ public struct WebPushEndpoint: Sendable {
     public init(_ url: URL) {
         self.url = url
         self.scheme = url.scheme?.lowercased()
-        let host = url.host.flatMap { $0.isEmpty ? nil : $0 }
-        self.host = host
+        self.host = url.host.flatMap { $0.isEmpty ? nil : $0 }
         self.hostAndPort = WebPushEndpointPolicy.hostAndPort(of: url)
         self.origin = VAPIDSigner.origin(of: url)
-        self.destination = host == nil ? nil : HTTP1ConnectionPool.Destination(url)
+        self.destination = HTTP1ConnectionPool.Destination(url)
     }
 }
