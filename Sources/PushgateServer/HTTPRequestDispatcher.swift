@@ -14,6 +14,8 @@ import NIOHTTP1
 ///
 /// When the server stops gracefully (`ChannelShouldQuiesceEvent`), an idle connection is closed at once
 /// and one with a request under way once its answer is written; requests held behind it are dropped.
+/// When the client closes its side, the connection is closed at once if nothing is under way, else once
+/// what it sent is answered (so it no longer counts against the listener's cap until a timeout).
 ///
 /// A request is answered before its end when its declared `Content-Length` is over the limit (the
 /// body-limit middleware answers 413 from the header; a client that asked to wait with
@@ -54,6 +56,8 @@ final class HTTPRequestDispatcher: ChannelDuplexHandler, RemovableChannelHandler
     /// Set when the server stops gracefully while a request is under way: the connection closes once
     /// its answer is written.
     private var closeWhenAnswered = false
+    /// Set when the client closed its side: the connection closes once nothing it sent is left to answer.
+    private var inputClosed = false
     /// Set when the handler leaves the pipeline: an answer that arrives later is not written.
     private var removed = false
 
@@ -91,6 +95,13 @@ final class HTTPRequestDispatcher: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed? = event as? ChannelEvent {
+            // The client sends nothing more: close now when nothing is under way, else after the answers.
+            self.inputClosed = true
+            if case .idle = self.state, self.held.isEmpty { context.close(promise: nil) }
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
         guard event is ChannelShouldQuiesceEvent else {
             context.fireUserInboundEventTriggered(event)
             return
@@ -189,7 +200,12 @@ final class HTTPRequestDispatcher: ChannelDuplexHandler, RemovableChannelHandler
 
     private func write(_ answer: GatewayResponder.Answer, context: ChannelHandlerContext) {
         guard !self.removed else { return }
-        context.write(self.wrapOutboundOut(.head(answer.head)), promise: nil)
+        // The last answer the connection carries: the server is stopping, or the client closed its side
+        // and sent nothing more.
+        let closing = self.closeWhenAnswered || (self.inputClosed && self.held.isEmpty)
+        var head = answer.head
+        if closing { head.headers.replaceOrAdd(name: "Connection", value: "close") }
+        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
         if answer.body.readableBytes > 0 {
             context.write(self.wrapOutboundOut(.body(.byteBuffer(answer.body))), promise: nil)
         }
@@ -198,7 +214,7 @@ final class HTTPRequestDispatcher: ChannelDuplexHandler, RemovableChannelHandler
         case .answering(requestEnded: false): self.state = .discarding
         default: break
         }
-        guard !self.closeWhenAnswered else {
+        guard !closing else {
             let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
             context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
             return

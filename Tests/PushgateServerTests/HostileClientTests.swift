@@ -54,6 +54,20 @@ struct HostileClientTests {
             body = notify.replace(b"PK", key)
             return (b"POST /_matrix/push/v1/notify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                     b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        # A client that closes its side after its request: answered, then the connection is closed at
+        # once, not at the 3 s idle timeout.
+        s = socket.create_connection(("127.0.0.1", port)); s.settimeout(20)
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"); s.shutdown(socket.SHUT_WR)
+        started = time.time(); out = b""; closed = None
+        try:
+            while True:
+                d = s.recv(65536)
+                if not d: closed = time.time() - started; break
+                out += d
+        except socket.timeout: pass
+        except ConnectionResetError: closed = time.time() - started
+        s.close()
+        cases["half_closed"] = {"answer": out.decode("latin-1"), "closed_after": closed}
         cases["pipelined_bodies"] = raw(post(b"p1") + post(b"p2") + post(b"p3") + b"\x16\x03garbage\r\n\r\n", 20)
         # A client that waits for "100 Continue" before it sends its body (RFC 9110 §10.1.1), as curl and
         # Guzzle do for large bodies: the interim answer comes at once, then the body's own answer.
@@ -167,6 +181,11 @@ struct HostileClientTests {
         #expect(pipelined.dates_exact == true, "every Date header is an IMF-fixdate of about now: \(pipelined.answer)")
         let heads = pipelined.answer.components(separatedBy: "HTTP/1.1 ").dropFirst()
         #expect(heads.allSatisfy { $0.contains("\r\nServer: Pushgate\r\n") && $0.contains("\r\nContent-Length: ") }, "\(pipelined.answer)")
+
+        let halfClosed = try outcome("half_closed")
+        #expect(halfClosed.status == 200, "\(halfClosed.answer)")
+        #expect(halfClosed.answer.contains("\r\nConnection: close\r\n"), "\(halfClosed.answer)")
+        #expect(try #require(halfClosed.closed_after, "closed after the answer") < 2.5, "before the 3 s idle timeout")
 
         let bodies = try outcome("pipelined_bodies")
         let rejected = bodies.answer.components(separatedBy: "HTTP/1.1 ").dropFirst().map { answer in
