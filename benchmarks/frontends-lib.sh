@@ -26,10 +26,14 @@ free_port() {
 }
 
 # The APNs, FCM, Web Push and HMS emulators in their own process; writes $work/sandbox/pushgate-sandbox.yaml.
-start_sandbox() {
-  "$BIN" sandbox --directory "$work/sandbox" > "$work/sandbox.log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 300); do grep -q 'Deliveries:' "$work/sandbox.log" && return 0; sleep 0.1; done
+# With arguments, they are a command that runs it (as for start_gateway), and it may take ATTEMPTS × 0.1 s.
+start_sandbox() { # [ATTEMPTS WRAPPER…]
+  local attempts=${1:-300}
+  [ $# -gt 0 ] && shift
+  "$@" "${SANDBOX_BIN:-$BIN}" sandbox --directory "$work/sandbox" > "$work/sandbox.log" 2>&1 &
+  sandbox=$!
+  pids+=($sandbox)
+  for _ in $(seq "$attempts"); do grep -q 'Deliveries:' "$work/sandbox.log" && return 0; sleep 0.1; done
   echo "the sandbox did not start:" >&2; tail -5 "$work/sandbox.log" >&2; return 1
 }
 
@@ -175,6 +179,11 @@ settle() { # CASE PORT TARGET SECONDS
 
 cpu_ticks() { # utime + stime of PID, in clock ticks
   awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
+}
+provider_ticks() { # utime + stime of the provider side: the sandbox, and nginx when it runs (single process)
+  local total=0 pid
+  for pid in "${pids[@]:0:2}"; do [ -r "/proc/$pid/stat" ] && total=$((total + $(cpu_ticks "$pid"))); done
+  echo "$total"
 }
 kernel_ticks() { # stime of PID (time in the kernel on its behalf), in clock ticks
   awk '{ sub(/^.*\) /, ""); print $13 }' "/proc/$1/stat"

@@ -16,7 +16,9 @@
 #                   suppression, so a repeated batch is delivered again)
 # A 2-second warm-up at 4 connections precedes each measured run. For each case it prints requests/s
 # (and notifications/s), wrk's p50/p90/p99, the gateway's CPU time (utime + stime from /proc/PID/stat,
-# read just before and after wrk) per request and per notification, its peak RSS (VmHWM), the answers
+# read just before and after wrk) per request and per notification, the CPU time of the provider side
+# (sandbox and nginx, from /proc) and of wrk (/usr/bin/time) per request, the rate at which all of them
+# together would keep every core busy, the gateway's peak RSS (VmHWM), the answers
 # that were not 2xx, and a CHECK that each 200 became exactly one delivery per notification: nginx's
 # logged POSTs for Web Push, the gateway's pushgate_deliveries_total{outcome="delivered"} for APNs and
 # FCM, after waiting (bounded) for the count to settle. wrk counts only requests whose answer arrived, so
@@ -52,9 +54,10 @@ for case in $CASES; do
   timeout 60 wrk -t2 -c4 -d2s --timeout 30s -s "$lua" "$url" -- "$mode" "$material" warm > "$work/warm.txt"
   base=$(settle "$case" "$port" 0 60)
 
-  ticks_before=$(cpu_ticks "$gateway"); kernel_before=$(kernel_ticks "$gateway")
-  timeout 3600 wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --timeout 30s --latency -s "$lua" "$url" -- "$mode" "$material" run > "$work/wrk.txt"
-  ticks_after=$(cpu_ticks "$gateway"); kernel_after=$(kernel_ticks "$gateway")
+  ticks_before=$(cpu_ticks "$gateway"); kernel_before=$(kernel_ticks "$gateway"); provider_before=$(provider_ticks)
+  /usr/bin/time -f '%U %S' -o "$work/wrk-cpu.txt" \
+    timeout 3600 wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --timeout 30s --latency -s "$lua" "$url" -- "$mode" "$material" run > "$work/wrk.txt"
+  ticks_after=$(cpu_ticks "$gateway"); kernel_after=$(kernel_ticks "$gateway"); provider_after=$(provider_ticks)
 
   n=$(per_request "$case")
   ok=$(awk '$1 == "status" && $2 == 200 { print $3 }' "$work/wrk.txt"); ok=${ok:-0}
@@ -64,9 +67,10 @@ for case in $CASES; do
   problems=$(grep -ciE 'warning|error|critical' "$work/$case.log" || true)
 
   row=$(python3 - "$case" "$work/wrk.txt" "$n" "$ok" "$((total - base))" "$ticks_before" "$ticks_after" "$(getconf CLK_TCK)" \
-    "$rss" "$CONNECTIONS" "$problems" "$((kernel_after - kernel_before))" <<'PY'
+    "$rss" "$CONNECTIONS" "$problems" "$((kernel_after - kernel_before))" "$((provider_after - provider_before))" \
+    "$(cat "$work/wrk-cpu.txt")" "$(nproc)" <<'PY'
 import re, sys
-case, wrk_file, n, ok, delivered, t0, t1, hz, rss, connections, problems, kernel = sys.argv[1:]
+case, wrk_file, n, ok, delivered, t0, t1, hz, rss, connections, problems, kernel, provider, wrk_cpu, cores = sys.argv[1:]
 n, ok, delivered, connections = int(n), int(ok), int(delivered), int(connections)
 text = open(wrk_file).read()
 requests = int(re.search(r"(\d+) requests in", text).group(1))
@@ -80,6 +84,12 @@ non2xx = sum(c for s, c in statuses.items() if not 200 <= s < 300)
 socket = re.search(r"Socket errors:.*", text)
 undelivered = int(re.search(r"^undelivered (\d+)$", text, re.M).group(1))
 cpu_ms = (int(t1) - int(t0)) * 1000 / int(hz)
+provider_ms = int(provider) * 1000 / int(hz)
+wrk_ms = sum(float(x) for x in wrk_cpu.split()[-2:]) * 1000
+# What the other processes of the run cost a request, and so the rate at which every process together
+# would keep all of the machine's cores busy: with that load generator and provider side, no gateway
+# answers faster than that.
+all_busy = int(cores) * 1000 / ((cpu_ms + provider_ms + wrk_ms) / requests)
 expected = ok * n
 difference = delivered - expected
 if difference == 0:
@@ -93,12 +103,15 @@ print(f"{case}: {rps:,.0f} requests/s" + (f" = {rps * n:,.0f} notifications/s" i
       + f"; p50 {lat[50]:.2f} / p90 {lat[90]:.2f} / p99 {lat[99]:.2f} ms; gateway CPU {cpu_ms / requests:.3f} ms/request"
       + (f", {cpu_ms / requests / n:.4f} ms/notification" if n > 1 else "")
       + (f" ({100 * int(kernel) / (int(t1) - int(t0)):.0f} % of it in the kernel)" if int(t1) > int(t0) else "")
+      + f"; provider side {provider_ms / requests:.3f}, wrk {wrk_ms / requests:.3f} ms/request"
+      + f" (every process's CPU fills {cores} cores at {all_busy:,.0f} requests/s)"
       + f"; peak RSS {int(rss) / 1024:.1f} MiB; {requests} requests, non-2xx {non2xx}" + (f" ({others})" if others else "")
       + (f"; {socket.group(0)}" if socket else "") + f"; 200s not all delivered {undelivered}; log warnings/errors {problems}",
       file=sys.stderr)
 print(f"CHECK {case}: {check}", file=sys.stderr)
 print(f"| {case} | {rps:,.0f} | " + (f"{rps * n:,.0f}" if n > 1 else "") + f" | {lat[50]:.2f} / {lat[90]:.2f} / {lat[99]:.2f} | "
-      f"{cpu_ms / requests:.3f} | " + (f"{cpu_ms / requests / n:.4f}" if n > 1 else "") + f" | {int(rss) / 1024:.1f} MiB | {non2xx} | "
+      f"{cpu_ms / requests:.3f} | " + (f"{cpu_ms / requests / n:.4f}" if n > 1 else "")
+      + f" | {provider_ms / requests:.3f} / {wrk_ms / requests:.3f} | {all_busy:,.0f} | {int(rss) / 1024:.1f} MiB | {non2xx} | "
       + ("ok" if check.startswith("ok") else "MISMATCH") + f" ({difference:+d}) |")
 PY
   )
@@ -111,6 +124,6 @@ done
 
 echo
 echo "$(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD), wrk -t2 -c$CONNECTIONS -d$DURATION"
-echo "| case | requests/s | notifications/s | p50 / p90 / p99 ms | CPU ms/request | CPU ms/notification | peak RSS | non-2xx | check (deliveries − 200s × n) |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| case | requests/s | notifications/s | p50 / p90 / p99 ms | CPU ms/request | CPU ms/notification | provider side / wrk CPU ms/request | all cores busy at (requests/s) | peak RSS | non-2xx | check (deliveries − 200s × n) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"

@@ -60,11 +60,17 @@ public struct APNsEmulatorRules: Sendable {
     ]
 
     /// The app's bundle id: the topic it accepts (`<bundle id>.voip` for VoIP).
-    public var bundleID: String
+    public let bundleID: String
+    /// The topics the app accepts: the bundle id, alone and with each of ``topicSuffixes``.
+    private let topics: Set<String>
+    /// The topic of each push type that has a topic of its own.
+    private let topicByPushType: [String: String]
 
     /// Creates the rules for one app.
     public init(bundleID: String) {
         self.bundleID = bundleID
+        self.topicByPushType = Self.topicSuffixes.mapValues { bundleID + $0 }
+        self.topics = Set(self.topicByPushType.values).union([bundleID])
     }
 
     /// Judges everything but the provider token (checked before, by ``APNsProviderTokenVerifier``).
@@ -74,14 +80,16 @@ public struct APNsEmulatorRules: Sendable {
         guard Self.pushTypes.contains(pushType) else { return .init(status: 400, reason: "InvalidPushType") }
 
         guard let topic = headers["apns-topic"], !topic.isEmpty else { return .init(status: 400, reason: "MissingTopic") }
-        let voipTopic = self.bundleID + ".voip"
-        let suffixed = Self.topicSuffixes.values.map { self.bundleID + $0 }
-        guard topic == self.bundleID || suffixed.contains(topic) else { return .init(status: 400, reason: "TopicDisallowed") }
-        guard (pushType == "voip") == (topic == voipTopic) else { return .init(status: 400, reason: "DeviceTokenNotForTopic") }
-        if let suffix = Self.topicSuffixes[pushType], topic != self.bundleID + suffix { return .init(status: 400, reason: "DeviceTokenNotForTopic") }
+        guard self.topics.contains(topic) else { return .init(status: 400, reason: "TopicDisallowed") }
+        // A push type with a topic of its own goes to that topic only, and the VoIP topic takes VoIP only.
+        if let own = self.topicByPushType[pushType] {
+            guard topic == own else { return .init(status: 400, reason: "DeviceTokenNotForTopic") }
+        } else if topic == self.topicByPushType["voip"] {
+            return .init(status: 400, reason: "DeviceTokenNotForTopic")
+        }
 
         let priority = headers["apns-priority"] ?? "10"
-        guard ["1", "5", "10"].contains(priority) else { return .init(status: 400, reason: "BadPriority") }
+        guard priority == "10" || priority == "5" || priority == "1" else { return .init(status: 400, reason: "BadPriority") }
         if pushType == "background", priority != "5" { return .init(status: 400, reason: "BadPriority") }
 
         if let expiration = headers["apns-expiration"], Int64(expiration) == nil {
@@ -90,7 +98,7 @@ public struct APNsEmulatorRules: Sendable {
         if let collapseID = headers["apns-collapse-id"], collapseID.utf8.count > 64 {
             return .init(status: 400, reason: "BadCollapseId")
         }
-        if let apnsID = headers["apns-id"], UUID(uuidString: apnsID) == nil {
+        if let apnsID = headers["apns-id"], !Self.isUUID(apnsID) {
             return .init(status: 400, reason: "BadMessageId")
         }
 
@@ -117,6 +125,27 @@ public struct APNsEmulatorRules: Sendable {
         token.utf8.count == 64 && token.utf8.allSatisfy { byte in
             (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
         }
+    }
+
+    /// Whether `text` is a canonical UUID, as APNs wants `apns-id`: 36 characters, hyphens at offsets 8, 13,
+    /// 18 and 23, hex digits of either case elsewhere. (Foundation's `UUID(uuidString:)` also takes a space
+    /// or a sign for a digit, and its `sscanf` was a twentieth of the emulator's work per request.)
+    public static func isUUID(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        return utf8.withContiguousStorageIfAvailable(Self.isUUID) ?? Self.isUUID(Array(utf8))
+    }
+
+    private static func isUUID(_ bytes: some RandomAccessCollection<UInt8>) -> Bool {
+        guard bytes.count == 36 else { return false }
+        for (offset, byte) in bytes.enumerated() {
+            switch offset {
+            case 8, 13, 18, 23:
+                guard byte == UInt8(ascii: "-") else { return false }
+            default:
+                guard (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte) else { return false }
+            }
+        }
+        return true
     }
 
     /// Whether a token asks for one `ExpiredProviderToken` per provider token.
