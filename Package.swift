@@ -348,6 +348,9 @@ let package = Package(
                 .hummingbirdTesting,
                 .httpTypes,
                 .nioCore,
+                .nioEmbedded,
+                .nioHTTP2,
+                .nioHPACK,
             ]
         ),
         .testTarget(

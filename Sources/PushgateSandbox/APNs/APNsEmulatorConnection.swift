@@ -8,9 +8,9 @@ import NIOSSL
 import PushgateProviderSupport
 
 /// How the APNs emulator serves one TCP connection: TLS, then HTTP/2 (`NIOHTTP2Handler`, which checks
-/// the protocol: preface, frame and stream states, header blocks, content length, flow control), then
-/// ``APNsEmulatorConnectionHandler``, which answers each stream on the event loop as soon as its request has
-/// ended. There is no channel and no task per stream: a request costs a dictionary entry until it ends.
+/// the protocol: preface, frame and stream states, content length, flow control), then
+/// ``APNsEmulatorConnectionHandler``, which checks each header block (``HTTP2FieldCheck``) and answers each
+/// stream on the event loop as soon as its request has ended. There is no channel and no task per stream: a request costs a dictionary entry until it ends.
 ///
 /// A Hummingbird server child channel, so the emulator still runs as a Hummingbird `Application` (binding,
 /// `onServerRunning`, graceful shutdown through `ChannelShouldQuiesceEvent`).
@@ -32,7 +32,8 @@ struct APNsEmulatorServerChannel: ServerChildChannel {
             // The answers of one read go out as one TLS record, not one record for each frame.
             try pipeline.addHandler(OutboundWriteCoalescer())
             // HTTP/2 only, by ALPN `h2` or by prior knowledge: anything else fails the connection preface.
-            try pipeline.addHandler(NIOHTTP2Handler(mode: .server))
+            // Header blocks are checked by the connection handler (`HTTP2FieldCheck`), as NIOHTTP2 would.
+            try pipeline.addHandler(NIOHTTP2Handler(mode: .server, headerBlockValidation: .disabled))
             try pipeline.addHandler(APNsEmulatorConnectionHandler(emulator: self.emulator))
             return Value(channel: channel)
         }
@@ -83,8 +84,16 @@ final class APNsEmulatorConnectionHandler: ChannelInboundHandler {
         case .headers(let headers):
             if self.pending[streamID] == nil {
                 // Request headers (trailers, a second HEADERS, only end the request).
-                self.pending[streamID] = PendingRequest(headers: headers.headers)
                 if streamID > self.highestStreamID { self.highestStreamID = streamID }
+                guard HTTP2FieldCheck.problem(inRequest: headers.headers) == nil else {
+                    self.resetMalformed(streamID, context: context)
+                    return
+                }
+                self.pending[streamID] = PendingRequest(headers: headers.headers)
+            } else if HTTP2FieldCheck.problem(inTrailers: headers.headers) != nil {
+                self.pending[streamID] = nil
+                self.resetMalformed(streamID, context: context)
+                return
             }
             if headers.endStream { self.finish(streamID, context: context) }
         case .data(let data):
@@ -138,6 +147,14 @@ final class APNsEmulatorConnectionHandler: ChannelInboundHandler {
         // NIOHTTP2 has answered its own errors (RST_STREAM for a stream's, GOAWAY for the connection's, after
         // which the peer closes); a TLS failure ends the connection here.
         if error is NIOSSLError { context.close(promise: nil) }
+    }
+
+    /// A malformed request (RFC 9113 § 8.1.1): the stream is reset with PROTOCOL_ERROR, as NIOHTTP2 resets it
+    /// when it checks header blocks itself.
+    private func resetMalformed(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
+        let frame = HTTP2Frame(streamID: streamID, payload: .rstStream(.protocolError))
+        context.write(self.wrapOutboundOut(frame), promise: nil)
+        self.needsFlush = true
     }
 
     /// Returns flow-control window as NIOHTTP2's multiplexer does: to the target once half of it is used.
