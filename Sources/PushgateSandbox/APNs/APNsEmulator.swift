@@ -155,19 +155,16 @@ public final class APNsEmulator: Sendable {
             verdict = self.rules.verdict(for: .init(token: token, headers: headers, body: body))
         }
 
-        var recorded = headers
-        recorded["http-version"] = "2"
-        recorded["authentication"] = authentication
+        // The headers and the body as the log shows them are made when it is read.
         self.log.record(
-            SandboxDelivery(
-                provider: "apns",
-                token: token,
-                status: verdict.status,
-                reason: verdict.reason,
-                headers: recorded,
-                body: String(decoding: body, as: UTF8.self)
-            )
-        )
+            SandboxDelivery(provider: "apns", token: token, status: verdict.status, reason: verdict.reason, headers: [:], body: "")
+        ) { [authentication] delivery in
+            var recorded = headers
+            recorded["http-version"] = "2"
+            recorded["authentication"] = authentication
+            delivery.headers = recorded
+            delivery.body = String(decoding: body, as: UTF8.self)
+        }
         return verdict
     }
 

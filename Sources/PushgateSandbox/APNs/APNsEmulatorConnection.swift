@@ -182,6 +182,7 @@ final class APNsEmulatorConnectionHandler: ChannelInboundHandler {
         var path = ""
         var authorization: String?
         var apnsHeaders: [String: String] = [:]
+        apnsHeaders.reserveCapacity(request.headers.count)
         for (name, value, _) in request.headers {
             if name.utf8.first == UInt8(ascii: ":") {
                 if name == ":method" { method = value } else if name == ":path" { path = value }
@@ -211,13 +212,15 @@ final class APNsEmulatorConnectionHandler: ChannelInboundHandler {
 
     /// `<token>` of `/3/device/<token>` (a query is ignored), or nil for any other path.
     static func deviceToken(inPath path: String) -> String? {
-        let prefix = "/3/device/".utf8
-        let bytes = path.utf8
-        guard bytes.starts(with: prefix) else { return nil }
-        var token = bytes.dropFirst(prefix.count)
-        if let query = token.firstIndex(of: UInt8(ascii: "?")) { token = token[..<query] }
-        guard !token.isEmpty, !token.contains(UInt8(ascii: "/")) else { return nil }
-        return String(token)
+        var path = path
+        return path.withUTF8 { bytes in
+            let prefix = "/3/device/".utf8
+            guard bytes.starts(with: prefix) else { return nil }
+            var token = UnsafeBufferPointer(rebasing: bytes[prefix.count...])
+            if let query = token.firstIndex(of: UInt8(ascii: "?")) { token = UnsafeBufferPointer(rebasing: token[..<query]) }
+            guard !token.isEmpty, !token.contains(UInt8(ascii: "/")) else { return nil }
+            return String(decoding: token, as: UTF8.self)
+        }
     }
 
     /// Writes APNs' answer: HEADERS ending the stream for a 200, else HEADERS and one JSON DATA frame

@@ -56,12 +56,19 @@ enum HTTP2FieldCheck {
 
     private static func problem(regularField name: String, value: String) -> String? {
         guard Self.isToken(name, from: 0) else { return "invalid field name" }
-        switch name {
-        case "connection", "transfer-encoding", "proxy-connection", "keep-alive", "upgrade":
-            return "connection-specific field \(name)"
+        // Only names of the connection-specific fields' lengths are compared with them.
+        switch name.utf8.count {
+        case 7, 10, 16, 17:
+            switch name {
+            case "connection", "transfer-encoding", "proxy-connection", "keep-alive", "upgrade":
+                return "connection-specific field \(name)"
+            default:
+                break
+            }
         default:
-            return Self.isFieldValue(value) ? nil : "invalid value of \(name)"
+            break
         }
+        return Self.isFieldValue(value) ? nil : "invalid value of \(name)"
     }
 
     /// Whether `name`'s bytes from `offset` on are one or more lower-case `tchar`s (RFC 9110 § 5.6.2).
