@@ -69,16 +69,21 @@ final class FCMEmulatorConnectionHandler: SandboxHTTP1Handler {
 
     /// The route of `uri` (its query ignored): `/token`, `/v1/projects/{project}/messages:send`, else nil.
     static func route(_ uri: String) -> Route? {
-        var path = uri.utf8[...]
-        if let query = path.firstIndex(of: UInt8(ascii: "?")) { path = path[..<query] }
-        if path.elementsEqual("/token".utf8) { return .token }
-        let prefix = "/v1/projects/".utf8
-        let suffix = "/messages:send".utf8
-        guard path.count > prefix.count + suffix.count, path.starts(with: prefix), path.reversed().starts(with: suffix.reversed()) else { return nil }
-        let project = path.dropFirst(prefix.count).dropLast(suffix.count)
-        guard !project.contains(UInt8(ascii: "/")) else { return nil }
-        let text = String(decoding: project, as: UTF8.self)
-        return .send(project: project.contains(UInt8(ascii: "%")) ? (text.removingPercentEncoding ?? text) : text)
+        var uri = uri
+        return uri.withUTF8 { bytes -> Route? in
+            var path = bytes[...]
+            if let query = path.firstIndex(of: UInt8(ascii: "?")) { path = path[..<query] }
+            if path.elementsEqual("/token".utf8) { return .token }
+            let prefix = "/v1/projects/".utf8
+            let suffix = "/messages:send".utf8
+            guard path.count > prefix.count + suffix.count, path.starts(with: prefix),
+                path[(path.endIndex - suffix.count)...].elementsEqual(suffix)
+            else { return nil }
+            let project = path[(path.startIndex + prefix.count)..<(path.endIndex - suffix.count)]
+            guard !project.contains(UInt8(ascii: "/")) else { return nil }
+            let text = String(decoding: project, as: UTF8.self)
+            return .send(project: project.contains(UInt8(ascii: "%")) ? (text.removingPercentEncoding ?? text) : text)
+        }
     }
 
     private func respond(_ reply: FCMEmulatorReply, request: HTTPRequestHead, keepAlive: Bool, flushNow: Bool = false, context: ChannelHandlerContext) {
