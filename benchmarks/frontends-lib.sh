@@ -67,7 +67,8 @@ http {
 }
 NGINX
   nginx -e "$work/nginx/error.log" -p "$work/nginx" -c "$work/nginx/nginx.conf" > "$work/nginx/stdout.log" 2>&1 &
-  pids+=($!)
+  nginx=$!
+  pids+=($nginx)
   for _ in $(seq 100); do
     curl -s -o /dev/null -w '%{http_code}' -X POST -d probe "http://127.0.0.1:$nginx_port/push/probe" 2>/dev/null | grep -q 201 && return 0
     sleep 0.1
@@ -182,7 +183,7 @@ cpu_ticks() { # utime + stime of PID, in clock ticks
 }
 provider_ticks() { # utime + stime of the provider side: the sandbox, and nginx when it runs (single process)
   local total=0 pid
-  for pid in "${pids[@]:0:2}"; do [ -r "/proc/$pid/stat" ] && total=$((total + $(cpu_ticks "$pid"))); done
+  for pid in ${sandbox:-} ${nginx:-}; do [ -r "/proc/$pid/stat" ] && total=$((total + $(cpu_ticks "$pid"))); done
   echo "$total"
 }
 kernel_ticks() { # stime of PID (time in the kernel on its behalf), in clock ticks

@@ -85,12 +85,12 @@ final class APNsEmulatorConnectionHandler: ChannelInboundHandler {
             if self.pending[streamID] == nil {
                 // Request headers (trailers, a second HEADERS, only end the request).
                 if streamID > self.highestStreamID { self.highestStreamID = streamID }
-                guard HTTP2FieldCheck.problem(inRequest: headers.headers) == nil else {
+                guard !HTTP2FieldCheck.isMalformed(request: headers.headers) else {
                     self.resetMalformed(streamID, context: context)
                     return
                 }
                 self.pending[streamID] = PendingRequest(headers: headers.headers)
-            } else if HTTP2FieldCheck.problem(inTrailers: headers.headers) != nil {
+            } else if HTTP2FieldCheck.isMalformed(trailers: headers.headers) {
                 self.pending[streamID] = nil
                 self.resetMalformed(streamID, context: context)
                 return

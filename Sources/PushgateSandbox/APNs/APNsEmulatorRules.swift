@@ -122,30 +122,27 @@ public struct APNsEmulatorRules: Sendable {
 
     /// Whether `token` looks like an APNs device token: 64 hex digits.
     public static func isWellFormed(token: String) -> Bool {
-        token.utf8.count == 64 && token.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
-        }
+        token.utf8.count == 64 && token.utf8.allSatisfy(Self.isHexDigit)
+    }
+
+    /// Whether `byte` is an ASCII hex digit of either case.
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 
     /// Whether `text` is a canonical UUID, as APNs wants `apns-id`: 36 characters, hyphens at offsets 8, 13,
     /// 18 and 23, hex digits of either case elsewhere. (Foundation's `UUID(uuidString:)` also takes a space
     /// or a sign for a digit, and its `sscanf` was a twentieth of the emulator's work per request.)
     public static func isUUID(_ text: String) -> Bool {
-        let utf8 = text.utf8
-        return utf8.withContiguousStorageIfAvailable(Self.isUUID) ?? Self.isUUID(Array(utf8))
-    }
-
-    private static func isUUID(_ bytes: some RandomAccessCollection<UInt8>) -> Bool {
-        guard bytes.count == 36 else { return false }
-        for (offset, byte) in bytes.enumerated() {
-            switch offset {
-            case 8, 13, 18, 23:
-                guard byte == UInt8(ascii: "-") else { return false }
-            default:
-                guard (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte) else { return false }
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.count == 36 && bytes.indices.allSatisfy { offset in
+                switch offset {
+                case 8, 13, 18, 23: bytes[offset] == UInt8(ascii: "-")
+                default: Self.isHexDigit(bytes[offset])
+                }
             }
         }
-        return true
     }
 
     /// Whether a token asks for one `ExpiredProviderToken` per provider token.

@@ -16,59 +16,53 @@ import NIOHPACK
 ///   NUL, CR or LF;
 /// - trailers carry any pseudo-header.
 enum HTTP2FieldCheck {
-    /// What is wrong with a request's header block, or nil when nothing is.
-    static func problem(inRequest headers: HPACKHeaders) -> String? {
+    /// Whether a request's header block is malformed.
+    static func isMalformed(request headers: HPACKHeaders) -> Bool {
         var seen = PseudoHeaders()
         var regularFieldsBegun = false
         var isConnect = false
         for (name, value, _) in headers {
             if name.utf8.first == UInt8(ascii: ":") {
-                guard !regularFieldsBegun else { return "pseudo-header \(name) after a regular field" }
-                guard Self.isToken(name, from: 1) else { return "invalid field name \(name)" }
-                guard let field = PseudoHeaders(requestField: name) else { return "unknown pseudo-header \(name)" }
-                guard !seen.contains(field) else { return "duplicate pseudo-header \(name)" }
+                // After a regular field, unknown (`:status`, `:protocol`), twice, or a bad name or value.
+                guard !regularFieldsBegun, Self.isToken(name, from: 1), let field = PseudoHeaders(requestField: name),
+                    !seen.contains(field), Self.isPseudoHeaderValue(value)
+                else { return true }
                 seen.insert(field)
-                guard Self.isPseudoHeaderValue(value) else { return "invalid value of \(name)" }
                 if field == .method { isConnect = value == "CONNECT" }
-                if field == .path, value.isEmpty { return "empty :path" }
+                if field == .path, value.isEmpty { return true }
             } else {
                 regularFieldsBegun = true
-                if let problem = Self.problem(regularField: name, value: value) { return problem }
-                if name == "te", value != "trailers" { return "te other than trailers" }
+                if Self.isMalformed(regularField: name, value: value) { return true }
+                if name == "te", value != "trailers" { return true }
             }
         }
         let (allowed, mandatory): (PseudoHeaders, PseudoHeaders) =
             isConnect ? ([.method, .authority], [.method, .authority]) : ([.method, .scheme, .path, .authority], [.method, .scheme, .path])
-        guard allowed.isSuperset(of: seen), mandatory.isSubset(of: seen) else { return "invalid set of pseudo-headers" }
-        return nil
+        return !(allowed.isSuperset(of: seen) && mandatory.isSubset(of: seen))
     }
 
-    /// What is wrong with a request's trailers, or nil when nothing is.
-    static func problem(inTrailers headers: HPACKHeaders) -> String? {
-        for (name, value, _) in headers {
-            if name.utf8.first == UInt8(ascii: ":") {
-                return Self.isToken(name, from: 1) ? "pseudo-header \(name) in trailers" : "invalid field name \(name)"
-            }
-            if let problem = Self.problem(regularField: name, value: value) { return problem }
+    /// Whether a request's trailers are malformed.
+    static func isMalformed(trailers headers: HPACKHeaders) -> Bool {
+        headers.contains { name, value, _ in
+            name.utf8.first == UInt8(ascii: ":") || Self.isMalformed(regularField: name, value: value)
         }
-        return nil
     }
 
-    private static func problem(regularField name: String, value: String) -> String? {
-        guard Self.isToken(name, from: 0) else { return "invalid field name" }
+    private static func isMalformed(regularField name: String, value: String) -> Bool {
+        guard Self.isToken(name, from: 0) else { return true }
         // Only names of the connection-specific fields' lengths are compared with them.
         switch name.utf8.count {
         case 7, 10, 16, 17:
             switch name {
             case "connection", "transfer-encoding", "proxy-connection", "keep-alive", "upgrade":
-                return "connection-specific field \(name)"
+                return true
             default:
                 break
             }
         default:
             break
         }
-        return Self.isFieldValue(value) ? nil : "invalid value of \(name)"
+        return !Self.isFieldValue(value)
     }
 
     /// Whether `name`'s bytes from `offset` on are one or more lower-case `tchar`s (RFC 9110 § 5.6.2).
