@@ -86,7 +86,7 @@ public struct JSONParser {
 
     /// Reads the next value, which must be an object, handing each member's key to `member` in the
     /// order of the text; `member` must read that member's value with one of the read methods.
-    public mutating func readMembers(_ member: (inout JSONParser, String) throws(Failure) -> Void) throws(Failure) {
+    public mutating func readMembers(_ member: (inout JSONParser, Key) throws(Failure) -> Void) throws(Failure) {
         guard self.nextKind == .object else { throw self.failure("expected an object") }
         let outer = self.depth
         self.depth += 1
@@ -144,23 +144,18 @@ public struct JSONParser {
         }
     }
 
-    /// An empty object's members with room for eight.
-    private static let emptyMembers = [String: JSONValue](minimumCapacity: 8)
-
     private mutating func object(depth: Int) throws(Failure) -> JSONValue {
         // Most objects have a few members: start with room for them instead of growing from nothing, from a
-        // copy of an empty dictionary that has it. Neither `Dictionary(minimumCapacity:)` nor
-        // `reserveCapacity` is specialised (the standard library keeps them generic), so each looked up the
-        // storage type's metadata by its generic arguments on every object; the copy made by the first
+        // copy of an empty dictionary that has it (see `makeRoom(for:)`); the copy made by the first
         // insertion is specialised code.
-        var members = Self.emptyMembers
-        try self.walkObject(depth: depth) { parser, key throws(Failure) in members[key] = try parser.value(depth: depth) }
+        var members = [String: JSONValue].emptyWithRoom
+        try self.walkObject(depth: depth) { parser, key throws(Failure) in members[key.string] = try parser.value(depth: depth) }
         return .object(members)
     }
 
     /// Reads an object's syntax, handing each key to `member`, which reads the member's value.
     @inline(__always)
-    private mutating func walkObject(depth: Int, _ member: (inout JSONParser, String) throws(Failure) -> Void) throws(Failure) {
+    private mutating func walkObject(depth: Int, _ member: (inout JSONParser, Key) throws(Failure) -> Void) throws(Failure) {
         guard depth <= Self.maximumDepth else { throw self.failure("nested too deeply") }
         self.position += 1
         self.skipWhitespace()
@@ -173,7 +168,7 @@ public struct JSONParser {
             guard self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: "\"") else {
                 throw self.failure("expected a string key")
             }
-            let key = try self.string()
+            let key = try self.key()
             self.skipWhitespace()
             guard self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: ":") else { throw self.failure("expected ':'") }
             self.position += 1
@@ -216,6 +211,18 @@ public struct JSONParser {
             default: throw self.failure("expected ',' or ']'")
             }
         }
+    }
+
+    /// Reads a key: where it has no escapes and only ASCII (all but always), the bytes in the text.
+    private mutating func key() throws(Failure) -> Key {
+        let start = self.position + 1
+        var nonASCII: UInt8 = 0
+        let end = JSONStringScanner.plainRunEnd(in: self.bytes, from: start, stopAtNonASCII: false, nonASCII: &nonASCII)
+        if end < self.bytes.count, self.bytes[end] == UInt8(ascii: "\""), nonASCII & 0x80 == 0 {
+            self.position = end + 1
+            return Key(raw: UnsafeBufferPointer(rebasing: self.bytes[start..<end]))
+        }
+        return Key(decoded: try self.string())
     }
 
     private mutating func string() throws(Failure) -> String {

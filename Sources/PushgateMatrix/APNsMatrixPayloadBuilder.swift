@@ -57,14 +57,14 @@ public enum APNsMatrixPayloadBuilder {
         // Badge-only updates (no type) ignore default_payload, as Sygnal's clients expect.
         var payload = notification.type != nil ? base : [:]
         // Room for the keys added below, so that no dictionary grows (rehashing) while they go in.
-        payload.reserveCapacity(payload.count + 3)
+        payload.makeRoom(for: 3)
         var aps: [String: JSONValue] = [:]
         if case .object(let existing)? = payload["aps"] { aps = existing }
-        aps.reserveCapacity(aps.count + 2)
+        aps.makeRoom(for: 2)
         if let alert {
             var alertObject: [String: JSONValue] = [:]
             if case .object(let existing)? = aps["alert"] { alertObject = existing }
-            alertObject.reserveCapacity(alertObject.count + 2)
+            alertObject.makeRoom(for: 2)
             alertObject["loc-key"] = .string(alert.key)
             alertObject["loc-args"] = .array(alert.arguments.map(JSONValue.string))
             aps["alert"] = .object(alertObject)

@@ -24,7 +24,7 @@ public enum DeviceAttributesCoding {
             try JSONParser.walk(Array(text.utf8)) { parser throws(JSONParser.Failure) in
                 try parser.readMembers { parser, key throws(JSONParser.Failure) in
                     if case .string(let value) = try parser.readValue() {
-                        attributes[key] = value
+                        attributes[key.string] = value
                     } else {
                         allStrings = false
                     }

@@ -75,6 +75,53 @@ struct JSONParserTests {
         }
     }
 
+    /// `readMembers` hands keys over without making strings: they match literals as their decoded text
+    /// does, code point for code point (as Python's `json` compares them), escaped or not.
+    @Test func keysMatchLiteralsAsTheirDecodedText() throws {
+        let text = #"{"event_id":1,"ev\u0065nt_id":2,"sender_display_name":3,"":4,"é":5,"\u212Aey":6,"Key":7,"event_i":8,"event_idx":9}"#
+        var seen: [String] = []
+        try JSONParser.walk(Array(text.utf8)) { parser throws(JSONParser.Failure) in
+            try parser.readMembers { parser, key throws(JSONParser.Failure) in
+                guard case .number(let number) = try parser.readValue() else { return }
+                let label: String
+                switch key {
+                case "event_id": label = "event_id"
+                case "sender_display_name": label = "sender_display_name"
+                case "": label = "empty"
+                case "Key": label = "Key"
+                default: label = "other " + key.string
+                }
+                #expect((key == "event_id") == (label == "event_id"))
+                seen.append("\(label) \(Int(number))")
+            }
+        }
+        #expect(seen == [
+            "event_id 1", "event_id 2", "sender_display_name 3", "empty 4", "other é 5", "other \u{212A}ey 6", "Key 7",
+            "other event_i 8", "other event_idx 9",
+        ])
+    }
+
+    @Test(arguments: ["{\"a\tb\":1}", "{\"ab", "{\"a\\x\":1}", "{\"a\":1,\"b\"}"])
+    func refusesKeysThatAreNotJSONStrings(text: String) {
+        #expect(throws: JSONParser.Failure.self) {
+            try JSONParser.walk(Array(text.utf8)) { parser throws(JSONParser.Failure) in
+                try parser.readMembers { parser, _ throws(JSONParser.Failure) in _ = try parser.readValue() }
+            }
+        }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(text.utf8)) }
+    }
+
+    @Test func refusesKeysThatAreNotUTF8() {
+        for key: [UInt8] in [[0xC3, 0x28], [0xED, 0xA0, 0x80], [0xFF]] {
+            let text = Array("{\"".utf8) + key + Array("\":1}".utf8)
+            #expect(throws: JSONParser.Failure.self) {
+                try JSONParser.walk(text) { parser throws(JSONParser.Failure) in
+                    try parser.readMembers { parser, _ throws(JSONParser.Failure) in _ = try parser.readValue() }
+                }
+            }
+        }
+    }
+
     /// Strings are scanned eight bytes a step: what ends a run (a quote, a backslash, a control character,
     /// a byte outside ASCII to validate) is seen at every offset of a word.
     @Test func readsAndRefusesAByteAtEveryOffset() throws {
