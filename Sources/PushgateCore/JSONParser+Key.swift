@@ -7,9 +7,9 @@ extension JSONParser {
     /// handed to; do not keep it.
     public struct Key {
         /// The key's UTF-8 bytes in the text (a key without escapes, ASCII or validated).
-        private let raw: UnsafeBufferPointer<UInt8>
+        @usableFromInline let raw: UnsafeBufferPointer<UInt8>
         /// The key as decoded, for a key with escapes or bytes outside ASCII.
-        private let decoded: String?
+        @usableFromInline let decoded: String?
 
         init(raw: UnsafeBufferPointer<UInt8>) {
             self.raw = raw
@@ -28,18 +28,29 @@ extension JSONParser {
 
         /// Whether the key is exactly `literal`, compared as UTF-8 bytes (code point for code point, as
         /// Python's `json` compares keys; `String`'s `==` would also match canonically equivalent text).
+        ///
+        /// Inlinable, so that a `switch` over many literals compiles to a length test per case (the
+        /// literal's length is a constant) and a byte comparison only where the lengths agree.
+        @inlinable @inline(__always)
         public static func == (key: Key, literal: StaticString) -> Bool {
-            literal.withUTF8Buffer { expected in
-                if var decoded = key.decoded {
-                    return decoded.withUTF8 { $0.elementsEqual(expected) }
-                }
-                return key.raw.count == expected.count && key.raw.elementsEqual(expected)
+            if key.decoded != nil { return key.decodedEquals(literal) }
+            return literal.withUTF8Buffer { expected in
+                guard expected.count == key.raw.count else { return false }
+                for index in 0..<expected.count where expected[index] != key.raw[index] { return false }
+                return true
             }
         }
 
         /// Whether the key is exactly `literal`: what lets `switch` match keys against string literals.
+        @inlinable @inline(__always)
         public static func ~= (literal: StaticString, key: Key) -> Bool {
             key == literal
+        }
+
+        @usableFromInline
+        func decodedEquals(_ literal: StaticString) -> Bool {
+            guard var decoded = self.decoded else { return false }
+            return literal.withUTF8Buffer { expected in decoded.withUTF8 { $0.elementsEqual(expected) } }
         }
     }
 }
