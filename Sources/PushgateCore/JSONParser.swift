@@ -48,20 +48,16 @@ public struct JSONParser {
     /// ``readMembers(_:)`` or ``readElements(_:)``, and the text must end after it (whitespace aside).
     /// The text is held to the same rules as ``parse(_:)``.
     public static func walk<T>(_ bytes: [UInt8], _ body: (inout JSONParser) throws(Failure) -> T) throws(Failure) -> T {
-        let result = bytes.withUnsafeBufferPointer { buffer -> Result<T, Failure> in
+        // Thrown straight through (typed throws), not carried out in a `Result`: a `Result<T, Failure>` of
+        // the caller's `T` had its metadata looked up at run time on every document.
+        try bytes.withUnsafeBufferPointer { buffer throws(Failure) -> T in
             var parser = JSONParser(buffer)
             parser.skipWhitespace()
-            let value: T
-            do throws(Failure) {
-                value = try body(&parser)
-            } catch {
-                return .failure(error)
-            }
+            let value = try body(&parser)
             parser.skipWhitespace()
-            guard parser.position == buffer.count else { return .failure(parser.failure("unexpected text after the value")) }
-            return .success(value)
+            guard parser.position == buffer.count else { throw parser.failure("unexpected text after the value") }
+            return value
         }
-        return try result.get()
     }
 
     /// The kind of the next value, or nil at the end of the text or before a byte no value starts with
