@@ -70,6 +70,9 @@ struct JSONTextTests {
                     #expect(try JSONText.encode(.string(text)) == JSONValue.string(text).encodedByFoundation(), "\(length) \(offset) \(special)")
                     let object: JSONValue = [text: .null]
                     #expect(try JSONText.encode(object) == object.encodedByFoundation(), "\(length) \(offset) \(special)")
+                    // The count finds what the writer finds: the same length, and non-ASCII keys left to Foundation.
+                    #expect(try JSONText.encodedCount(.string(text)) == JSONValue.string(text).encodedByFoundation().count, "\(length) \(offset) \(special)")
+                    #expect(try JSONText.encodedCount(object) == object.encodedByFoundation().count, "\(length) \(offset) \(special)")
                 }
             }
         }
