@@ -53,32 +53,34 @@ struct GatewayResponder: Sendable {
             logger.debug("http: an answer's body failed", metadata: ["error.type": "\(type(of: error))"])
             return self.bare(.internalServerError, allocator: channel.allocator)
         }
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(response.headers.count + 3)
-        for field in response.headers {
-            headers.add(name: field.name.rawName, value: field.value)
+        // The fields as name and value pairs, made into `HTTPHeaders` at once: its `add` checks every name
+        // byte by byte for ASCII (through a closure), which Swift HTTP Types' names already are.
+        var fields: [(String, String)] = []
+        fields.reserveCapacity(response.headers.count + 3)
+        for field in response.headers where field.name != .date && field.name != .server {
+            fields.append((field.name.rawName, field.value))
         }
         let status = response.status
         let mayHaveBody = status.code >= 200 && status.code != 204 && status.code != 304
         // A HEAD answer says the length the GET answer's body has (RFC 9110 §9.3.2), and carries none.
         if mayHaveBody, !response.headers.contains(.contentLength) {
-            headers.add(name: "Content-Length", value: String(collector.buffer.readableBytes))
+            fields.append(("Content-Length", String(collector.buffer.readableBytes)))
         }
-        let head = self.head(HTTPResponseStatus(statusCode: status.code, reasonPhrase: status.reasonPhrase), headers)
+        let head = self.head(HTTPResponseStatus(statusCode: status.code, reasonPhrase: status.reasonPhrase), fields)
         return Answer(head: head, body: mayHaveBody && !isHead ? collector.buffer : channel.allocator.buffer(capacity: 0))
     }
 
     /// An answer with a status and no body.
     private func bare(_ status: HTTPResponseStatus, allocator: ByteBufferAllocator) -> Answer {
-        Answer(head: self.head(status, ["Content-Length": "0"]), body: allocator.buffer(capacity: 0))
+        Answer(head: self.head(status, [("Content-Length", "0")]), body: allocator.buffer(capacity: 0))
     }
 
-    /// The head of an answer: `headers` with `Date` and `Server` set.
-    private func head(_ status: HTTPResponseStatus, _ headers: HTTPHeaders) -> HTTPResponseHead {
-        var headers = headers
-        headers.replaceOrAdd(name: "Date", value: self.dates.current())
-        headers.replaceOrAdd(name: "Server", value: self.serverName)
-        return HTTPResponseHead(version: .http1_1, status: status, headers: headers)
+    /// The head of an answer: `fields` (none of them `Date` or `Server`), then `Date` and `Server`.
+    private func head(_ status: HTTPResponseStatus, _ fields: [(String, String)]) -> HTTPResponseHead {
+        var fields = fields
+        fields.append(("Date", self.dates.current()))
+        fields.append(("Server", self.serverName))
+        return HTTPResponseHead(version: .http1_1, status: status, headers: HTTPHeaders(fields))
     }
 
     /// The request head in Swift HTTP Types' shape, or nil when it has no such shape. An origin-form

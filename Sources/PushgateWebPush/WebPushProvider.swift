@@ -126,14 +126,17 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         } catch {
             return (.rejected(reason: error.reason), nil)
         }
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(8)
-        headers.add(name: "TTL", value: String(notification.timeToLive ?? self.configuration.ttl))
-        headers.add(name: "Urgency", value: WebPushHeaders.urgency(for: notification))
-        if let topic { headers.add(name: "Topic", value: topic) }
-        headers.add(name: "Content-Encoding", value: "aes128gcm")
-        headers.add(name: "Content-Type", value: "application/octet-stream")
-        headers.add(name: "Authorization", value: authorization)
+        // Made from pairs at once: `HTTPHeaders.add` checks each constant name byte by byte for ASCII (the
+        // request serializer checks every name is a token anyway).
+        var fields: [(String, String)] = []
+        fields.reserveCapacity(8)
+        fields.append(("TTL", String(notification.timeToLive ?? self.configuration.ttl)))
+        fields.append(("Urgency", WebPushHeaders.urgency(for: notification)))
+        if let topic { fields.append(("Topic", topic)) }
+        fields.append(("Content-Encoding", "aes128gcm"))
+        fields.append(("Content-Type", "application/octet-stream"))
+        fields.append(("Authorization", authorization))
+        let headers = HTTPHeaders(fields)
         let outcome = await self.execute(subscription.target, at: addresses, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline)
         return outcome ?? (.retryLater(after: nil, reason: "deadline passed"), nil)
     }
