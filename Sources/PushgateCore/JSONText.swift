@@ -44,6 +44,13 @@ public enum JSONText {
             JSONText.writeString(value, into: &self.bytes)
         }
 
+        /// Appends the member `key` (ASCII) with the object `object` wrote, as it stands (ended here).
+        public mutating func add(_ key: StaticString, _ object: consuming ObjectWriter) {
+            self.addKey(key)
+            if !object.isExact { self.isExact = false }
+            self.bytes.append(contentsOf: object.finish())
+        }
+
         /// Ends the object and returns its text.
         public consuming func finish() -> [UInt8] {
             self.bytes.append(UInt8(ascii: "}"))

@@ -130,6 +130,25 @@ struct FCMAndWebPushMatrixPayloadTests {
         #expect(FCMMatrixPayloadBuilder.payload(for: notification, device: fcmDevice) == .reject(reason: "default_payload is not an object"))
     }
 
+    /// The subscription handed to the Web Push back end is the text `JSONText` writes for the same object
+    /// (sorted keys, escapes, slashes and non-ASCII as they are), byte for byte.
+    @Test(arguments: [
+        ("https://push.example.org/sub/1", "tBHItJI5svbpez7KI4CCXg"),
+        ("https://push.example.org/w?a=\"q\"&b=\\x", "a\u{1}b"),
+        ("https://pûsh.example/é/😀", ""),
+    ])
+    func webPushSubscriptionIsTheObjectsJSONText(endpoint: String, auth: String) throws {
+        var device = Self.webDevice
+        device.data?["endpoint"] = .string(endpoint)
+        device.data?["auth"] = .string(auth)
+        guard case .success(let subscription) = WebPushMatrixPayloadBuilder.subscription(for: device) else {
+            Issue.record("expected a subscription")
+            return
+        }
+        let object: JSONValue = ["endpoint": .string(endpoint), "keys": ["p256dh": .string(device.pushkey), "auth": .string(auth)]]
+        #expect(Array(subscription.utf8) == (try object.encodedByFoundation()))
+    }
+
     @Test func webPushTrimsLongContentAndHashesTheRoomIntoTheTopic() throws {
         var device = Self.webDevice
         device.data?["only_last_per_room"] = true
