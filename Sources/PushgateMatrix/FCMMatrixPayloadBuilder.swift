@@ -8,9 +8,6 @@ import PushgateCore
 public enum FCMMatrixPayloadBuilder {
     /// Longest string value in `data`, in UTF-8 bytes (longer ones end in `…`).
     static let maximumFieldSize = 1024
-    /// Event fields copied into `data`, in Sygnal's order.
-    static let copiedFields = ["event_id", "type", "sender", "room_name", "room_alias", "membership", "sender_display_name", "content", "room_id"]
-
     /// Builds the message for one device.
     public static func payload(for notification: MatrixNotification, device: MatrixDevice, sendBadgeCounts: Bool = true) -> MatrixPayload {
         var data: [String: String] = [:]
@@ -20,20 +17,22 @@ public enum FCMMatrixPayloadBuilder {
             for (key, value) in object { data[key] = Self.string(value) }
         default: return .reject(reason: "default_payload is not an object")
         }
-        let fields: [String: String?] = [
-            "event_id": notification.eventID, "type": notification.type, "sender": notification.sender,
-            "room_name": notification.roomName, "room_alias": notification.roomAlias, "membership": notification.membership,
-            "sender_display_name": notification.senderDisplayName, "room_id": notification.roomID,
-        ]
-        for field in Self.copiedFields {
-            if field == "content" {
-                for (key, value) in notification.content ?? [:] {
-                    if case .string(let text) = value { data["content_\(key)"] = MatrixText.truncated(text, utf8Bytes: Self.maximumFieldSize) }
-                }
-            } else if let value = fields[field] ?? nil {
-                data[field] = MatrixText.truncated(value, utf8Bytes: Self.maximumFieldSize)
-            }
+        // The event's fields, in Sygnal's order (a later one wins over a `default_payload` key or an
+        // earlier field of the same name): written one by one, without a dictionary of them first.
+        func copy(_ key: String, _ value: String?) {
+            if let value { data[key] = MatrixText.truncated(value, utf8Bytes: Self.maximumFieldSize) }
         }
+        copy("event_id", notification.eventID)
+        copy("type", notification.type)
+        copy("sender", notification.sender)
+        copy("room_name", notification.roomName)
+        copy("room_alias", notification.roomAlias)
+        copy("membership", notification.membership)
+        copy("sender_display_name", notification.senderDisplayName)
+        for (key, value) in notification.content ?? [:] {
+            if case .string(let text) = value { data["content_\(key)"] = MatrixText.truncated(text, utf8Bytes: Self.maximumFieldSize) }
+        }
+        copy("room_id", notification.roomID)
         data["prio"] = notification.isLowPriority ? "normal" : "high"
         var hasCounts = false
         if sendBadgeCounts {
