@@ -30,12 +30,10 @@ cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-.build-release/release/pushgate}")
 DURATION=${2:-20s}
 CONNECTIONS=${3:-32}
-source benchmarks/frontends-lib.sh  # begin_run, cpu_ticks; this script's own metric_sum below replaces the library's
+source benchmarks/frontends-lib.sh  # begin_run, start_sandbox, cpu_ticks; this script's own metric_sum below replaces the library's
 begin_run gorush-bench
 
-"$BIN" sandbox --directory "$work/sandbox" > "$work/sandbox.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 200); do grep -q 'Deliveries:' "$work/sandbox.log" && break; sleep 0.1; done
+start_sandbox
 
 token_ios=$(printf 'a1%.0s' $(seq 32))
 cat > "$work/ios1.lua" <<LUA
@@ -82,7 +80,7 @@ YAML
     gateway=$!
     pids+=($gateway)
     for _ in $(seq 200); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
-    gateway_ticks=$(cpu_ticks "$gateway"); sandbox_ticks=$(cpu_ticks "${pids[0]}")
+    gateway_ticks=$(cpu_ticks "$gateway"); sandbox_ticks=$(cpu_ticks "$sandbox")
     [ -n "${PROFILE:-}" ] && { perf record -F 999 -g -p "$gateway" -o "$PROFILE-$mode-$shape.data" > /dev/null 2>&1 & profiler=$!; }
     start=$(date +%s.%N)
     /usr/bin/time -f '%U %S' -o "$work/wrk-cpu.txt" \
@@ -99,7 +97,7 @@ YAML
       sleep 0.25
     done
     delivered=$(metric_sum pushgate_deliveries_total 'outcome="delivered"')
-    gateway_ticks=$(( $(cpu_ticks "$gateway") - gateway_ticks )); sandbox_ticks=$(( $(cpu_ticks "${pids[0]}") - sandbox_ticks ))
+    gateway_ticks=$(( $(cpu_ticks "$gateway") - gateway_ticks )); sandbox_ticks=$(( $(cpu_ticks "$sandbox") - sandbox_ticks ))
     rss=$(awk '/VmHWM/ { print $2 }' "/proc/$gateway/status")
     kill "$gateway"; wait "$gateway" 2>/dev/null || true
     rps=$(awk '/Requests\/sec/ { print $2 }' "$work/wrk.txt")

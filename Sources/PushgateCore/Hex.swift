@@ -40,14 +40,17 @@ public enum Hex {
         result.reserveCapacity(digits.count / 2)
         var index = 0
         while index < digits.count {
-            guard let high = Self.nibble(digits[index]), let low = Self.nibble(digits[index + 1]) else { return nil }
+            guard let high = Self.value(ofDigit: digits[index]), let low = Self.value(ofDigit: digits[index + 1]) else { return nil }
             result.append(high << 4 | low)
             index += 2
         }
         return result
     }
 
-    private static func nibble(_ digit: UInt8) -> UInt8? {
+    /// The value of one hex digit of either case, or nil for any other byte. Inlinable: readers call it
+    /// for every digit.
+    @inlinable
+    public static func value(ofDigit digit: UInt8) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10

@@ -119,11 +119,10 @@ public enum JSONText {
             while true {
                 index = JSONStringScanner.plainRunEnd(in: bytes, from: index, stopAtNonASCII: asciiOnly, nonASCII: &nonASCII)
                 guard index < bytes.count else { return total }
-                switch bytes[index] {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x08, 0x09, 0x0A, 0x0C, 0x0D: total += 1
-                case 0x80...: return nil
-                default: total += 5
-                }
+                let byte = bytes[index]
+                if byte >= 0x80 { return nil }
+                // What `writeEscape` adds beyond the byte itself: `\x`, or `\u00XX`.
+                total += Self.shortEscape(byte) != nil ? 1 : 5
                 index += 1
             }
         }
@@ -228,18 +227,26 @@ public enum JSONText {
     /// The escape of a quote, a backslash or a control character, as `JSONEncoder` writes it.
     private static func writeEscape(_ byte: UInt8, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\"))
-        case 0x08: output.append(UInt8(ascii: "b"))
-        case 0x09: output.append(UInt8(ascii: "t"))
-        case 0x0A: output.append(UInt8(ascii: "n"))
-        case 0x0C: output.append(UInt8(ascii: "f"))
-        case 0x0D: output.append(UInt8(ascii: "r"))
-        default:
+        if let letter = Self.shortEscape(byte) {
+            output.append(letter)
+        } else {
             output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
             output.append(Self.hexDigits[Int(byte >> 4)])
             output.append(Self.hexDigits[Int(byte & 0x0F)])
+        }
+    }
+
+    /// What follows the backslash where `JSONEncoder` escapes `byte` in two characters (`\"`, `\\`, `\b`,
+    /// `\t`, `\n`, `\f`, `\r`); nil for the other control characters, written as `\u00XX`.
+    private static func shortEscape(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): byte
+        case 0x08: UInt8(ascii: "b")
+        case 0x09: UInt8(ascii: "t")
+        case 0x0A: UInt8(ascii: "n")
+        case 0x0C: UInt8(ascii: "f")
+        case 0x0D: UInt8(ascii: "r")
+        default: nil
         }
     }
 }

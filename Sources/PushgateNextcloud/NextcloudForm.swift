@@ -78,7 +78,7 @@ enum NextcloudForm {
                     target[written] = UInt8(ascii: " ")
                     index &+= 1
                 case UInt8(ascii: "%"):
-                    guard index + 2 < range.upperBound, let high = Self.hexValue(base[index + 1]), let low = Self.hexValue(base[index + 2]) else {
+                    guard index + 2 < range.upperBound, let high = Hex.value(ofDigit: base[index + 1]), let low = Hex.value(ofDigit: base[index + 2]) else {
                         malformed = true
                         count = 0
                         return
@@ -94,14 +94,5 @@ enum NextcloudForm {
             count = written
         }
         return malformed ? nil : String(validating: output, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -122,12 +122,7 @@ public struct APNsEmulatorRules: Sendable {
 
     /// Whether `token` looks like an APNs device token: 64 hex digits.
     public static func isWellFormed(token: String) -> Bool {
-        token.utf8.count == 64 && token.utf8.allSatisfy(Self.isHexDigit)
-    }
-
-    /// Whether `byte` is an ASCII hex digit of either case.
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+        token.utf8.count == 64 && token.utf8.allSatisfy { Hex.value(ofDigit: $0) != nil }
     }
 
     /// Whether `text` is a canonical UUID, as APNs wants `apns-id`: 36 characters, hyphens at offsets 8, 13,
@@ -139,7 +134,7 @@ public struct APNsEmulatorRules: Sendable {
             bytes.count == 36 && bytes.indices.allSatisfy { offset in
                 switch offset {
                 case 8, 13, 18, 23: bytes[offset] == UInt8(ascii: "-")
-                default: Self.isHexDigit(bytes[offset])
+                default: Hex.value(ofDigit: bytes[offset]) != nil
                 }
             }
         }

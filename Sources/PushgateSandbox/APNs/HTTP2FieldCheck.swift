@@ -1,4 +1,5 @@
 import NIOHPACK
+import PushgateProviderSupport
 
 /// The checks RFC 9113 (§ 8.2, 8.3) makes of an HTTP/2 request's header block and of its trailers, made
 /// as NIOHTTP2's own header-block validation makes them, but over each field's bytes at once: for the
@@ -70,13 +71,7 @@ enum HTTP2FieldCheck {
         var name = name
         return name.withUTF8 { bytes in
             guard bytes.count > offset else { return false }
-            for byte in bytes[offset...] {
-                switch byte {
-                case 0x21, 0x23...0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x30...0x39, 0x5E...0x7A, 0x7C, 0x7E: continue
-                default: return false
-                }
-            }
-            return true
+            return bytes[offset...].allSatisfy { $0.isHTTPTokenByte && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
         }
     }
 
