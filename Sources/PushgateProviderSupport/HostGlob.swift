@@ -2,23 +2,46 @@
 /// case-insensitive and must cover the whole text.
 public struct HostGlob: Sendable, Equatable {
     let pattern: [Character]
+    /// The pattern's bytes, lower-cased, when it is all ASCII: then an ASCII text is matched byte by byte,
+    /// with the same result as by `Character` and without making an array of them.
+    let asciiPattern: [UInt8]?
 
     public init(_ pattern: String) {
-        self.pattern = Array(pattern.lowercased())
+        let lowered = pattern.lowercased()
+        self.pattern = Array(lowered)
+        self.asciiPattern = lowered.utf8.allSatisfy { $0 < 0x80 } ? Array(lowered.utf8) : nil
     }
 
     /// Whether the glob matches all of `text`.
     public func matches(_ text: String) -> Bool {
-        let text = Array(text.lowercased())
+        if let asciiPattern = self.asciiPattern, text.utf8.allSatisfy({ $0 < 0x80 }) {
+            var text = text
+            return text.withUTF8 { text in
+                asciiPattern.withUnsafeBufferPointer { pattern in
+                    // ASCII lower-casing is what `lowercased()` does to these bytes.
+                    Self.matches(pattern, text, anyRun: UInt8(ascii: "*"), anyOne: UInt8(ascii: "?")) { pattern, text in
+                        pattern == (text &- 0x41 < 26 ? text | 0x20 : text)
+                    }
+                }
+            }
+        }
+        return Self.matches(self.pattern, Array(text.lowercased()), anyRun: "*", anyOne: "?", ==)
+    }
+
+    /// The glob algorithm over any elements: backtracks to the last `anyRun` on a mismatch.
+    @inline(__always)
+    private static func matches<Pattern: RandomAccessCollection<Element>, Text: RandomAccessCollection<Element>, Element: Equatable>(
+        _ pattern: Pattern, _ text: Text, anyRun: Element, anyOne: Element, _ equal: (Element, Element) -> Bool
+    ) -> Bool where Pattern.Index == Int, Text.Index == Int {
         var p = 0
         var t = 0
         var star: Int? = nil
         var starText = 0
         while t < text.count {
-            if p < self.pattern.count, self.pattern[p] == "?" || self.pattern[p] == text[t] {
+            if p < pattern.count, pattern[p] == anyOne || equal(pattern[p], text[t]) {
                 p += 1
                 t += 1
-            } else if p < self.pattern.count, self.pattern[p] == "*" {
+            } else if p < pattern.count, pattern[p] == anyRun {
                 star = p
                 starText = t
                 p += 1
@@ -30,7 +53,7 @@ public struct HostGlob: Sendable, Equatable {
                 return false
             }
         }
-        while p < self.pattern.count, self.pattern[p] == "*" { p += 1 }
-        return p == self.pattern.count
+        while p < pattern.count, pattern[p] == anyRun { p += 1 }
+        return p == pattern.count
     }
 }
