@@ -2,19 +2,24 @@
 /// case-insensitive and must cover the whole text.
 public struct HostGlob: Sendable, Equatable {
     let pattern: [Character]
-    /// The pattern's bytes, lower-cased, when it is all ASCII: then an ASCII text is matched byte by byte,
-    /// with the same result as by `Character` and without making an array of them.
+    /// The pattern's bytes, lower-cased, when each is a `Character` of its own: then a text of such bytes
+    /// is matched byte by byte, with the same result as by `Character` and without making an array of them.
     let asciiPattern: [UInt8]?
 
     public init(_ pattern: String) {
         let lowered = pattern.lowercased()
         self.pattern = Array(lowered)
-        self.asciiPattern = lowered.utf8.allSatisfy { $0 < 0x80 } ? Array(lowered.utf8) : nil
+        self.asciiPattern = lowered.utf8.allSatisfy(Self.isOneCharacter) ? Array(lowered.utf8) : nil
+    }
+
+    /// Whether `byte` is a `Character` by itself in any text: ASCII except CR, which joins a following LF.
+    private static func isOneCharacter(_ byte: UInt8) -> Bool {
+        byte < 0x80 && byte != UInt8(ascii: "\r")
     }
 
     /// Whether the glob matches all of `text`.
     public func matches(_ text: String) -> Bool {
-        if let asciiPattern = self.asciiPattern, text.utf8.allSatisfy({ $0 < 0x80 }) {
+        if let asciiPattern = self.asciiPattern, text.utf8.allSatisfy(Self.isOneCharacter) {
             var text = text
             return text.withUTF8 { text in
                 asciiPattern.withUnsafeBufferPointer { pattern in

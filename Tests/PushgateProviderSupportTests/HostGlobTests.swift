@@ -18,18 +18,25 @@ import Testing
     @Test func matchesAsTheCharacterGlobDoes() {
         let patterns = [
             "*", "?", "*.push.example", "Push.*", "a*b*c", "*?*", "127.0.0.1:*", "updates?.example", "*.ÉXAMPLE",
-            "é?", "[a]*", "@", "?*?", "**x", "x**", "",
+            "é?", "[a]*", "@", "?*?", "**x", "x**", "", "a?b", "a\r\nb", "a\r?",
         ]
         let texts = [
             "", "a", "abc", "aXbYc", "acb", "fcm.PUSH.example", "push.example.evil", "PUSH.it", "127.0.0.1:8080",
             "127.0.0.1", "updates1.example", "updates12.example", "web.éxample", "WEB.ÉXAMPLE", "é1", "É1", "e\u{301}1",
-            "[a]bc", "@", "ZZx", "xZZ", "[", "`", "{",
+            "[a]bc", "@", "ZZx", "xZZ", "[", "`", "{", "a\r\nb", "a\rb", "a\nb", "A\r\n",
         ]
         for pattern in patterns {
             for text in texts {
                 #expect(HostGlob(pattern).matches(text) == Self.characterMatch(pattern, text), "\(pattern) against \(text)")
             }
         }
+    }
+
+    @Test func takesCRLFAsOneCharacter() {
+        // CR LF is one `Character`, so one `?` matches it, as it did before the byte path.
+        #expect(HostGlob("a?b").matches("a\r\nb"))
+        #expect(!HostGlob("a??b").matches("a\r\nb"))
+        #expect(HostGlob("a?b").matches("a\rb"))
     }
 
     @Test func comparesASCIILettersWithoutCase() {
