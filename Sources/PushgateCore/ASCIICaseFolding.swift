@@ -8,11 +8,15 @@ public enum ASCIICaseFolding {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
         let expected = lowercase.utf8Start
         for index in 0..<bytes.count {
-            let byte = bytes[index]
-            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-            guard folded == expected[index] else { return false }
+            guard Self.folded(bytes[index]) == expected[index] else { return false }
         }
         return true
+    }
+
+    /// `byte` with an ASCII upper-case letter made lower-case; any other byte as it is.
+    @inlinable
+    public static func folded(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
     /// Whether `text`, with ASCII letters lower-cased, is exactly `lowercase`.

@@ -30,7 +30,7 @@ public enum FCMMatrixPayloadBuilder {
         copy("membership", notification.membership)
         copy("sender_display_name", notification.senderDisplayName)
         for (key, value) in notification.content ?? [:] {
-            if case .string(let text) = value { data["content_\(key)"] = MatrixText.truncated(text, utf8Bytes: Self.maximumFieldSize) }
+            if case .string(let text) = value { copy("content_\(key)", text) }
         }
         copy("room_id", notification.roomID)
         data["prio"] = notification.isLowPriority ? "normal" : "high"

@@ -1,3 +1,5 @@
+import PushgateCore
+
 /// A Sygnal-style glob: `*` matches any run of characters, `?` one character; matching is
 /// case-insensitive and must cover the whole text.
 public struct HostGlob: Sendable, Equatable {
@@ -24,9 +26,7 @@ public struct HostGlob: Sendable, Equatable {
             return text.withUTF8 { text in
                 asciiPattern.withUnsafeBufferPointer { pattern in
                     // ASCII lower-casing is what `lowercased()` does to these bytes.
-                    Self.matches(pattern, text, anyRun: UInt8(ascii: "*"), anyOne: UInt8(ascii: "?")) { pattern, text in
-                        pattern == (text &- 0x41 < 26 ? text | 0x20 : text)
-                    }
+                    Self.matches(pattern, text, anyRun: UInt8(ascii: "*"), anyOne: UInt8(ascii: "?")) { $0 == ASCIICaseFolding.folded($1) }
                 }
             }
         }
