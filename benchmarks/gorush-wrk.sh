@@ -88,14 +88,16 @@ YAML
     [ -n "${PROFILE:-}" ] && { kill -INT "$profiler"; wait "$profiler" || true; }
     per_request=1; [ "$shape" = android100 ] && per_request=100
     accepted=$(( $(awk '/requests in/ { print $1 }' "$work/wrk.txt") * per_request ))
-    # Wait until every accepted token has an outcome (delivered, or another outcome if any).
+    # Wait until every accepted token has an outcome (delivered, or another outcome if any), at most
+    # about ten minutes: the closed loop's async backlog takes minutes to deliver.
     last=$start
-    for _ in $(seq 1200); do
+    for _ in $(seq 2400); do
       done_count=$(metric_sum pushgate_deliveries_total 'app="demo\\.(apns|fcm)"')
-      now=$(date +%s.%N)
-      [ "$done_count" -ge "$accepted" ] && { last=$now; break; }
+      last=$(date +%s.%N)
+      [ "$done_count" -ge "$accepted" ] && break
       sleep 0.25
     done
+    [ "$done_count" -ge "$accepted" ] || echo "not every accepted token has an outcome: $done_count of $accepted" >&2
     delivered=$(metric_sum pushgate_deliveries_total 'outcome="delivered"')
     gateway_ticks=$(( $(cpu_ticks "$gateway") - gateway_ticks )); sandbox_ticks=$(( $(cpu_ticks "$sandbox") - sandbox_ticks ))
     rss=$(awk '/VmHWM/ { print $2 }' "/proc/$gateway/status")

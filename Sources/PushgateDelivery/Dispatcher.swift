@@ -108,6 +108,11 @@ public struct Dispatcher: Sendable {
         }
     }
 
+    /// The most tokens of one notification in one outbox entry: the tokens of a notification share entries
+    /// (one row each, not one a token), and a worker's round holds at least one whole entry, so an entry
+    /// stays within the ``OutboxWorker/Configuration/batchSize`` a round delivers in one wave.
+    static let tokensPerOutboxEntry = 100
+
     /// Queues several notifications in one store write (shared with other callers' enqueues under load):
     /// all of them are queued or, when it throws, none.
     /// - Throws: a store error when they could not be stored.
@@ -118,7 +123,9 @@ public struct Dispatcher: Sendable {
             let payload = try OutboxPayloadCoding.encode(group.notification, report: group.report)
             written.append(
                 OutboxGroupCommit.Group(
-                    messages: group.tokens.map { OutboxMessage(appID: group.appID, pushToken: $0, payload: payload, notBefore: notBefore) },
+                    messages: group.tokens.chunked(by: Self.tokensPerOutboxEntry).map {
+                        OutboxMessage(appID: group.appID, pushTokens: Array($0), payload: payload, notBefore: notBefore)
+                    },
                     notification: group.notification, report: group.report
                 )
             )

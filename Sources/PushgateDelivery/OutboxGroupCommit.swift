@@ -10,11 +10,14 @@ import PushgateStore
 /// A write that the local worker has room for is stored leased to it and handed over in memory (see
 /// ``OutboxHandOff``).
 final class OutboxGroupCommit: Sendable {
-    /// Messages for the tokens of one notification.
+    /// The entries for the tokens of one notification.
     struct Group: Sendable {
         var messages: [OutboxMessage]
         var notification: PushNotification
         var report: DeliveryReport?
+
+        /// How many tokens its entries hold.
+        var tokenCount: Int { self.messages.reduce(0) { $0 + $1.pushTokens.count } }
     }
 
     private let writes: WriteCoalescer<[Group], Void>
@@ -29,21 +32,22 @@ final class OutboxGroupCommit: Sendable {
     /// Stores `groups`, together with whatever else is waiting.
     /// - Throws: the store's error when the write that carried them failed (none of them was stored then).
     func enqueue(_ groups: [Group]) async throws {
-        let count = groups.reduce(0) { $0 + $1.messages.count }
+        let count = groups.reduce(0) { $0 + $1.tokenCount }
         guard count > 0 else { return }
         try await self.writes.submit(groups, weight: count)
     }
 
     private static func write(_ groups: [Group], to store: any PushStore, handOff: OutboxHandOff) async throws {
         let messages = groups.flatMap(\.messages)
+        let tokens = groups.reduce(0) { $0 + $1.tokenCount }
         let now = Date()
         // Only entries due now are handed over; delayed ones wait in the store for their time.
-        let lease = messages.allSatisfy({ $0.notBefore <= now }) ? handOff.reserve(messages.count, now: now) : nil
+        let lease = messages.allSatisfy({ $0.notBefore <= now }) ? handOff.reserve(tokens, now: now) : nil
         let ids: [Int64]
         do {
             ids = try await store.enqueue(messages, leasedTo: lease)
         } catch {
-            if let lease { handOff.fulfil(messages.count, with: [], owner: lease.owner) }
+            if let lease { handOff.fulfil(tokens, with: [], owner: lease.owner) }
             throw error
         }
         guard let lease else { return }
@@ -55,12 +59,12 @@ final class OutboxGroupCommit: Sendable {
             for message in group.messages where next < ids.count {
                 entries.append(
                     OutboxHandOff.Entry(
-                        id: ids[next], appID: message.appID, token: message.pushToken, content: content, createdAt: now, leaseUntil: lease.until
+                        id: ids[next], appID: message.appID, tokens: message.pushTokens, content: content, createdAt: now, leaseUntil: lease.until
                     )
                 )
                 next += 1
             }
         }
-        handOff.fulfil(messages.count, with: entries, owner: lease.owner)
+        handOff.fulfil(tokens, with: entries, owner: lease.owner)
     }
 }

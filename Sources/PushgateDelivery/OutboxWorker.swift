@@ -15,7 +15,8 @@ import Synchronization
 public struct OutboxWorker: Service, CustomStringConvertible {
     /// Tuning.
     public struct Configuration: Sendable {
-        /// Entries claimed per round.
+        /// Tokens a round takes: whole entries holding at most this many tokens together, and always at
+        /// least one entry.
         public var batchSize = 128
         /// Deliveries in flight at once (as many as a round holds, so a round is one wave of deliveries
         /// and finishes well within its lease even when every delivery runs to its deadline).
@@ -103,62 +104,94 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     private struct Work: Sendable {
         let id: Int64
         let appID: String
-        let token: String
+        /// The tokens it delivers to (at least one).
+        let tokens: [String]
         let attempts: Int
         let createdAt: Date
         /// Nil when a claimed entry cannot be read.
         let content: OutboxContent?
     }
 
-    /// Takes one batch (handed-over entries first, then claimed ones) and delivers it; returns how many
-    /// entries it handled.
+    /// Takes one batch of whole entries holding about `batchSize` tokens (handed-over entries first, then
+    /// claimed ones), delivers every token of it and returns how many tokens it handled.
     func runRound() async -> Int {
         // A handed-over entry whose lease would end before its delivery's deadline is left to be claimed
         // when the lease ends, so no other worker ever delivers it while this one does.
         let leaseNeeded = Date().addingTimeInterval(self.configuration.deliveryTimeout.timeInterval + 1)
         var work = self.wakeUp.handOff.take(self.configuration.batchSize).filter { $0.leaseUntil > leaseNeeded }.map { entry in
-            Work(id: entry.id, appID: entry.appID, token: entry.token, attempts: 1, createdAt: entry.createdAt, content: entry.content)
+            Work(id: entry.id, appID: entry.appID, tokens: entry.tokens, attempts: 1, createdAt: entry.createdAt, content: entry.content)
         }
+        let handedOver = work.reduce(0) { $0 + $1.tokens.count }
         // The store is asked when nothing was handed over, and otherwise once a poll interval, so entries
         // due again (retries, other instances' leftovers) are not starved by a steady flow of new ones.
-        if work.count < self.configuration.batchSize, work.isEmpty || self.claimClock.due(every: self.configuration.pollInterval) {
-            work += await self.claim(limit: self.configuration.batchSize - work.count)
+        if handedOver < self.configuration.batchSize, work.isEmpty || self.claimClock.due(every: self.configuration.pollInterval) {
+            work += await self.claim(limit: self.configuration.batchSize - handedOver)
         }
         guard !work.isEmpty else { return 0 }
         let batch = work
         // Deliveries run to completion even when shutdown cancels the loop: their outcome must be stored.
-        await Task {
-            let (finished, retries) = await withTaskGroup(of: Handled.self) { group in
-                var finished: [(Work, DeliveryOutcome)] = []
-                var retries: [OutboxRetry] = []
-                finished.reserveCapacity(batch.count)
+        return await Task {
+            let results = await withTaskGroup(of: (Int, Handled).self) { group in
+                var results = batch.map { _ in [Handled]() }
                 var running = 0
-                func collect(_ handled: Handled) {
-                    switch handled {
-                    case .finished(let entry, let outcome): finished.append((entry, outcome))
-                    case .retry(let retry): retries.append(retry)
+                for (index, item) in batch.enumerated() {
+                    for token in item.tokens {
+                        if running >= self.configuration.concurrency {
+                            if let (done, handled) = await group.next() { results[done].append(handled) }
+                            running -= 1
+                        }
+                        group.addTask { (index, await self.handle(item, token: token)) }
+                        running += 1
                     }
                 }
-                for item in batch {
-                    if running >= self.configuration.concurrency {
-                        if let done = await group.next() { collect(done) }
-                        running -= 1
-                    }
-                    group.addTask { await self.handle(item) }
-                    running += 1
+                for await (done, handled) in group { results[done].append(handled) }
+                return results
+            }
+            var finished: [(Work, [(String, DeliveryOutcome)])] = []
+            var retried: [(Work, [(String, DeliveryOutcome)])] = []
+            var retries: [OutboxRetry] = []
+            for (entry, handled) in zip(batch, results) {
+                let (done, retry) = Self.settle(entry, handled)
+                if let retry {
+                    retries.append(retry)
+                    retried.append((entry, done))
+                } else {
+                    finished.append((entry, done))
                 }
-                for await done in group { collect(done) }
-                return (finished, retries)
             }
             async let completed: Void = self.complete(finished)
-            await self.reschedule(retries)
+            await self.reschedule(retries, finishing: retried)
             await completed
+            return batch.reduce(0) { $0 + $1.tokens.count }
         }.value
-        return batch.count
     }
 
-    /// Claims due entries from the store and reads them (entries queued together share their payload:
-    /// each distinct payload is decoded once).
+    /// What the round's attempts mean for one entry: the tokens it finished with (delivered, refused or
+    /// given up) and, when some are to be tried again, the retry that keeps only those, due at the earliest
+    /// time any of them asked for.
+    private static func settle(_ entry: Work, _ handled: [Handled]) -> ([(String, DeliveryOutcome)], OutboxRetry?) {
+        var done: [(String, DeliveryOutcome)] = []
+        var again: [(token: String, notBefore: Date, error: String)] = []
+        for item in handled {
+            switch item {
+            case .finished(let token, let outcome): done.append((token, outcome))
+            case .retry(let token, let notBefore, let error): again.append((token, notBefore, error))
+            }
+        }
+        guard let first = again.min(by: { $0.notBefore < $1.notBefore }) else { return (done, nil) }
+        // Keep the entry's order of tokens.
+        let remaining = entry.tokens.filter { token in again.contains { $0.token == token } }
+        return (
+            done,
+            OutboxRetry(
+                id: entry.id, notBefore: first.notBefore, error: first.error,
+                remainingTokens: remaining.count == entry.tokens.count ? nil : remaining
+            )
+        )
+    }
+
+    /// Claims due entries holding at most `limit` tokens (at least one entry) from the store and reads them
+    /// (entries queued together share their payload: each distinct payload is decoded once).
     private func claim(limit: Int) async -> [Work] {
         let entries: [OutboxEntry]
         do {
@@ -179,28 +212,28 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                 decoded[key] = content
             }
             return Work(
-                id: entry.id, appID: entry.message.appID, token: entry.message.pushToken, attempts: entry.attempts, createdAt: entry.createdAt,
-                content: content
+                id: entry.id, appID: entry.message.appID, tokens: entry.message.pushTokens, attempts: entry.attempts,
+                createdAt: entry.createdAt, content: content
             )
         }
     }
 
-    /// What became of one entry of a round.
+    /// What became of one token of a round.
     private enum Handled: Sendable {
-        /// Delivered, refused or given up: removed from the outbox at the end of the round.
-        case finished(Work, DeliveryOutcome)
-        /// To be tried again: released at the end of the round.
-        case retry(OutboxRetry)
+        /// Delivered, refused or given up: it leaves the outbox at the end of the round.
+        case finished(token: String, outcome: DeliveryOutcome)
+        /// To be tried again no earlier than `notBefore`.
+        case retry(token: String, notBefore: Date, error: String)
     }
 
-    /// Delivers one entry and says what becomes of it.
-    private func handle(_ entry: Work) async -> Handled {
+    /// Delivers one token of an entry and says what becomes of it.
+    private func handle(_ entry: Work, token: String) async -> Handled {
         let appID = entry.appID
         let outcome: DeliveryOutcome
         if let notification = entry.content?.notification {
             if case .found(let provider) = self.dispatcher.directory.lookup(appID) {
                 outcome = await self.dispatcher.deliver(
-                    notification, via: provider, token: entry.token, deadline: .now + self.configuration.deliveryTimeout
+                    notification, via: provider, token: token, deadline: .now + self.configuration.deliveryTimeout
                 )
             } else {
                 outcome = .rejected(reason: "no app is configured for \(appID)")
@@ -210,35 +243,38 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         }
         switch outcome {
         case .delivered, .invalidToken:
-            return .finished(entry, outcome)
+            return .finished(token: token, outcome: outcome)
         case .rejected(let reason):
             self.logger.notice("outbox: delivery refused", metadata: ["app": "\(appID)", "reason": "\(reason)"])
-            return .finished(entry, outcome)
+            return .finished(token: token, outcome: outcome)
         case .retryLater(let requested, let reason):
             let age = Date().timeIntervalSince(entry.createdAt)
             let delay = self.configuration.retry.delay(afterAttempts: entry.attempts, requested: requested, random: Double.random(in: 0..<1))
             if Duration.seconds(age) + delay > self.configuration.retry.maximumAge {
                 self.metrics.recordGivenUp(appID: appID)
                 self.logger.warning("outbox: giving up", metadata: ["app": "\(appID)", "attempts": "\(entry.attempts)", "reason": "\(reason)"])
-                return .finished(entry, outcome)
+                return .finished(token: token, outcome: outcome)
             }
-            return .retry(OutboxRetry(id: entry.id, notBefore: Date().addingTimeInterval(delay.timeInterval), error: reason))
+            return .retry(token: token, notBefore: Date().addingTimeInterval(delay.timeInterval), error: reason)
         }
     }
 
-    /// Releases a round's entries to be tried again in one store write.
-    private func reschedule(_ retries: [OutboxRetry]) async {
+    /// Releases a round's entries to be tried again in one store write (each keeping only the tokens still
+    /// to deliver), then tells the front ends that asked about the tokens those entries finished with.
+    private func reschedule(_ retries: [OutboxRetry], finishing finished: [(Work, [(String, DeliveryOutcome)])]) async {
         guard !retries.isEmpty else { return }
         do {
             _ = try await self.store.reschedule(retries, owner: self.owner)
         } catch {
             // The leases run out and the entries are tried again: at-least-once rather than lost.
             self.logger.error("outbox: cannot record retries", metadata: ["entries": "\(retries.count)", "error": "\(error)"])
+            return
         }
+        await self.report(finished)
     }
 
     /// Removes a round's finished entries in one store write, then tells the front ends that asked.
-    private func complete(_ finished: [(Work, DeliveryOutcome)]) async {
+    private func complete(_ finished: [(Work, [(String, DeliveryOutcome)])]) async {
         guard !finished.isEmpty else { return }
         do {
             _ = try await self.store.complete(ids: finished.map(\.0.id), owner: self.owner)
@@ -247,9 +283,16 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             self.logger.error("outbox: cannot record outcomes", metadata: ["entries": "\(finished.count)", "error": "\(error)"])
             return
         }
-        for (entry, outcome) in finished {
+        await self.report(finished)
+    }
+
+    /// Tells each front end that asked for a report the outcome of each of its finished tokens.
+    private func report(_ finished: [(Work, [(String, DeliveryOutcome)])]) async {
+        for (entry, outcomes) in finished {
             guard let report = entry.content?.report, let observer = self.observers[report.frontEnd] else { continue }
-            await observer.deliveryEnded(report, appID: entry.appID, token: entry.token, outcome: outcome)
+            for (token, outcome) in outcomes {
+                await observer.deliveryEnded(report, appID: entry.appID, token: token, outcome: outcome)
+            }
         }
     }
 }

@@ -1,22 +1,31 @@
 public import Foundation
 
-/// A notification accepted for later delivery, as it is handed to the outbox.
+/// A notification accepted for later delivery, as it is handed to the outbox: one entry for one or more
+/// tokens of one app, all sent the same payload (the tokens of one notification share one row rather than
+/// taking one each).
 public struct OutboxMessage: Sendable, Equatable {
     /// The configured app that delivers it.
     public var appID: String
-    /// The provider token to deliver to.
-    public var pushToken: String
+    /// The provider tokens to deliver to (at least one).
+    public var pushTokens: [String]
     /// The provider-independent notification, encoded by the delivery layer.
     public var payload: [UInt8]
     /// The earliest time a worker may try it.
     public var notBefore: Date
 
     /// Creates a message for the outbox.
-    public init(appID: String, pushToken: String, payload: [UInt8], notBefore: Date) {
+    /// - Precondition: `pushTokens` is not empty.
+    public init(appID: String, pushTokens: [String], payload: [UInt8], notBefore: Date) {
+        precondition(!pushTokens.isEmpty, "an outbox message has at least one token")
         self.appID = appID
-        self.pushToken = pushToken
+        self.pushTokens = pushTokens
         self.payload = payload
         self.notBefore = notBefore
+    }
+
+    /// Creates a message for one token.
+    public init(appID: String, pushToken: String, payload: [UInt8], notBefore: Date) {
+        self.init(appID: appID, pushTokens: [pushToken], payload: payload, notBefore: notBefore)
     }
 }
 

@@ -8,11 +8,17 @@ public struct OutboxRetry: Sendable, Equatable {
     public var notBefore: Date
     /// Why this attempt failed, kept as the entry's last error.
     public var error: String
+    /// The tokens still to deliver, when the attempt finished some of the entry's tokens (they leave the
+    /// entry); nil keeps all of them.
+    public var remainingTokens: [String]?
 
     /// Creates a retry.
-    public init(id: Int64, notBefore: Date, error: String) {
+    /// - Precondition: `remainingTokens`, when given, is not empty.
+    public init(id: Int64, notBefore: Date, error: String, remainingTokens: [String]? = nil) {
+        precondition(remainingTokens?.isEmpty != true, "a retry keeps at least one token")
         self.id = id
         self.notBefore = notBefore
         self.error = error
+        self.remainingTokens = remainingTokens
     }
 }

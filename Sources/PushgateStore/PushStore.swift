@@ -35,8 +35,8 @@ public protocol OutboxStore: Sendable {
     /// first attempt counted), so no other worker claims them before the lease ends.
     /// - Returns: their ids, in the order given.
     func enqueue(_ messages: [OutboxMessage], leasedTo lease: OutboxLease?) async throws -> [Int64]
-    /// Leases up to `limit` entries that are due at `now` and not leased, oldest due first, and counts the
-    /// attempt.
+    /// Leases entries that are due at `now` and not leased, oldest due first, and counts the attempt: as
+    /// many as hold at most `limit` tokens together, and always the first one (whatever its tokens).
     func claimDue(now: Date, limit: Int, leaseFor lease: Duration, owner: String) async throws -> [OutboxEntry]
     /// Removes an entry its owner finished with (delivered or given up).
     /// - Returns: whether the entry was still leased to `owner` and was removed.
@@ -45,10 +45,10 @@ public protocol OutboxStore: Sendable {
     /// - Returns: how many were still leased to `owner` and were removed.
     func complete(ids: [Int64], owner: String) async throws -> Int
     /// Releases entries for other attempts, each no earlier than its own `notBefore` and recording why its
-    /// attempt failed, in one write.
+    /// attempt failed, in one write; an entry whose retry names its remaining tokens keeps only those.
     /// - Returns: how many were still leased to `owner` (the others are left alone).
     func reschedule(_ retries: [OutboxRetry], owner: String) async throws -> Int
-    /// How many entries wait in the outbox, leased or not.
+    /// How many tokens wait in the outbox (all entries' tokens), leased or not.
     func pendingCount() async throws -> Int
 }
 

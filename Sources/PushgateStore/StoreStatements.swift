@@ -63,7 +63,14 @@ public enum StoreStatements {
     public static let countDevices = "SELECT COUNT(*) FROM devices WHERE namespace = $1"
 
     /// Columns of `outbox` returned to workers, in the order the stores decode them.
-    public static let outboxColumns = "id, app_id, push_token, payload, attempts, not_before, created_at, last_error"
+    public static let outboxColumns = "id, app_id, push_token, payload, attempts, not_before, created_at, last_error, more_tokens"
+
+    /// The outbox's columns for several tokens in one entry (see ``OutboxTokenColumns``); rows written
+    /// before them hold one token each.
+    public static let outboxTokensSchema = [
+        "ALTER TABLE outbox ADD COLUMN more_tokens TEXT",
+        "ALTER TABLE outbox ADD COLUMN token_count INTEGER NOT NULL DEFAULT 1",
+    ]
 
     /// Removes a leased entry; binds id, owner; returns the id when removed.
     public static let completeOutboxEntry = "DELETE FROM outbox WHERE id = $1 AND lease_owner = $2 RETURNING id"
@@ -73,24 +80,31 @@ public enum StoreStatements {
         "DELETE FROM outbox WHERE lease_owner = $1 AND id IN (" + (0..<count).map { "$\($0 + 2)" }.joined(separator: ", ") + ") RETURNING id"
     }
 
-    /// The most entries one reschedule statement releases (three binds each, under both databases' limits).
+    /// The most entries one reschedule statement releases (six binds each, under both databases' limits).
     public static let rescheduleChunkSize = 300
 
-    /// Releases leased entries for later attempts, each with its own time and error; binds id, not-before
-    /// (ms) and error for each entry, then the owner; returns the ids released. (Both databases name a
-    /// `VALUES` list's columns `column1`, `column2`…)
+    /// Releases leased entries for later attempts, each with its own time and error, and with its remaining
+    /// tokens when they are fewer (NULL first token: all kept); binds id, not-before (ms), error, first
+    /// token, more tokens and token count for each entry, then the owner; returns the ids released. (Both
+    /// databases name a `VALUES` list's columns `column1`, `column2`…)
     public static func rescheduleOutboxEntries(count: Int) -> String {
-        var sql = "UPDATE outbox SET lease_owner = NULL, lease_until = NULL, not_before = v.column2, last_error = v.column3 FROM (VALUES "
+        var sql = """
+            UPDATE outbox SET lease_owner = NULL, lease_until = NULL, not_before = v.column2, last_error = v.column3, \
+            push_token = COALESCE(v.column4, outbox.push_token), \
+            more_tokens = CASE WHEN v.column4 IS NULL THEN outbox.more_tokens ELSE v.column5 END, \
+            token_count = COALESCE(v.column6, outbox.token_count) FROM (VALUES
+            """
         for index in 0..<count {
-            let first = 3 * index + 1
+            let first = 6 * index + 1
             if index > 0 { sql += ", " }
-            sql += "(CAST($\(first) AS BIGINT), CAST($\(first + 1) AS BIGINT), CAST($\(first + 2) AS TEXT))"
+            sql += " (CAST($\(first) AS BIGINT), CAST($\(first + 1) AS BIGINT), CAST($\(first + 2) AS TEXT), "
+            sql += "CAST($\(first + 3) AS TEXT), CAST($\(first + 4) AS TEXT), CAST($\(first + 5) AS INTEGER))"
         }
-        return sql + ") AS v WHERE outbox.id = v.column1 AND outbox.lease_owner = $\(3 * count + 1) RETURNING id"
+        return sql + ") AS v WHERE outbox.id = v.column1 AND outbox.lease_owner = $\(6 * count + 1) RETURNING id"
     }
 
-    /// Counts outbox entries.
-    public static let countOutbox = "SELECT COUNT(*) FROM outbox"
+    /// Counts the tokens of all outbox entries.
+    public static let countOutbox = "SELECT COALESCE(SUM(token_count), 0) FROM outbox"
 
     /// Adds to a counter, restarting it when expired; binds name, amount, expiry (ms or NULL), now (ms);
     /// returns the new value.

@@ -184,17 +184,20 @@ public final class PostgresStore: PushStore {
                 for chunk in messages.chunked(by: 1000) {
                     // A lease's owner and end are two parameters every row shares.
                     var sql = lease == nil
-                        ? "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at) VALUES "
-                        : "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at, lease_owner, lease_until, attempts) VALUES "
-                    var binds = PostgresBindings(capacity: chunk.count * 5 + 2)
-                    let shared = chunk.count * 5
+                        ? "INSERT INTO outbox (app_id, push_token, more_tokens, token_count, payload, not_before, created_at) VALUES "
+                        : "INSERT INTO outbox (app_id, push_token, more_tokens, token_count, payload, not_before, created_at, lease_owner, lease_until, attempts) VALUES "
+                    var binds = PostgresBindings(capacity: chunk.count * 7 + 2)
+                    let shared = chunk.count * 7
                     for (index, message) in chunk.enumerated() {
-                        let base = index * 5
-                        sql += index == 0 ? "" : ", "
-                        sql += "($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5)"
+                        let base = index * 7
+                        sql += index == 0 ? "(" : ", ("
+                        sql += (1...7).map { "$\(base + $0)" }.joined(separator: ", ")
                         sql += lease == nil ? ")" : ", $\(shared + 1), $\(shared + 2), 1)"
+                        let tokens = OutboxTokenColumns(message.pushTokens)
                         binds.append(message.appID)
-                        binds.append(message.pushToken)
+                        binds.append(tokens.first)
+                        binds.append(tokens.more)
+                        binds.append(tokens.count)
                         binds.append(ByteBuffer(bytes: message.payload))
                         binds.append(message.notBefore.millisecondsSince1970)
                         binds.append(now)
@@ -222,12 +225,13 @@ public final class PostgresStore: PushStore {
         binds.append(nowMS)
         binds.append(Int64(limit))
         let rows = try await self.rows(PostgresMigrations.claimDue, binds)
-            .decode((Int64, String, String, ByteBuffer, Int, Int64, Int64, String?).self).all()
-        return rows.map { row in
+            .decode((Int64, String, String, ByteBuffer, Int, Int64, Int64, String?, String?).self).all()
+        return try rows.map { row in
             OutboxEntry(
                 id: row.0,
                 message: OutboxMessage(
-                    appID: row.1, pushToken: row.2, payload: Array(buffer: row.3), notBefore: Date(millisecondsSince1970: row.5)
+                    appID: row.1, pushTokens: try OutboxTokenColumns.tokens(first: row.2, more: row.8), payload: Array(buffer: row.3),
+                    notBefore: Date(millisecondsSince1970: row.5)
                 ),
                 attempts: row.4, createdAt: Date(millisecondsSince1970: row.6), lastError: row.7
             )
@@ -255,11 +259,15 @@ public final class PostgresStore: PushStore {
     public func reschedule(_ retries: [OutboxRetry], owner: String) async throws -> Int {
         var released = 0
         for chunk in retries.chunked(by: StoreStatements.rescheduleChunkSize) {
-            var binds = PostgresBindings(capacity: 3 * chunk.count + 1)
+            var binds = PostgresBindings(capacity: 6 * chunk.count + 1)
             for retry in chunk {
+                let remaining = retry.remainingTokens.map(OutboxTokenColumns.init)
                 binds.append(retry.id)
                 binds.append(retry.notBefore.millisecondsSince1970)
                 binds.append(retry.error)
+                binds.append(remaining?.first)
+                binds.append(remaining?.more)
+                binds.append(remaining?.count)
             }
             binds.append(owner)
             released += try await self.rows(StoreStatements.rescheduleOutboxEntries(count: chunk.count), binds).decode(Int64.self).all().count

@@ -1,4 +1,4 @@
-/// The text of the outbox's multi-row INSERT for a number of rows: five anonymous parameters a row, seven
+/// The text of the outbox's multi-row INSERT for a number of rows: seven anonymous parameters a row, nine
 /// with a lease (its owner and end bound again on every row). It has no `RETURNING id` (a temporary
 /// table and a result row for each id): the ids are the last inserted rowid and the ones before it.
 ///
@@ -11,15 +11,15 @@ enum SQLiteOutboxInsert {
     /// (``SQLiteStatementConnection/cachedTextLimit``), so a batch of any size reuses prepared statements:
     /// a 100-row INSERT, longer than that, was parsed afresh every time (about 3,500 instructions a token
     /// of a 100-token gorush notification).
-    static let rowsPerStatement = 64
+    static let rowsPerStatement = 48
 
     /// The statement for `rows` rows (at least one).
     static func sql(rows: Int, leased: Bool) -> String {
         precondition(rows > 0, "an INSERT has at least one row")
         let head = leased
-            ? "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at, lease_owner, lease_until, attempts) VALUES "
-            : "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at) VALUES "
-        let row = leased ? "(?, ?, ?, ?, ?, ?, ?, 1)" : "(?, ?, ?, ?, ?)"
+            ? "INSERT INTO outbox (app_id, push_token, more_tokens, token_count, payload, not_before, created_at, lease_owner, lease_until, attempts) VALUES "
+            : "INSERT INTO outbox (app_id, push_token, more_tokens, token_count, payload, not_before, created_at) VALUES "
+        let row = leased ? "(?, ?, ?, ?, ?, ?, ?, ?, ?, 1)" : "(?, ?, ?, ?, ?, ?, ?)"
         var sql = head
         sql.reserveCapacity(head.utf8.count + rows * (row.utf8.count + 2) + 16)
         for index in 0..<rows {

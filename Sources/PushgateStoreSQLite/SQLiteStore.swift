@@ -197,7 +197,7 @@ public final class SQLiteStore: PushStore {
     /// notification) share one buffer of it.
     private static func insertOutboxStatement(_ chunk: ArraySlice<OutboxMessage>, now: Int, lease: OutboxLease?) -> (String, [SQLiteData]) {
         var binds: [SQLiteData] = []
-        binds.reserveCapacity(chunk.count * 7)
+        binds.reserveCapacity(chunk.count * 9)
         let leaseBinds: [SQLiteData] = lease.map { [.text($0.owner), .integer(Int($0.until.millisecondsSince1970))] } ?? []
         var lastPayload: [UInt8]?
         var lastBuffer = ByteBuffer()
@@ -207,8 +207,11 @@ public final class SQLiteStore: PushStore {
                 lastPayload = message.payload
                 lastBuffer = ByteBuffer(bytes: message.payload)
             }
+            let tokens = OutboxTokenColumns(message.pushTokens)
             binds.append(.text(message.appID))
-            binds.append(.text(message.pushToken))
+            binds.append(.text(tokens.first))
+            binds.append(tokens.more.map { .text($0) } ?? .null)
+            binds.append(.integer(tokens.count))
             binds.append(.blob(lastBuffer))
             binds.append(.integer(Int(message.notBefore.millisecondsSince1970)))
             binds.append(.integer(now))
@@ -253,11 +256,18 @@ public final class SQLiteStore: PushStore {
         var released = 0
         for chunk in retries.chunked(by: StoreStatements.rescheduleChunkSize) {
             var binds: [SQLiteData] = []
-            binds.reserveCapacity(3 * chunk.count + 1)
+            binds.reserveCapacity(6 * chunk.count + 1)
             for retry in chunk {
                 binds.append(.integer(Int(retry.id)))
                 binds.append(.integer(Int(retry.notBefore.millisecondsSince1970)))
                 binds.append(.text(retry.error))
+                if let remaining = retry.remainingTokens.map(OutboxTokenColumns.init) {
+                    binds.append(.text(remaining.first))
+                    binds.append(remaining.more.map { .text($0) } ?? .null)
+                    binds.append(.integer(remaining.count))
+                } else {
+                    binds += [.null, .null, .null]
+                }
             }
             binds.append(.text(owner))
             let statement = BatchedStatement(sql: StoreStatements.rescheduleOutboxEntries(count: chunk.count), binds: binds)
@@ -590,12 +600,12 @@ public final class SQLiteStore: PushStore {
     }
 
     private static func decodeOutboxEntry(_ columns: [SQLiteData]) throws -> OutboxEntry {
-        guard columns.count == 8, let id = columns[0].integer, let appID = columns[1].string,
+        guard columns.count == 9, let id = columns[0].integer, let appID = columns[1].string,
             let token = columns[2].string, let payload = columns[3].blob, let attempts = columns[4].integer,
             let notBefore = columns[5].integer, let created = columns[6].integer
         else { throw StoreError.corruptRow("unreadable outbox row") }
         let message = OutboxMessage(
-            appID: appID, pushToken: token, payload: Array(buffer: payload),
+            appID: appID, pushTokens: try OutboxTokenColumns.tokens(first: token, more: columns[8].string), payload: Array(buffer: payload),
             notBefore: Date(millisecondsSince1970: Int64(notBefore))
         )
         return OutboxEntry(

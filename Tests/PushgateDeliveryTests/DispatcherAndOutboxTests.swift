@@ -106,12 +106,12 @@ struct DispatcherAndOutboxTests {
         configuration.pollInterval = .milliseconds(20)
         let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
         try await Self.running([store, worker]) { () async throws in
-            let tokens = (0..<50).map { "t\($0)" } + ["flaky", "dead", "refused"]
+            let tokens = (0..<250).map { "t\($0)" } + ["flaky", "dead", "refused"]
             try await dispatcher.enqueue(Self.notification, appID: "app", tokens: tokens)
             #expect(try await Self.eventually { () async throws in try await store.pendingCount() == 0 })
             let delivered = provider.deliveredTokens
-            #expect(delivered.filter { $0.hasPrefix("t") }.count == 50)
-            #expect(Set(delivered.filter { $0.hasPrefix("t") }).count == 50)
+            #expect(delivered.filter { $0.hasPrefix("t") }.count == 250)
+            #expect(Set(delivered.filter { $0.hasPrefix("t") }).count == 250)
             #expect(delivered.filter { $0 == "flaky" }.count == 3)
             #expect(delivered.filter { $0 == "dead" }.count == 1)
             #expect(delivered.filter { $0 == "refused" }.count == 1)

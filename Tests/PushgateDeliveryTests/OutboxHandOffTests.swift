@@ -61,7 +61,7 @@ struct OutboxHandOffTests {
         #expect(handOff.reserve(3, now: now) == nil)
         let entries = (0..<8).map { n in
             OutboxHandOff.Entry(
-                id: Int64(n), appID: "app", token: "t\(n)", content: OutboxContent(notification: DispatcherAndOutboxTests.notification, report: nil),
+                id: Int64(n), appID: "app", tokens: ["t\(n)"], content: OutboxContent(notification: DispatcherAndOutboxTests.notification, report: nil),
                 createdAt: now, leaseUntil: lease.until
             )
         }
@@ -79,6 +79,36 @@ struct OutboxHandOffTests {
         #expect(handOff.take(10).isEmpty)
     }
 
+    @Test func roomAndTakesCountTokensAndATakeHoldsWholeEntries() throws {
+        let handOff = OutboxHandOff(capacity: 130)
+        let now = Date()
+        handOff.open(owner: "w", lease: .seconds(60))
+        // Entries of 40, 30, 50 and 1 tokens: 121 tokens.
+        #expect(handOff.reserve(131, now: now) == nil)
+        let lease = try #require(handOff.reserve(121, now: now))
+        let sizes = [40, 30, 50, 1]
+        let entries = sizes.enumerated().map { n, size in
+            OutboxHandOff.Entry(
+                id: Int64(n), appID: "app", tokens: (0..<size).map { "t\(n)-\($0)" },
+                content: OutboxContent(notification: DispatcherAndOutboxTests.notification, report: nil), createdAt: now, leaseUntil: lease.until
+            )
+        }
+        handOff.fulfil(121, with: entries, owner: "w")
+        #expect(handOff.waiting == 121)
+        // 121 waiting tokens leave room for 9, not 10.
+        #expect(handOff.reserve(10, now: now) == nil)
+        #expect(handOff.reserve(9, now: now) != nil)
+        handOff.fulfil(9, with: [], owner: "w")
+        // 40 + 30 fit 75; the next entry (50) would not, and is not split.
+        #expect(handOff.take(75).map(\.id) == [0, 1])
+        // An entry larger than the limit is still taken, alone.
+        #expect(handOff.take(20).map(\.id) == [2])
+        #expect(handOff.waiting == 1)
+        #expect(handOff.take(20).map(\.id) == [3])
+        #expect(handOff.take(20).isEmpty)
+        #expect(handOff.waiting == 0)
+    }
+
     @Test func whatShutdownLeavesIsClaimedWhenItsLeaseEnds() async throws {
         let (store, path) = try await DispatcherAndOutboxTests.openStore()
         let metrics = DeliveryMetrics(factory: NoMetrics.factory)
@@ -94,7 +124,7 @@ struct OutboxHandOffTests {
         try await DispatcherAndOutboxTests.running([reopened]) { () async throws in
             #expect(try await reopened.claimDue(now: Date(), limit: 10, leaseFor: .seconds(30), owner: "next").isEmpty)
             let later = try await reopened.claimDue(now: Date().addingTimeInterval(61), limit: 10, leaseFor: .seconds(30), owner: "next")
-            #expect(later.map(\.message.pushToken) == ["a", "b"])
+            #expect(later.flatMap(\.message.pushTokens) == ["a", "b"])
             #expect(try OutboxPayloadCoding.decode(later[0].message.payload) == DispatcherAndOutboxTests.notification)
         }
     }

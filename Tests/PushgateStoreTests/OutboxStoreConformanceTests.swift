@@ -28,7 +28,7 @@ struct OutboxStoreConformanceTests {
         }
     }
 
-    /// Messages one at a time, one under a lease, and 1,001 at once (SQLite writes them 64 rows a
+    /// Messages one at a time, one under a lease, and 1,001 at once (SQLite writes them 48 rows a
     /// statement, the last chunk shorter): every id returned is the id the entry is claimed and completed by.
     /// A leased batch longer than one statement: every row has the lease and an id of its own.
     @Test(arguments: StoreKind.allCases)
@@ -99,11 +99,11 @@ struct OutboxStoreConformanceTests {
         try await withStore(kind) { store async throws in
             _ = try await store.enqueue([Self.message(1, dueIn: 10), Self.message(2, dueIn: -5), Self.message(3, dueIn: -1), Self.message(4, dueIn: 0)])
             let first = try await store.claimDue(now: Self.now, limit: 2, leaseFor: .seconds(30), owner: "w")
-            #expect(first.map(\.message.pushToken) == ["token-2", "token-3"])
+            #expect(first.flatMap(\.message.pushTokens) == ["token-2", "token-3"])
             let second = try await store.claimDue(now: Self.now, limit: 10, leaseFor: .seconds(30), owner: "w")
-            #expect(second.map(\.message.pushToken) == ["token-4"])
+            #expect(second.flatMap(\.message.pushTokens) == ["token-4"])
             let later = try await store.claimDue(now: Self.now.addingTimeInterval(10), limit: 10, leaseFor: .seconds(30), owner: "w")
-            #expect(later.map(\.message.pushToken) == ["token-1"])
+            #expect(later.flatMap(\.message.pushTokens) == ["token-1"])
             #expect(try await store.pendingCount() == 4)
         }
     }
@@ -185,6 +185,69 @@ struct OutboxStoreConformanceTests {
             #expect(retried.first?.attempts == 2)
             #expect(retried.first?.lastError == "HTTP 503")
             #expect(retried.first?.createdAt != nil)
+        }
+    }
+
+    /// An entry of several tokens, as one notification's tokens are queued: its tokens come back in
+    /// order (tokens with quotes, backslashes, non-ASCII and the empty string included), the pending count
+    /// counts tokens, and a claim's limit counts tokens without splitting an entry.
+    @Test(arguments: StoreKind.allCases)
+    func anEntryOfSeveralTokensKeepsThemAndClaimsCountTokens(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let odd = ["a\"b", "c\\d", "é\u{1F600}", "", "line\nbreak", "[1]"]
+            let messages = [
+                OutboxMessage(appID: "app", pushTokens: (0..<40).map { "first-\($0)" }, payload: [1], notBefore: Self.now),
+                OutboxMessage(appID: "app", pushTokens: odd, payload: [2], notBefore: Self.now),
+                OutboxMessage(appID: "app", pushTokens: (0..<70).map { "third-\($0)" }, payload: [3], notBefore: Self.now),
+                OutboxMessage(appID: "app", pushToken: "fourth", payload: [4], notBefore: Self.now),
+            ]
+            let ids = try await store.enqueue(messages)
+            #expect(try await store.pendingCount() == 117)
+            // 40 + 6 fit 50 tokens, 40 + 6 + 70 do not: the third entry waits.
+            let first = try await store.claimDue(now: Self.now, limit: 50, leaseFor: .seconds(30), owner: "w1")
+            #expect(first.map(\.id) == Array(ids[0..<2]))
+            #expect(first.map(\.message) == Array(messages[0..<2]))
+            // The oldest due entry is claimed even when it alone holds more tokens than the limit.
+            let second = try await store.claimDue(now: Self.now, limit: 10, leaseFor: .seconds(30), owner: "w1")
+            #expect(second.map(\.id) == [ids[2]])
+            #expect(second.first?.message.pushTokens.count == 70)
+            let third = try await store.claimDue(now: Self.now, limit: 10, leaseFor: .seconds(30), owner: "w1")
+            #expect(third.map(\.message) == [messages[3]])
+            #expect(try await store.complete(ids: ids, owner: "w1") == 4)
+            #expect(try await store.pendingCount() == 0)
+        }
+    }
+
+    /// A retry that names the entry's remaining tokens leaves only those in it, with the attempt counted;
+    /// one that names none keeps them all.
+    @Test(arguments: StoreKind.allCases)
+    func aRetryKeepsOnlyTheTokensItNames(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let tokens = (0..<5).map { "token-\($0)" }
+            let ids = try await store.enqueue([
+                OutboxMessage(appID: "app", pushTokens: tokens, payload: [9], notBefore: Self.now),
+                OutboxMessage(appID: "app", pushTokens: ["x", "y"], payload: [8], notBefore: Self.now),
+            ])
+            _ = try await store.claimDue(now: Self.now, limit: 10, leaseFor: .seconds(30), owner: "w1")
+            let later = Self.now.addingTimeInterval(60)
+            let released = try await store.reschedule(
+                [
+                    OutboxRetry(id: ids[0], notBefore: later, error: "HTTP 429", remainingTokens: ["token-1", "token-3"]),
+                    OutboxRetry(id: ids[1], notBefore: later, error: "HTTP 503"),
+                ],
+                owner: "w1"
+            )
+            #expect(released == 2)
+            #expect(try await store.pendingCount() == 4)
+            let retried = try await store.claimDue(now: later, limit: 10, leaseFor: .seconds(30), owner: "w2")
+            #expect(retried.map(\.message.pushTokens) == [["token-1", "token-3"], ["x", "y"]])
+            #expect(retried.map(\.lastError) == ["HTTP 429", "HTTP 503"])
+            #expect(retried.map(\.attempts) == [2, 2])
+            // Down to one token: it is stored as a one-token entry is.
+            #expect(try await store.reschedule([OutboxRetry(id: ids[0], notBefore: later, error: "again", remainingTokens: ["token-3"])], owner: "w2") == 1)
+            let last = try await store.claimDue(now: later, limit: 1, leaseFor: .seconds(30), owner: "w3")
+            #expect(last.map(\.message.pushTokens) == [["token-3"]])
+            #expect(try await store.pendingCount() == 3)
         }
     }
 

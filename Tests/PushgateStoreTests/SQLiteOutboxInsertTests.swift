@@ -6,13 +6,13 @@ import Testing
 struct SQLiteOutboxInsertTests {
     static func plain(rows: Int, leased: Bool) -> String {
         let columns = leased
-            ? "app_id, push_token, payload, not_before, created_at, lease_owner, lease_until, attempts"
-            : "app_id, push_token, payload, not_before, created_at"
-        let row = leased ? "(?, ?, ?, ?, ?, ?, ?, 1)" : "(?, ?, ?, ?, ?)"
+            ? "app_id, push_token, more_tokens, token_count, payload, not_before, created_at, lease_owner, lease_until, attempts"
+            : "app_id, push_token, more_tokens, token_count, payload, not_before, created_at"
+        let row = leased ? "(?, ?, ?, ?, ?, ?, ?, ?, ?, 1)" : "(?, ?, ?, ?, ?, ?, ?)"
         return "INSERT INTO outbox (\(columns)) VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))"
     }
 
-    @Test(arguments: [1, 2, 9, 10, 63, 64, 65, 199, 200, 1000])
+    @Test(arguments: [1, 2, 9, 10, 47, 48, 49, 63, 64, 65, 199, 200, 1000])
     func textMatchesThePlainForm(rows: Int) {
         for leased in [false, true] {
             #expect(SQLiteOutboxInsert.sql(rows: rows, leased: leased) == Self.plain(rows: rows, leased: leased))
