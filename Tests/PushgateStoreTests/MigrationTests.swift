@@ -27,6 +27,29 @@ struct MigrationTests {
         }
     }
 
+    /// Entries queued before an entry could hold several tokens (schema version 4, one token a row) are
+    /// read after the upgrade as entries of their one token.
+    @Test(arguments: StoreKind.allCases)
+    func entriesFromBeforeSeveralTokensAnEntryKeepTheirToken(kind: StoreKind) async throws {
+        let database = try await TestDatabase.make(kind)
+        try await withStores(kind, on: database) { _ async throws in }
+        // Back to version 4's outbox, with one entry written as version 4 wrote it.
+        try await database.execute("ALTER TABLE outbox DROP COLUMN more_tokens")
+        try await database.execute("ALTER TABLE outbox DROP COLUMN token_count")
+        try await database.execute("DELETE FROM pushgate_migrations WHERE version = 5")
+        let payload = kind == .sqlite ? "X'7B7D'" : "'\\x7b7d'::bytea"
+        try await database.execute(
+            "INSERT INTO outbox (app_id, push_token, payload, not_before, created_at) VALUES ('app', 'old-token', \(payload), 0, 0)"
+        )
+        try await withStores(kind, on: database) { stores async throws in
+            let store = stores[0]
+            #expect(try await store.pendingCount() == 1)
+            let claimed = try await store.claimDue(now: Date(), limit: 10, leaseFor: .seconds(30), owner: "w")
+            #expect(claimed.map(\.message.pushTokens) == [["old-token"]])
+            #expect(claimed.first?.message.payload == Array("{}".utf8))
+        }
+    }
+
     @Test func planRejectsNothingValidAndComputesPendingSteps() throws {
         let plan = MigrationPlan([
             Migration(version: 1, name: "one", statements: ["A"]),
