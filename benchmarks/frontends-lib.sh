@@ -142,7 +142,7 @@ prepare_material() { # CASE PORT → prints the material file's path
     gorush-ios) # one iOS token, gorush's default (async: queued in the outbox, answered at once)
       printf '{"notifications":[{"platform":1,"tokens":["%s"],"message":"Hello","topic":"im.pushgate.sandbox","data":{"chatId":"0x01"}}]}\n' \
         "$(printf 'a1%.0s' $(seq 32))" > "$file" ;;
-    gorush-android100) # one Android notification with 100 tokens (async: 100 outbox rows in one write)
+    gorush-android100) # one Android notification with 100 tokens (async: one outbox entry)
       local tokens; tokens=$(for i in $(seq -w 0 99); do printf '"bench-token-%s",' "$i"; done)
       printf '{"notifications":[{"platform":2,"tokens":[%s],"title":"Hi","message":"Hello","data":{"chatId":"0x01"}}]}\n' "${tokens%,}" > "$file" ;;
     *) echo "unknown case $1" >&2; return 1 ;;

@@ -109,8 +109,8 @@ public struct Dispatcher: Sendable {
     }
 
     /// The most tokens of one notification in one outbox entry: the tokens of a notification share entries
-    /// (one row each, not one a token), and a worker's round holds at least one whole entry, so an entry
-    /// stays within the ``OutboxWorker/Configuration/batchSize`` a round delivers in one wave.
+    /// (one row each, not one a token). A worker's round takes whole entries, so this bounds how far a
+    /// round may go past its ``OutboxWorker/Configuration/batchSize``.
     static let tokensPerOutboxEntry = 100
 
     /// Queues several notifications in one store write (shared with other callers' enqueues under load):

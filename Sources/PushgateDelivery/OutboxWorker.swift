@@ -16,11 +16,10 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     /// Tuning.
     public struct Configuration: Sendable {
         /// Tokens a round takes: whole entries holding at most this many tokens together, and always at
-        /// least one entry.
+        /// least one entry. A round's deliveries all go out at once (at most this many plus one entry's
+        /// tokens, ``Dispatcher/tokensPerOutboxEntry``), so a round is one wave and finishes well within
+        /// its lease even when every delivery runs to its deadline.
         public var batchSize = 128
-        /// Deliveries in flight at once (as many as a round holds, so a round is one wave of deliveries
-        /// and finishes well within its lease even when every delivery runs to its deadline).
-        public var concurrency = 128
         /// How long a claim holds an entry.
         public var lease: Duration = .seconds(60)
         /// The pause between empty rounds (an enqueue in this process ends it early).
@@ -131,21 +130,16 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         let batch = work
         // Deliveries run to completion even when shutdown cancels the loop: their outcome must be stored.
         return await Task {
-            let results = await withTaskGroup(of: (Int, Handled).self) { group in
-                var results = batch.map { _ in [Handled]() }
-                var running = 0
+            let results = await withTaskGroup(of: (entry: Int, position: Int, handled: Handled).self) { group in
+                var results = batch.map { [Handled?](repeating: nil, count: $0.tokens.count) }
                 for (index, item) in batch.enumerated() {
-                    for token in item.tokens {
-                        if running >= self.configuration.concurrency {
-                            if let (done, handled) = await group.next() { results[done].append(handled) }
-                            running -= 1
-                        }
-                        group.addTask { (index, await self.handle(item, token: token)) }
-                        running += 1
+                    for (position, token) in item.tokens.enumerated() {
+                        group.addTask { (index, position, await self.handle(item, token: token)) }
                     }
                 }
-                for await (done, handled) in group { results[done].append(handled) }
-                return results
+                for await done in group { results[done.entry][done.position] = done.handled }
+                // Every task reports once: none is nil.
+                return results.map { $0.compactMap { $0 } }
             }
             var finished: [(Work, [(String, DeliveryOutcome)])] = []
             var retried: [(Work, [(String, DeliveryOutcome)])] = []
@@ -166,9 +160,9 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         }.value
     }
 
-    /// What the round's attempts mean for one entry: the tokens it finished with (delivered, refused or
-    /// given up) and, when some are to be tried again, the retry that keeps only those, due at the earliest
-    /// time any of them asked for.
+    /// What the round's attempts mean for one entry (`handled` in the order of its tokens): the tokens it
+    /// finished with (delivered, refused or given up) and, when some are to be tried again, the retry that
+    /// keeps only those, in their order, due at the earliest time any of them asked for.
     private static func settle(_ entry: Work, _ handled: [Handled]) -> ([(String, DeliveryOutcome)], OutboxRetry?) {
         var done: [(String, DeliveryOutcome)] = []
         var again: [(token: String, notBefore: Date, error: String)] = []
@@ -179,13 +173,11 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             }
         }
         guard let first = again.min(by: { $0.notBefore < $1.notBefore }) else { return (done, nil) }
-        // Keep the entry's order of tokens.
-        let remaining = entry.tokens.filter { token in again.contains { $0.token == token } }
         return (
             done,
             OutboxRetry(
                 id: entry.id, notBefore: first.notBefore, error: first.error,
-                remainingTokens: remaining.count == entry.tokens.count ? nil : remaining
+                remainingTokens: again.count == entry.tokens.count ? nil : again.map(\.token)
             )
         )
     }

@@ -9,6 +9,9 @@ struct GorushDelivery: Sendable {
     let appID: String
     /// The device token, or the topic or condition of a topic send.
     let token: String
+    /// Whether `token` is the topic or condition of a topic send.
+    var isTopicSend = false
+    /// The same for every device token of one notification and app (built once for them).
     let notification: PushNotification
 }
 

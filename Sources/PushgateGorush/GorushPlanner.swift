@@ -11,6 +11,7 @@ struct GorushPlanner: Sendable {
 
     func plan(_ notifications: [GorushNotification]) -> GorushPlan {
         var plan = GorushPlan()
+        plan.deliveries.reserveCapacity(notifications.reduce(0) { $0 + $1.tokens.count + 1 })
         for (index, notification) in notifications.enumerated() {
             guard let platform = notification.knownPlatform, self.router.serves(platform.rawValue) else { continue }
             plan.counts += notification.countedTargets
@@ -57,7 +58,7 @@ struct GorushPlanner: Sendable {
                     let target = notification.condition.isEmpty ? notification.topic : notification.condition
                     plan.deliveries.append(
                         GorushDelivery(
-                            index: index, platform: platform, appID: appID, token: target,
+                            index: index, platform: platform, appID: appID, token: target, isTopicSend: true,
                             notification: Self.build(notification, platform: platform, toTopic: true)
                         )
                     )

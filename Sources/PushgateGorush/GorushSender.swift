@@ -132,12 +132,14 @@ struct GorushSender: Sendable {
         )
     }
 
-    /// Deliveries grouped for the outbox: one group per notification and app (a topic send apart).
+    /// Deliveries grouped for the outbox: one group per notification and app (a topic send apart). The
+    /// planner builds one provider notification for all device tokens of a notification and app, so the
+    /// group is known without comparing notifications.
     private func queued(_ deliveries: [GorushDelivery], notifications: [GorushNotification]) -> [Dispatcher.Queued] {
         var groups: [Dispatcher.Queued] = []
-        var current: (index: Int, appID: String, notification: PushNotification)?
+        var current: (index: Int, appID: String, isTopicSend: Bool)?
         for delivery in deliveries {
-            if let open = current, open.index == delivery.index, open.appID == delivery.appID, open.notification == delivery.notification {
+            if let open = current, open.index == delivery.index, open.appID == delivery.appID, !open.isTopicSend, !delivery.isTopicSend {
                 groups[groups.count - 1].tokens.append(delivery.token)
                 continue
             }
@@ -147,7 +149,7 @@ struct GorushSender: Sendable {
                 context: GorushOutcomeObserver.context(notifID: source.notifID, platform: delivery.platform, message: source.message)
             )
             groups.append(Dispatcher.Queued(delivery.notification, appID: delivery.appID, tokens: [delivery.token], report: report))
-            current = (delivery.index, delivery.appID, delivery.notification)
+            current = (delivery.index, delivery.appID, delivery.isTopicSend)
         }
         return groups
     }
