@@ -130,27 +130,37 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         let batch = work
         // Deliveries run to completion even when shutdown cancels the loop: their outcome must be stored.
         return await Task {
-            let results = await withTaskGroup(of: (entry: Int, position: Int, handled: Handled).self) { group in
-                var results = batch.map { [Handled?](repeating: nil, count: $0.tokens.count) }
+            // Each token's attempt lands at its place: the entries' tokens one after another.
+            var starts: [Int] = []
+            starts.reserveCapacity(batch.count + 1)
+            var total = 0
+            for item in batch {
+                starts.append(total)
+                total += item.tokens.count
+            }
+            starts.append(total)
+            let places = starts
+            let handled = await withTaskGroup(of: Attempt.self) { group in
+                var handled = [Handled?](repeating: nil, count: total)
                 for (index, item) in batch.enumerated() {
                     for (position, token) in item.tokens.enumerated() {
-                        group.addTask { (index, position, await self.handle(item, token: token)) }
+                        let place = places[index] + position
+                        group.addTask { Attempt(place: place, handled: await self.handle(item, token: token)) }
                     }
                 }
-                for await done in group { results[done.entry][done.position] = done.handled }
-                // Every task reports once: none is nil.
-                return results.map { $0.compactMap { $0 } }
+                for await attempt in group { handled[attempt.place] = attempt.handled }
+                return handled
             }
-            var finished: [(Work, [(String, DeliveryOutcome)])] = []
-            var retried: [(Work, [(String, DeliveryOutcome)])] = []
+            var finished: [Settled] = []
+            var retried: [Settled] = []
             var retries: [OutboxRetry] = []
-            for (entry, handled) in zip(batch, results) {
-                let (done, retry) = Self.settle(entry, handled)
+            for (index, entry) in batch.enumerated() {
+                let (settled, retry) = Self.settle(entry, handled[places[index]..<places[index + 1]])
                 if let retry {
                     retries.append(retry)
-                    retried.append((entry, done))
+                    retried.append(settled)
                 } else {
-                    finished.append((entry, done))
+                    finished.append(settled)
                 }
             }
             async let completed: Void = self.complete(finished)
@@ -163,23 +173,26 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     /// What the round's attempts mean for one entry (`handled` in the order of its tokens): the tokens it
     /// finished with (delivered, refused or given up) and, when some are to be tried again, the retry that
     /// keeps only those, in their order, due at the earliest time any of them asked for.
-    private static func settle(_ entry: Work, _ handled: [Handled]) -> ([(String, DeliveryOutcome)], OutboxRetry?) {
-        var done: [(String, DeliveryOutcome)] = []
-        var again: [(token: String, notBefore: Date, error: String)] = []
-        for item in handled {
+    private static func settle(_ entry: Work, _ handled: ArraySlice<Handled?>) -> (Settled, OutboxRetry?) {
+        var done: [TokenOutcome] = []
+        var again: [String] = []
+        var first: (notBefore: Date, error: String)?
+        // Every attempt of the round has reported: none is nil.
+        for case let item? in handled {
             switch item {
-            case .finished(let token, let outcome): done.append((token, outcome))
-            case .retry(let token, let notBefore, let error): again.append((token, notBefore, error))
+            case .finished(let token, let outcome):
+                done.append(TokenOutcome(token: token, outcome: outcome))
+            case .retry(let token, let notBefore, let error):
+                again.append(token)
+                if first.map({ notBefore < $0.notBefore }) ?? true { first = (notBefore, error) }
             }
         }
-        guard let first = again.min(by: { $0.notBefore < $1.notBefore }) else { return (done, nil) }
-        return (
-            done,
-            OutboxRetry(
-                id: entry.id, notBefore: first.notBefore, error: first.error,
-                remainingTokens: again.count == entry.tokens.count ? nil : again.map(\.token)
-            )
+        let settled = Settled(work: entry, outcomes: done)
+        guard let first else { return (settled, nil) }
+        let retry = OutboxRetry(
+            id: entry.id, notBefore: first.notBefore, error: first.error, remainingTokens: again.count == entry.tokens.count ? nil : again
         )
+        return (settled, retry)
     }
 
     /// Claims due entries holding at most `limit` tokens (at least one entry) from the store and reads them
@@ -208,6 +221,24 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                 createdAt: entry.createdAt, content: content
             )
         }
+    }
+
+    /// One token's attempt: its place among the round's tokens and what became of it.
+    private struct Attempt: Sendable {
+        let place: Int
+        let handled: Handled
+    }
+
+    /// A token an entry finished with, and how.
+    private struct TokenOutcome: Sendable {
+        let token: String
+        let outcome: DeliveryOutcome
+    }
+
+    /// An entry and the tokens the round finished with.
+    private struct Settled: Sendable {
+        let work: Work
+        let outcomes: [TokenOutcome]
     }
 
     /// What became of one token of a round.
@@ -253,7 +284,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
 
     /// Releases a round's entries to be tried again in one store write (each keeping only the tokens still
     /// to deliver), then tells the front ends that asked about the tokens those entries finished with.
-    private func reschedule(_ retries: [OutboxRetry], finishing finished: [(Work, [(String, DeliveryOutcome)])]) async {
+    private func reschedule(_ retries: [OutboxRetry], finishing finished: [Settled]) async {
         guard !retries.isEmpty else { return }
         do {
             _ = try await self.store.reschedule(retries, owner: self.owner)
@@ -266,10 +297,10 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     }
 
     /// Removes a round's finished entries in one store write, then tells the front ends that asked.
-    private func complete(_ finished: [(Work, [(String, DeliveryOutcome)])]) async {
+    private func complete(_ finished: [Settled]) async {
         guard !finished.isEmpty else { return }
         do {
-            _ = try await self.store.complete(ids: finished.map(\.0.id), owner: self.owner)
+            _ = try await self.store.complete(ids: finished.map(\.work.id), owner: self.owner)
         } catch {
             // The leases run out and the entries are delivered again: at-least-once rather than lost.
             self.logger.error("outbox: cannot record outcomes", metadata: ["entries": "\(finished.count)", "error": "\(error)"])
@@ -279,11 +310,11 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     }
 
     /// Tells each front end that asked for a report the outcome of each of its finished tokens.
-    private func report(_ finished: [(Work, [(String, DeliveryOutcome)])]) async {
-        for (entry, outcomes) in finished {
-            guard let report = entry.content?.report, let observer = self.observers[report.frontEnd] else { continue }
-            for (token, outcome) in outcomes {
-                await observer.deliveryEnded(report, appID: entry.appID, token: token, outcome: outcome)
+    private func report(_ finished: [Settled]) async {
+        for settled in finished {
+            guard let report = settled.work.content?.report, let observer = self.observers[report.frontEnd] else { continue }
+            for done in settled.outcomes {
+                await observer.deliveryEnded(report, appID: settled.work.appID, token: done.token, outcome: done.outcome)
             }
         }
     }
