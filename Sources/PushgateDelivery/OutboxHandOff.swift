@@ -8,10 +8,10 @@ import Synchronization
 /// While the worker runs, an enqueue that fits the hand-off's room is stored already leased to the
 /// worker (``OutboxLease``) and then given to it with its notification decoded, so the worker neither
 /// claims it back from the store nor decodes it: the store sees one write to queue an entry (up to
-/// ``Dispatcher/tokensPerOutboxEntry`` tokens of one notification) and one to finish it. The entry is durable all along; if the process stops before finishing it, the lease runs
-/// out and any worker claims it, as with a claimed entry. When the worker is not running (a one-shot
-/// command, or shutdown has begun) or the room is taken, enqueues are stored unleased for whoever claims
-/// them.
+/// ``Dispatcher/tokensPerOutboxEntry`` tokens of one notification) and one to finish it. The entry is
+/// durable all along; if the process stops before finishing it, the lease runs out and any worker claims
+/// it, as with a claimed entry. When the worker is not running (a one-shot command, or shutdown has
+/// begun) or the room is taken, enqueues are stored unleased for whoever claims them.
 final class OutboxHandOff: Sendable {
     /// One handed-over entry.
     struct Entry: Sendable {
@@ -75,8 +75,8 @@ final class OutboxHandOff: Sendable {
         }
     }
 
-    /// Hands over the entries a reservation of `count` tokens was for, once they are stored (none when the write
-    /// failed: the room is given back).
+    /// Hands over the entries a reservation of `count` tokens was for, once they are stored (none when the
+    /// write failed: the room is given back).
     func fulfil(_ count: Int, with entries: [Entry], owner: String) {
         self.state.withLock { state in
             state.reserved -= count
