@@ -19,8 +19,9 @@ package struct OutboxTokenColumns: Sendable, Equatable {
         if tokens.count == 1 {
             self.more = nil
         } else {
-            // Strings always encode.
-            let bytes = (try? JSONText.encode(.array(tokens.dropFirst().map { .string($0) }))) ?? Array("[]".utf8)
+            guard let bytes = try? JSONText.encode(.array(tokens.dropFirst().map { .string($0) })) else {
+                preconditionFailure("an array of strings always has a JSON text")
+            }
             self.more = String(decoding: bytes, as: UTF8.self)
         }
     }
