@@ -72,6 +72,29 @@ public enum StoreStatements {
         "ALTER TABLE outbox ADD COLUMN token_count INTEGER NOT NULL DEFAULT 1",
     ]
 
+    /// Leases due entries, oldest due first, as many as hold at most `limit` tokens together and always the
+    /// first; binds owner, lease end (ms), now (ms), limit; returns ``outboxColumns``. (An entry holds at
+    /// least one token, so the first `limit` due entries are all the candidates.) `lockClause` ends the
+    /// candidates' SELECT: PostgreSQL's `FOR UPDATE SKIP LOCKED`, so instances claiming at once skip each
+    /// other's rows; nothing for SQLite, whose writes take turns.
+    public static func claimDueOutboxEntries(lockClause: String) -> String {
+        """
+        UPDATE outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1
+        WHERE id IN (
+            SELECT id FROM (
+                SELECT id,
+                    SUM(token_count) OVER (ORDER BY not_before, id) AS tokens_so_far,
+                    ROW_NUMBER() OVER (ORDER BY not_before, id) AS position
+                FROM (
+                    SELECT id, not_before, token_count FROM outbox
+                    WHERE not_before <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+                    ORDER BY not_before, id LIMIT $4 \(lockClause)) AS candidates
+                ) AS ranked
+            WHERE tokens_so_far <= $4 OR position = 1)
+        RETURNING \(Self.outboxColumns)
+        """
+    }
+
     /// Removes a leased entry; binds id, owner; returns the id when removed.
     public static let completeOutboxEntry = "DELETE FROM outbox WHERE id = $1 AND lease_owner = $2 RETURNING id"
 

@@ -55,23 +55,6 @@ enum PostgresMigrations {
         Migration(version: 5, name: "several tokens an outbox entry", statements: StoreStatements.outboxTokensSchema),
     ])
 
-    /// Leases due entries that no other instance holds, oldest due first, as many as hold at most `limit`
-    /// tokens together and always the first; binds owner, lease end (ms), now (ms), limit. (An entry holds
-    /// at least one token, so the first `limit` due entries are all the candidates.)
-    static let claimDue = """
-        UPDATE outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1
-        WHERE id IN (
-            SELECT id FROM (
-                SELECT id,
-                    SUM(token_count) OVER (ORDER BY not_before, id) AS tokens_so_far,
-                    ROW_NUMBER() OVER (ORDER BY not_before, id) AS position
-                FROM (
-                    SELECT id, not_before, token_count FROM outbox
-                    WHERE not_before <= $3 AND (lease_until IS NULL OR lease_until <= $3)
-                    ORDER BY not_before, id LIMIT $4
-                    FOR UPDATE SKIP LOCKED) AS candidates
-                ) AS ranked
-            WHERE tokens_so_far <= $4 OR position = 1)
-        RETURNING \(StoreStatements.outboxColumns)
-        """
+    /// Leases due entries (see ``StoreStatements/claimDueOutboxEntries(lockClause:)``).
+    static let claimDue = StoreStatements.claimDueOutboxEntries(lockClause: "FOR UPDATE SKIP LOCKED")
 }

@@ -67,6 +67,7 @@ struct MigrationTests {
             StoreStatements.upsertDevice, StoreStatements.insertDeviceIfAbsent, StoreStatements.selectDevice,
             StoreStatements.deleteDevice, StoreStatements.deleteDevicesByToken, StoreStatements.countDevices,
             StoreStatements.completeOutboxEntry, StoreStatements.rescheduleOutboxEntries(count: 1), StoreStatements.rescheduleOutboxEntries(count: 3),
+            StoreStatements.claimDueOutboxEntries(lockClause: ""), StoreStatements.claimDueOutboxEntries(lockClause: "FOR UPDATE SKIP LOCKED"),
             StoreStatements.incrementCounter,
             StoreStatements.selectCounter, StoreStatements.purgeCounters, StoreStatements.recordMigration,
             StoreStatements.upsertInvalidToken, StoreStatements.selectInvalidToken, StoreStatements.deleteInvalidToken,
