@@ -89,7 +89,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                             let handled = await self.runRound()
                             if lane == 0 {
                                 if handled == 0 { await self.wakeUp.wait(timeout: self.configuration.pollInterval) }
-                            } else if handled < self.configuration.batchSize {
+                            } else if !self.isFull(round: handled) {
                                 try? await Task.sleep(for: self.configuration.pollInterval)
                             }
                         }
@@ -97,6 +97,13 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                 }
             }
         }
+    }
+
+    /// Whether a round that handled `tokens` tokens was full: a round takes whole entries, so one that
+    /// stopped within an entry's size of `batchSize` may have stopped only because the next entry did not
+    /// fit (a round of one 100-token entry is full at the default 128).
+    func isFull(round tokens: Int) -> Bool {
+        tokens > 0 && tokens > self.configuration.batchSize - Dispatcher.tokensPerOutboxEntry
     }
 
     /// One entry to deliver: handed over by this instance's enqueues, or claimed from the store.

@@ -109,6 +109,28 @@ struct OutboxHandOffTests {
         #expect(handOff.waiting == 0)
     }
 
+    /// A helper lane keeps going after a full round; a round of one 100-token entry is full at a batch
+    /// size of 128, though it holds fewer than 128 tokens.
+    @Test func aRoundOfWholeEntriesIsFullWithinAnEntryOfTheBatchSize() async throws {
+        let (store, _) = try await DispatcherAndOutboxTests.openStore()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        let dispatcher = Dispatcher(directory: ProviderDirectory([]), store: store, metrics: metrics, logger: TestLogging.quiet)
+        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: OutboxWakeUp(), logger: TestLogging.quiet)
+        #expect(Dispatcher.tokensPerOutboxEntry == 100)
+        #expect(!worker.isFull(round: 0))
+        #expect(!worker.isFull(round: 28))
+        #expect(worker.isFull(round: 29))
+        #expect(worker.isFull(round: 100))
+        #expect(worker.isFull(round: 128))
+        var small = OutboxWorker.Configuration()
+        small.batchSize = 10
+        let smallWorker = OutboxWorker(
+            dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: OutboxWakeUp(), configuration: small, logger: TestLogging.quiet
+        )
+        #expect(!smallWorker.isFull(round: 0))
+        #expect(smallWorker.isFull(round: 1))
+    }
+
     @Test func whatShutdownLeavesIsClaimedWhenItsLeaseEnds() async throws {
         let (store, path) = try await DispatcherAndOutboxTests.openStore()
         let metrics = DeliveryMetrics(factory: NoMetrics.factory)
