@@ -123,11 +123,10 @@ public struct Dispatcher: Sendable {
             let payload = try OutboxPayloadCoding.encode(group.notification, report: group.report)
             written.append(
                 OutboxGroupCommit.Group(
-                    messages: group.tokens.count <= Self.tokensPerOutboxEntry
-                        ? [OutboxMessage(appID: group.appID, pushTokens: group.tokens, payload: payload, notBefore: notBefore)]
-                        : group.tokens.chunked(by: Self.tokensPerOutboxEntry).map {
-                            OutboxMessage(appID: group.appID, pushTokens: Array($0), payload: payload, notBefore: notBefore)
-                        },
+                    // A slice of the whole array becomes an array sharing its storage.
+                    messages: group.tokens.chunked(by: Self.tokensPerOutboxEntry).map {
+                        OutboxMessage(appID: group.appID, pushTokens: Array($0), payload: payload, notBefore: notBefore)
+                    },
                     notification: group.notification, report: group.report
                 )
             )

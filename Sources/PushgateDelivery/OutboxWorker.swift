@@ -138,21 +138,14 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         // Deliveries run to completion even when shutdown cancels the loop: their outcome must be stored.
         return await Task {
             // Each token's attempt lands at its place: the entries' tokens one after another.
-            var starts: [Int] = []
-            starts.reserveCapacity(batch.count + 1)
-            var total = 0
-            for item in batch {
-                starts.append(total)
-                total += item.tokens.count
-            }
-            starts.append(total)
-            let places = starts
+            let total = batch.reduce(0) { $0 + $1.tokens.count }
             let handled = await withTaskGroup(of: Attempt.self) { group in
                 var handled = [Handled?](repeating: nil, count: total)
-                for (index, item) in batch.enumerated() {
-                    for (position, token) in item.tokens.enumerated() {
-                        let place = places[index] + position
-                        group.addTask { Attempt(place: place, handled: await self.handle(item, token: token)) }
+                var place = 0
+                for item in batch {
+                    for token in item.tokens {
+                        group.addTask { [place] in Attempt(place: place, handled: await self.handle(item, token: token)) }
+                        place += 1
                     }
                 }
                 for await attempt in group { handled[attempt.place] = attempt.handled }
@@ -161,8 +154,11 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             var finished: [Settled] = []
             var retried: [Settled] = []
             var retries: [OutboxRetry] = []
-            for (index, entry) in batch.enumerated() {
-                let (settled, retry) = Self.settle(entry, handled[places[index]..<places[index + 1]])
+            var start = 0
+            for entry in batch {
+                let end = start + entry.tokens.count
+                let (settled, retry) = Self.settle(entry, handled[start..<end])
+                start = end
                 if let retry {
                     retries.append(retry)
                     retried.append(settled)
@@ -173,7 +169,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             async let completed: Void = self.complete(finished)
             await self.reschedule(retries, finishing: retried)
             await completed
-            return batch.reduce(0) { $0 + $1.tokens.count }
+            return total
         }.value
     }
 

@@ -191,7 +191,7 @@ public final class PostgresStore: PushStore {
                     for (index, message) in chunk.enumerated() {
                         let base = index * 7
                         sql += index == 0 ? "(" : ", ("
-                        sql += (1...7).map { "$\(base + $0)" }.joined(separator: ", ")
+                        sql += "$\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5), $\(base + 6), $\(base + 7)"
                         sql += lease == nil ? ")" : ", $\(shared + 1), $\(shared + 2), 1)"
                         let tokens = OutboxTokenColumns(message.pushTokens)
                         binds.append(message.appID)

@@ -193,8 +193,8 @@ public final class SQLiteStore: PushStore {
         return Array((last - Int64(changes) + 1)...last)
     }
 
-    /// One multi-row INSERT (see ``SQLiteOutboxInsert``); rows that share a payload (the tokens of one
-    /// notification) share one buffer of it.
+    /// One multi-row INSERT (see ``SQLiteOutboxInsert``); rows that share a payload (the entries of one
+    /// notification with more tokens than one entry holds) share one buffer of it.
     private static func insertOutboxStatement(_ chunk: ArraySlice<OutboxMessage>, now: Int, lease: OutboxLease?) -> (String, [SQLiteData]) {
         var binds: [SQLiteData] = []
         binds.reserveCapacity(chunk.count * 9)
@@ -207,17 +207,25 @@ public final class SQLiteStore: PushStore {
                 lastPayload = message.payload
                 lastBuffer = ByteBuffer(bytes: message.payload)
             }
-            let tokens = OutboxTokenColumns(message.pushTokens)
             binds.append(.text(message.appID))
-            binds.append(.text(tokens.first))
-            binds.append(tokens.more.map { .text($0) } ?? .null)
-            binds.append(.integer(tokens.count))
+            Self.appendTokenColumns(OutboxTokenColumns(message.pushTokens), to: &binds)
             binds.append(.blob(lastBuffer))
             binds.append(.integer(Int(message.notBefore.millisecondsSince1970)))
             binds.append(.integer(now))
             binds += leaseBinds
         }
         return (SQLiteOutboxInsert.sql(rows: chunk.count, leased: lease != nil), binds)
+    }
+
+    /// Binds an entry's token columns: first token, more tokens, token count (three NULLs for none).
+    private static func appendTokenColumns(_ tokens: OutboxTokenColumns?, to binds: inout [SQLiteData]) {
+        guard let tokens else {
+            binds += [.null, .null, .null]
+            return
+        }
+        binds.append(.text(tokens.first))
+        binds.append(tokens.more.map { .text($0) } ?? .null)
+        binds.append(.integer(tokens.count))
     }
 
     public func claimDue(now: Date, limit: Int, leaseFor lease: Duration, owner: String) async throws -> [OutboxEntry] {
@@ -261,13 +269,7 @@ public final class SQLiteStore: PushStore {
                 binds.append(.integer(Int(retry.id)))
                 binds.append(.integer(Int(retry.notBefore.millisecondsSince1970)))
                 binds.append(.text(retry.error))
-                if let remaining = retry.remainingTokens.map(OutboxTokenColumns.init) {
-                    binds.append(.text(remaining.first))
-                    binds.append(remaining.more.map { .text($0) } ?? .null)
-                    binds.append(.integer(remaining.count))
-                } else {
-                    binds += [.null, .null, .null]
-                }
+                Self.appendTokenColumns(retry.remainingTokens.map(OutboxTokenColumns.init), to: &binds)
             }
             binds.append(.text(owner))
             let statement = BatchedStatement(sql: StoreStatements.rescheduleOutboxEntries(count: chunk.count), binds: binds)
