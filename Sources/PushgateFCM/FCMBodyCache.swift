@@ -47,7 +47,11 @@ final class FCMBodyCache: Sendable {
         // A token with a byte JSON escapes is written the long way (real FCM tokens never have one).
         guard Self.needsNoEscape(token) else { return self.encode(notification, token: token) }
         let template = self.entries.withLock { entries -> Template? in
-            entries.first { $0.notification == notification }?.template
+            guard let index = entries.firstIndex(where: { $0.notification == notification }) else { return nil }
+            // Keep the caller's copy: the next token of the same notification then compares by identity
+            // (the payload's storage), not key by key (an equal notification of another request, say).
+            entries[index] = Entry(notification: notification, template: entries[index].template)
+            return entries[index].template
         }
         switch template {
         case .split(let prefix, let suffix)?:

@@ -29,8 +29,8 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
     private let connections: PushAPIConnections
     private let gate: ConcurrencyGate
     private let bodies: FCMBodyCache
-    /// The headers every message carries (`Authorization` is added per message).
-    private let messageHeaders: HTTPHeaders
+    /// The headers every message carries, made once for each access token.
+    private let messageHeaders: BearerHeaderLines
     private let logger: Logger
 
     /// Creates the provider and its HTTP client.
@@ -45,10 +45,9 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
             sendURL: configuration.sendURL, caFile: configuration.caFile, proxy: configuration.proxy, maxConnections: configuration.maxConnections
         )
         self.connections = connections
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/json; charset=UTF-8")
-        headers.add(name: "User-Agent", value: "pushgate")
-        self.messageHeaders = headers
+        self.messageHeaders = BearerHeaderLines(
+            fixed: HTTP1HeaderLines(constant: [("Content-Type", "application/json; charset=UTF-8"), ("User-Agent", "pushgate")])
+        )
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger
@@ -124,13 +123,11 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
                 return .retryLater(after: nil, reason: "no access token: \(Self.describe(error))")
             }
 
-            var headers = self.messageHeaders
-            headers.add(name: "Authorization", value: "Bearer \(accessToken)")
-
             let response: HTTP1Answer
             do {
                 response = try await self.connections.messages.request(
-                    .POST, to: self.connections.sendDestination, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
+                    .POST, to: self.connections.sendDestination, headers: try self.messageHeaders.lines(for: accessToken),
+                    body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
                 )
             } catch let error as HTTP1ExchangeError where error.isRefusal {
                 return .rejected(reason: error.description)

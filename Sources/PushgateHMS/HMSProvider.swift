@@ -26,8 +26,8 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
     private let connections: PushAPIConnections
     private let accessTokens: HMSAccessTokens
     private let gate: ConcurrencyGate
-    /// The headers every message carries (`Authorization` is added per message).
-    private let messageHeaders: HTTPHeaders
+    /// The headers every message carries, made once for each access token.
+    private let messageHeaders: BearerHeaderLines
     private let logger: Logger
 
     /// Creates the provider, its connection pool and the token endpoint's client.
@@ -36,9 +36,7 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
             sendURL: configuration.sendURL, caFile: configuration.caFile, proxy: configuration.proxy, maxConnections: configuration.maxConnections
         )
         self.connections = connections
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/json;charset=utf-8")
-        self.messageHeaders = headers
+        self.messageHeaders = BearerHeaderLines(fixed: HTTP1HeaderLines(constant: [("Content-Type", "application/json;charset=utf-8")]))
         self.appID = configuration.appID
         self.configuration = configuration
         self.accessTokens = HMSAccessTokens(
@@ -100,12 +98,11 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
             } catch {
                 return .retryLater(after: nil, reason: "no access token: the token endpoint cannot be reached")
             }
-            var headers = self.messageHeaders
-            headers.add(name: "Authorization", value: "Bearer \(accessToken)")
             let response: HTTP1Answer
             do {
                 response = try await self.connections.messages.request(
-                    .POST, to: self.connections.sendDestination, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
+                    .POST, to: self.connections.sendDestination, headers: try self.messageHeaders.lines(for: accessToken),
+                    body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
                 )
             } catch HTTP1ExchangeError.deadlineExceeded {
                 return .retryLater(after: nil, reason: "deadline exceeded")

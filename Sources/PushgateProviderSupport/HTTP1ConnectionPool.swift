@@ -47,6 +47,9 @@ public final class HTTP1ConnectionPool: Sendable {
         public let origin: Origin
         public let hostHeader: String
         public let target: String
+        /// The request line after the method, and the `Host` header, as sent; nil when the target cannot
+        /// be sent (whitespace or control bytes), which a request to it is then refused for.
+        let afterMethod: [UInt8]?
 
         /// Reads `url`; nil unless it is an `http` or `https` URL with a host.
         public init?(_ url: URL) {
@@ -54,6 +57,7 @@ public final class HTTP1ConnectionPool: Sendable {
             self.origin = origin
             self.hostHeader = origin.hostHeader
             self.target = HTTP1ConnectionPool.target(of: url)
+            self.afterMethod = HTTP1RequestSerializer.afterMethod(target: self.target, host: self.hostHeader)
         }
     }
 
@@ -129,9 +133,6 @@ public final class HTTP1ConnectionPool: Sendable {
         self.maximumIdlePerOrigin = maximumIdlePerOrigin
     }
 
-    /// Posts `body` to `url` with `headers` (plus `Host` and `Content-Length`), answering before `deadline`.
-    /// - Parameter addresses: where a new connection goes (the first of them), the host's addresses
-    ///   as the endpoint policy checked them; empty to connect by name.
     /// Sends one request and returns the answer.
     /// - Parameters:
     ///   - method: the request method.
@@ -139,7 +140,8 @@ public final class HTTP1ConnectionPool: Sendable {
     ///   - addresses: the addresses a policy checked for the URL's host: a new connection goes to the first,
     ///     never to a second lookup's answer (so a name cannot be checked as one address and reached at
     ///     another); empty to resolve the host when connecting.
-    ///   - headers: the request headers (`Host` and `Content-Length` are set here).
+    ///   - headers: the request headers (`Host` and `Content-Length` are the pool's: headers of those names
+    ///     are left out).
     ///   - body: the request body.
     ///   - deadline: when to give up (the connection is then closed).
     /// - Throws: ``HTTP1ExchangeError`` or the connection's error.
@@ -157,14 +159,23 @@ public final class HTTP1ConnectionPool: Sendable {
         _ method: HTTPMethod = .POST, to destination: Destination, at addresses: [IPAddress] = [], headers: HTTPHeaders,
         body: ByteBuffer = ByteBuffer(), deadline: NIODeadline
     ) async throws -> HTTP1Answer {
+        try await self.request(method, to: destination, at: addresses, headers: try HTTP1HeaderLines(headers), body: body, deadline: deadline)
+    }
+
+    /// Sends one request with headers checked beforehand (for a back end that sends the same headers
+    /// with many messages); otherwise as ``request(_:_:at:headers:body:deadline:)``.
+    public func request(
+        _ method: HTTPMethod = .POST, to destination: Destination, at addresses: [IPAddress] = [], headers: HTTP1HeaderLines,
+        body: ByteBuffer = ByteBuffer(), deadline: NIODeadline
+    ) async throws -> HTTP1Answer {
+        guard let bytes = HTTP1RequestSerializer.serialize(method, to: destination, headers: headers, body: body, allocator: Self.allocator) else {
+            throw HTTP1ExchangeError.refused("the request target holds whitespace or control bytes")
+        }
         let origin = destination.origin
-        var head = HTTPRequestHead(version: .http1_1, method: method, uri: destination.target, headers: headers)
-        head.headers.replaceOrAdd(name: "Host", value: destination.hostHeader)
-        head.headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
         // An idle connection the server has closed meanwhile takes nothing; then a new one is opened.
         if let idle = self.takeIdle(origin) {
             do {
-                return try await self.exchange(on: idle, origin: origin, head: head, body: body, deadline: deadline)
+                return try await self.exchange(on: idle, origin: origin, request: bytes, deadline: deadline)
             } catch HTTP1ExchangeError.notSent {}
         }
         let connection: Connection
@@ -175,15 +186,16 @@ public final class HTTP1ConnectionPool: Sendable {
             if NIODeadline.now() >= deadline { throw HTTP1ExchangeError.deadlineExceeded }
             throw error
         }
-        return try await self.exchange(on: connection, origin: origin, head: head, body: body, deadline: deadline)
+        return try await self.exchange(on: connection, origin: origin, request: bytes, deadline: deadline)
     }
 
-    private func exchange(
-        on connection: Connection, origin: Origin, head: HTTPRequestHead, body: ByteBuffer, deadline: NIODeadline
-    ) async throws -> HTTP1Answer {
+    /// Where requests' bytes are written (the allocator every channel uses).
+    private static let allocator = ByteBufferAllocator()
+
+    private func exchange(on connection: Connection, origin: Origin, request: ByteBuffer, deadline: NIODeadline) async throws -> HTTP1Answer {
         let promise = connection.channel.eventLoop.makePromise(of: HTTP1Answer.self)
         connection.channel.eventLoop.execute {
-            connection.handler.value.send(head: head, body: body, deadline: deadline, promise: promise)
+            connection.handler.value.send(request, deadline: deadline, promise: promise)
         }
         let answer: HTTP1Answer
         do {

@@ -1,71 +1,80 @@
 import NIOCore
 import NIOHTTP1
 
-/// Writes one HTTP/1.1 request (request line, headers, empty line, body) into one buffer, as a connection
-/// of ``HTTP1ConnectionPool`` sends it: one write, one flush.
+/// Writes one HTTP/1.1 request (request line, `Host`, the headers, `Content-Length`, empty line, body)
+/// into one buffer, as a connection of ``HTTP1ConnectionPool`` sends it: one write, one flush.
 ///
-/// Header names must be tokens and values must hold no CR, LF or NUL, the request target no whitespace or
-/// control bytes: otherwise nothing is written (a value from elsewhere, an access token say, could
-/// otherwise add lines to the request).
+/// What it writes was checked before: the request target and `Host` when the destination was read from
+/// its URL, the headers when they became ``HTTP1HeaderLines``. So writing a request is copying bytes.
 enum HTTP1RequestSerializer {
-    /// Why a request was not written; names the header, never its value.
-    struct Invalid: Error, CustomStringConvertible {
-        let reason: String
-        var description: String { "request not sent: \(self.reason)" }
+    /// The request's bytes, or nil when the destination's target cannot be sent (whitespace or control
+    /// bytes in it).
+    static func serialize(
+        _ method: HTTPMethod, to destination: HTTP1ConnectionPool.Destination, headers: HTTP1HeaderLines, body: ByteBuffer,
+        allocator: ByteBufferAllocator
+    ) -> ByteBuffer? {
+        guard let afterMethod = destination.afterMethod else { return nil }
+        var methodName = method.rawValue
+        return methodName.withUTF8 { methodBytes in
+            let length = body.readableBytes
+            let digits = Self.digitCount(length)
+            let headSize = methodBytes.count + afterMethod.count + headers.bytes.count + Self.contentLength.count + digits + 4
+            var buffer = allocator.buffer(capacity: headSize + body.readableBytes)
+            // One copy into the buffer for the whole head: a `ByteBuffer` write per piece costs about 250
+            // instructions each.
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: headSize) { raw in
+                var at = 0
+                Self.copy(UnsafeRawBufferPointer(methodBytes), to: raw, at: &at)
+                afterMethod.withUnsafeBytes { Self.copy($0, to: raw, at: &at) }
+                headers.bytes.withUnsafeBytes { Self.copy($0, to: raw, at: &at) }
+                Self.contentLength.withUnsafeBytes { Self.copy($0, to: raw, at: &at) }
+                var rest = length
+                var digit = at + digits
+                repeat {
+                    digit -= 1
+                    raw[digit] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                } while rest > 0
+                at += digits
+                raw[at] = UInt8(ascii: "\r")
+                raw[at + 1] = UInt8(ascii: "\n")
+                raw[at + 2] = UInt8(ascii: "\r")
+                raw[at + 3] = UInt8(ascii: "\n")
+                return at + 4
+            }
+            var body = body
+            buffer.writeBuffer(&body)
+            return buffer
+        }
     }
 
-    /// The request's bytes.
-    static func serialize(_ head: HTTPRequestHead, body: ByteBuffer, allocator: ByteBufferAllocator) throws(Invalid) -> ByteBuffer {
-        guard !head.uri.isEmpty, Self.count(in: head.uri, where: { $0 <= 0x20 || $0 == 0x7F }) == 0 else {
-            throw Invalid(reason: "the request target holds whitespace or control bytes")
-        }
-        var size = head.method.rawValue.utf8.count + head.uri.utf8.count + 14 + body.readableBytes
-        for (name, value) in head.headers {
-            guard !name.isEmpty, name.utf8.allSatisfy(\.isHTTPTokenByte) else { throw Invalid(reason: "a header name that is not a token") }
-            guard Self.count(in: value, where: { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") || $0 == 0 }) == 0 else {
-                throw Invalid(reason: "header \(name) holds a line break or NUL")
-            }
-            size += name.utf8.count + value.utf8.count + 4
-        }
-        var buffer = allocator.buffer(capacity: size)
-        // One copy into the buffer for the whole head: a `ByteBuffer` write per piece costs about 250
-        // instructions each.
-        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size - body.readableBytes) { raw in
-            var at = 0
-            func put(_ text: String, then suffix: StaticString) {
-                var text = text
-                text.withUTF8 { bytes in
-                    UnsafeMutableRawBufferPointer(rebasing: raw[at..<at + bytes.count]).copyMemory(from: UnsafeRawBufferPointer(bytes))
-                    at += bytes.count
-                }
-                UnsafeMutableRawBufferPointer(rebasing: raw[at..<at + suffix.utf8CodeUnitCount]).copyMemory(
-                    from: UnsafeRawBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount))
-                at += suffix.utf8CodeUnitCount
-            }
-            put(head.method.rawValue, then: " ")
-            put(head.uri, then: " HTTP/1.1\r\n")
-            for (name, value) in head.headers {
-                put(name, then: ": ")
-                put(value, then: "\r\n")
-            }
-            put("", then: "\r\n")
-            return at
-        }
-        var body = body
-        buffer.writeBuffer(&body)
-        return buffer
-    }
+    /// `Content-Length: `.
+    private static let contentLength: [UInt8] = Array("Content-Length: ".utf8)
 
-    /// How many of the text's UTF-8 bytes match: a loop without an early exit, over contiguous bytes, which
-    /// the compiler vectorises (an access token is hundreds of bytes, and `allSatisfy` over the UTF-8 view
-    /// cost several instructions a byte).
     @inline(__always)
-    private static func count(in text: String, where matches: (UInt8) -> Bool) -> Int {
-        var text = text
-        return text.withUTF8 { bytes in
-            var found = 0
-            for byte in bytes { found &+= matches(byte) ? 1 : 0 }
-            return found
+    private static func copy(_ source: UnsafeRawBufferPointer, to raw: UnsafeMutableRawBufferPointer, at: inout Int) {
+        UnsafeMutableRawBufferPointer(rebasing: raw[at..<at + source.count]).copyMemory(from: source)
+        at += source.count
+    }
+
+    /// How many decimal digits `value` has (1 for 0).
+    private static func digitCount(_ value: Int) -> Int {
+        var count = 1
+        var rest = value / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
         }
+        return count
+    }
+
+    /// What follows the method in the request line, and the `Host` header: ` <target> HTTP/1.1`, CR LF,
+    /// `Host: <host>`, CR LF; nil when the target is empty or holds whitespace or control bytes, or the
+    /// host holds a control byte.
+    static func afterMethod(target: String, host: String) -> [UInt8]? {
+        guard !target.isEmpty, HTTP1HeaderLines.count(in: target, where: { $0 <= 0x20 || $0 == 0x7F }) == 0,
+            HTTP1HeaderLines.count(in: host, where: { $0 < 0x20 || $0 == 0x7F }) == 0
+        else { return nil }
+        return Array(" \(target) HTTP/1.1\r\nHost: \(host)\r\n".utf8)
     }
 }

@@ -126,17 +126,18 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         } catch {
             return (.rejected(reason: error.reason), nil)
         }
-        // Made from pairs at once: `HTTPHeaders.add` checks each constant name byte by byte for ASCII (the
-        // request serializer checks every name is a token anyway).
-        var fields: [(String, String)] = []
-        fields.reserveCapacity(8)
-        fields.append(("TTL", String(notification.timeToLive ?? self.configuration.ttl)))
-        fields.append(("Urgency", WebPushHeaders.urgency(for: notification)))
-        if let topic { fields.append(("Topic", topic)) }
-        fields.append(("Content-Encoding", "aes128gcm"))
-        fields.append(("Content-Type", "application/octet-stream"))
-        fields.append(("Authorization", authorization))
-        let headers = HTTPHeaders(fields)
+        var headers = HTTP1HeaderLines()
+        headers.reserveCapacity(128 + authorization.utf8.count)
+        do {
+            try headers.append(name: "TTL", value: String(notification.timeToLive ?? self.configuration.ttl))
+            try headers.append(name: "Urgency", value: WebPushHeaders.urgency(for: notification))
+            if let topic { try headers.append(name: "Topic", value: topic) }
+            try headers.append(name: "Content-Encoding", value: "aes128gcm")
+            try headers.append(name: "Content-Type", value: "application/octet-stream")
+            try headers.append(name: "Authorization", value: authorization)
+        } catch {
+            return (.rejected(reason: error.description), nil)
+        }
         let outcome = await self.execute(subscription.target, at: addresses, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline)
         return outcome ?? (.retryLater(after: nil, reason: "deadline passed"), nil)
     }
@@ -144,7 +145,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     /// Waits for a request slot, posts, and reads the answer (the start of an error body), all before
     /// `deadline`; nil when the deadline passed while waiting for a slot.
     private func execute(
-        _ endpoint: WebPushEndpoint, at addresses: [IPAddress], headers: HTTPHeaders, body: ByteBuffer, deadline: ContinuousClock.Instant
+        _ endpoint: WebPushEndpoint, at addresses: [IPAddress], headers: HTTP1HeaderLines, body: ByteBuffer, deadline: ContinuousClock.Instant
     ) async -> (outcome: DeliveryOutcome, status: Int?)? {
         guard let destination = endpoint.destination else {
             return (.rejected(reason: HTTP1ExchangeError.refused("the endpoint is not an http(s) URL").description), nil)

@@ -143,6 +143,42 @@ struct HTTP1ConnectionPoolTests {
         try await server.close()
     }
 
+    /// A connection's timer outlives the request it was set for: a later request with an earlier deadline
+    /// still gets its own.
+    @Test func aLaterRequestsEarlierDeadlineHoldsOnAKeptConnection() async throws {
+        let server = try await ScriptedHTTP1Server { number in number == 0 ? .answer(status: 201, body: "", close: false) : .ignore }
+        let pool = try Self.pool()
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/x"))
+        #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: .now() + .seconds(600)).status == 201)
+        let started = ContinuousClock.now
+        await #expect {
+            try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: .now() + .milliseconds(300))
+        } throws: { error in
+            if case .deadlineExceeded? = error as? HTTP1ExchangeError { true } else { false }
+        }
+        // Far below the first request's 600 s, with room for a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(60))
+        #expect(server.snapshot.connections == 1, "the second request went on the kept connection")
+        await pool.shutdown()
+        try await server.close()
+    }
+
+    /// The timer set for an earlier request's deadline does not end a later request whose own deadline is
+    /// still ahead.
+    @Test func anEarlierRequestsDeadlineDoesNotEndTheNextRequest() async throws {
+        let server = try await ScriptedHTTP1Server { number in
+            number == 0 ? .answer(status: 201, body: "", close: false) : .answerLater(status: 202, delay: .seconds(3))
+        }
+        let pool = try Self.pool()
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/x"))
+        #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: .now() + .seconds(2)).status == 201)
+        // Sent before the first deadline's timer fires (unless the machine is very slow), answered after it.
+        #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 202)
+        #expect(server.snapshot.connections == 1)
+        await pool.shutdown()
+        try await server.close()
+    }
+
     @Test func aCancelledRequestWaitsOnlyItsGraceForAServerThatNeverAnswers() async throws {
         let server = try await ScriptedHTTP1Server { _ in .ignore }
         let pool = try Self.pool(cancellationGrace: .milliseconds(300))
