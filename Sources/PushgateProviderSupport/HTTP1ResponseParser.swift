@@ -94,18 +94,8 @@ struct HTTP1ResponseParser {
     private mutating func parse() throws(Malformed) -> HTTP1Answer? {
         while true {
             switch self.state {
-            case .statusLine:
-                guard let line = try self.line(limit: Self.headLimit, countedInHead: true) else { return nil }
-                // Empty lines before an answer are tolerated, as before a request (RFC 9112 §2.2).
-                if line.readableBytes == 0 { continue }
-                try self.readStatusLine(line)
-                self.state = .headerLines
-            case .headerLines:
-                guard let line = try self.line(limit: Self.headLimit, countedInHead: true) else { return nil }
-                if line.readableBytes > 0 {
-                    try self.readHeaderLine(line)
-                    continue
-                }
+            case .statusLine, .headerLines:
+                guard try self.readHead() else { return nil }
                 if let answer = try self.headEnded() { return answer }
             case .fixedBody(let remaining):
                 let taken = self.keepBody(upTo: remaining)
@@ -134,6 +124,51 @@ struct HTTP1ResponseParser {
                 _ = self.keepBody(upTo: Int.max)
                 return nil
             }
+        }
+    }
+
+    /// How far ``readHead()`` got.
+    private enum HeadProgress {
+        case ended
+        case needsMore
+        case failed(Malformed)
+    }
+
+    /// Reads the pending status and header lines, all in one pass over the pending bytes (an answer's
+    /// head usually comes whole in one read); true once the empty line that ends the head was read.
+    private mutating func readHead() throws(Malformed) -> Bool {
+        guard var pending = self.pending else { return false }
+        self.pending = nil
+        let (consumed, progress) = pending.withUnsafeReadableBytes { bytes -> (Int, HeadProgress) in
+            var offset = 0
+            while let length = UnsafeRawBufferPointer(rebasing: bytes[offset...]).firstIndex(of: UInt8(ascii: "\n")) {
+                self.answer.headBytes += length + 1
+                if self.answer.headBytes > Self.headLimit { return (offset, .failed(Malformed(reason: "the head is too long"))) }
+                var end = offset + length
+                if length > 0, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                let line = UnsafeRawBufferPointer(rebasing: bytes[offset..<end])
+                offset += length + 1
+                if case .statusLine = self.state {
+                    // Empty lines before an answer are tolerated, as before a request (RFC 9112 §2.2).
+                    if line.isEmpty { continue }
+                    if let failure = self.readStatusLine(line) { return (offset, .failed(failure)) }
+                    self.state = .headerLines
+                } else {
+                    if line.isEmpty { return (offset, .ended) }
+                    if let failure = self.readHeaderLine(line) { return (offset, .failed(failure)) }
+                }
+            }
+            if self.answer.headBytes + bytes.count - offset > Self.headLimit {
+                return (offset, .failed(Malformed(reason: "a line or head is too long")))
+            }
+            return (offset, .needsMore)
+        }
+        pending.moveReaderIndex(forwardBy: consumed)
+        self.pending = pending
+        switch progress {
+        case .ended: return true
+        case .needsMore: return false
+        case .failed(let failure): throw failure
         }
     }
 
@@ -208,61 +243,58 @@ struct HTTP1ResponseParser {
         return line
     }
 
-    /// `HTTP/1.x SP 3DIGIT [SP reason]`.
-    private mutating func readStatusLine(_ line: ByteBuffer) throws(Malformed) {
-        let parsed: (status: Int, isHTTP10: Bool)? = line.withUnsafeReadableBytes { bytes in
-            guard bytes.count >= 12, bytes.starts(with: "HTTP/1.".utf8) else { return nil }
-            let minor = bytes[7]
-            guard minor == UInt8(ascii: "0") || minor == UInt8(ascii: "1"), bytes[8] == UInt8(ascii: " ") else { return nil }
-            var status = 0
-            for index in 9..<12 {
-                let digit = bytes[index] &- UInt8(ascii: "0")
-                guard digit < 10 else { return nil }
-                status = status * 10 + Int(digit)
-            }
-            guard status >= 100, bytes.count == 12 || bytes[12] == UInt8(ascii: " ") else { return nil }
-            return (status, minor == UInt8(ascii: "0"))
+    /// `HTTP/1.x SP 3DIGIT [SP reason]`; the failure, if it is not.
+    private mutating func readStatusLine(_ bytes: UnsafeRawBufferPointer) -> Malformed? {
+        guard bytes.count >= 12, bytes.starts(with: "HTTP/1.".utf8) else { return Self.notAStatusLine }
+        let minor = bytes[7]
+        guard minor == UInt8(ascii: "0") || minor == UInt8(ascii: "1"), bytes[8] == UInt8(ascii: " ") else { return Self.notAStatusLine }
+        var status = 0
+        for index in 9..<12 {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return Self.notAStatusLine }
+            status = status * 10 + Int(digit)
         }
-        guard let parsed else { throw Malformed(reason: "not an HTTP/1.0 or 1.1 status line with a three-digit status") }
-        self.answer.status = parsed.status
-        self.answer.isHTTP10 = parsed.isHTTP10
+        guard status >= 100, bytes.count == 12 || bytes[12] == UInt8(ascii: " ") else { return Self.notAStatusLine }
+        self.answer.status = status
+        self.answer.isHTTP10 = minor == UInt8(ascii: "0")
+        return nil
     }
 
-    /// `name: value`; only the headers that frame the body, end the connection or ask for a pause are read.
-    private mutating func readHeaderLine(_ line: ByteBuffer) throws(Malformed) {
-        let failure: Malformed? = line.withUnsafeReadableBytes { bytes in
-            // A folded continuation line (obsolete) continues a header this parser does not read.
-            if bytes[0] == UInt8(ascii: " ") || bytes[0] == UInt8(ascii: "\t") { return nil }
-            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else {
-                return Malformed(reason: "a header line without a name")
-            }
-            let name = UnsafeRawBufferPointer(rebasing: bytes[..<colon])
-            guard name.allSatisfy(\.isHTTPTokenByte) else { return Malformed(reason: "a header name that is not a token") }
-            let value = Self.trimmed(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...]))
-            switch name.count {
-            case 10 where ASCIICaseFolding.equals(name, "connection"):
-                for option in value.split(separator: UInt8(ascii: ",")) {
-                    let option = Self.trimmed(UnsafeRawBufferPointer(rebasing: option))
-                    if ASCIICaseFolding.equals(option, "close") { self.answer.close = true }
-                    if ASCIICaseFolding.equals(option, "keep-alive") { self.answer.keepAlive = true }
-                }
-            case 11 where ASCIICaseFolding.equals(name, "retry-after"):
-                if self.answer.retryAfter == nil { self.answer.retryAfter = String(decoding: value, as: UTF8.self) }
-            case 14 where ASCIICaseFolding.equals(name, "content-length"):
-                guard let length = Self.contentLength(value) else { return Malformed(reason: "a Content-Length that is not a length") }
-                if let known = self.answer.contentLength, known != length { return Malformed(reason: "two different Content-Length values") }
-                self.answer.contentLength = length
-            case 17 where ASCIICaseFolding.equals(name, "transfer-encoding"):
-                self.answer.transferCoded = true
-                // The last coding of the last Transfer-Encoding decides.
-                let last = value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).last
-                self.answer.chunked = last.map { ASCIICaseFolding.equals(Self.trimmed(UnsafeRawBufferPointer(rebasing: $0)), "chunked") } ?? false
-            default:
-                break
-            }
-            return nil
+    private static let notAStatusLine = Malformed(reason: "not an HTTP/1.0 or 1.1 status line with a three-digit status")
+
+    /// `name: value`; only the headers that frame the body, end the connection or ask for a pause are
+    /// read. The failure, if the line is not a header.
+    private mutating func readHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Malformed? {
+        // A folded continuation line (obsolete) continues a header this parser does not read.
+        if bytes[0] == UInt8(ascii: " ") || bytes[0] == UInt8(ascii: "\t") { return nil }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else {
+            return Malformed(reason: "a header line without a name")
         }
-        if let failure { throw failure }
+        let name = UnsafeRawBufferPointer(rebasing: bytes[..<colon])
+        guard name.allSatisfy(\.isHTTPTokenByte) else { return Malformed(reason: "a header name that is not a token") }
+        let value = Self.trimmed(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...]))
+        switch name.count {
+        case 10 where ASCIICaseFolding.equals(name, "connection"):
+            for option in value.split(separator: UInt8(ascii: ",")) {
+                let option = Self.trimmed(UnsafeRawBufferPointer(rebasing: option))
+                if ASCIICaseFolding.equals(option, "close") { self.answer.close = true }
+                if ASCIICaseFolding.equals(option, "keep-alive") { self.answer.keepAlive = true }
+            }
+        case 11 where ASCIICaseFolding.equals(name, "retry-after"):
+            if self.answer.retryAfter == nil { self.answer.retryAfter = String(decoding: value, as: UTF8.self) }
+        case 14 where ASCIICaseFolding.equals(name, "content-length"):
+            guard let length = Self.contentLength(value) else { return Malformed(reason: "a Content-Length that is not a length") }
+            if let known = self.answer.contentLength, known != length { return Malformed(reason: "two different Content-Length values") }
+            self.answer.contentLength = length
+        case 17 where ASCIICaseFolding.equals(name, "transfer-encoding"):
+            self.answer.transferCoded = true
+            // The last coding of the last Transfer-Encoding decides.
+            let last = value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).last
+            self.answer.chunked = last.map { ASCIICaseFolding.equals(Self.trimmed(UnsafeRawBufferPointer(rebasing: $0)), "chunked") } ?? false
+        default:
+            break
+        }
+        return nil
     }
 
     /// Digits only; nil for anything else or more than 18 of them.
