@@ -213,7 +213,9 @@ struct HTTP1ResponseParser {
         self.pending = nil
         let taken = min(limit, pending.readableBytes)
         let room = self.bodyLimit - self.answer.body.count
-        if room > 0 { self.answer.body += pending.readableBytesView.prefix(min(room, taken)) }
+        if room > 0 {
+            pending.withUnsafeReadableBytes { self.answer.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<min(room, taken)])) }
+        }
         pending.moveReaderIndex(forwardBy: taken)
         self.pending = pending
         return taken
