@@ -55,7 +55,8 @@ public final class GoogleAccessTokenProvider: Sendable {
     /// A valid access token: the cached one, or a new one fetched before `deadline`.
     /// - Throws: ``AccessTokenError`` or a transport error when none can be obtained.
     public func token(deadline: ContinuousClock.Instant) async throws -> String {
-        try await self.cache.token { try await self.requestToken(deadline: deadline) }
+        if let fresh = self.cache.freshToken() { return fresh }
+        return try await self.cache.token { try await self.requestToken(deadline: deadline) }
     }
 
     /// Forgets the cached token so the next call fetches a new one.

@@ -34,7 +34,8 @@ final class HMSAccessTokens: Sendable {
     }
 
     func token(deadline: ContinuousClock.Instant) async throws -> String {
-        try await self.cache.token { try await self.request(deadline: deadline) }
+        if let fresh = self.cache.freshToken() { return fresh }
+        return try await self.cache.token { try await self.request(deadline: deadline) }
     }
 
     func invalidate(_ token: String) {

@@ -53,6 +53,16 @@ public final class AccessTokenCache: Sendable {
         self.state.withLock { $0.fetchCount }
     }
 
+    /// The cached token while it is fresh, without waiting: a caller that finds one needs no closure for
+    /// ``token(fetch:)`` (each such closure is an allocation).
+    public func freshToken() -> String? {
+        let threshold = self.now().addingTimeInterval(self.refreshMargin)
+        return self.state.withLock { state in
+            guard let cached = state.cached, threshold < cached.expiresAt else { return nil }
+            return cached.value
+        }
+    }
+
     /// The cached token while it is fresh; otherwise the result of the refresh under way, or of a new one
     /// that runs `fetch`.
     /// - Throws: what `fetch` threw (every caller waiting for that refresh sees the same error).

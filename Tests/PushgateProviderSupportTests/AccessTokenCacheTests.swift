@@ -21,11 +21,15 @@ struct AccessTokenCacheTests {
             let number = issued.withLock { $0 += 1; return $0 }
             return .init(value: "token-\(number)", expiresAt: clock.now.withLock { $0 } + 3600)
         }
+        #expect(cache.freshToken() == nil)
         #expect(try await cache.token(fetch: fetch) == "token-1")
         clock.advance(3299)
+        #expect(cache.freshToken() == "token-1")
         #expect(try await cache.token(fetch: fetch) == "token-1")
         clock.advance(1)
+        #expect(cache.freshToken() == nil, "within the margin a token is no longer fresh")
         #expect(try await cache.token(fetch: fetch) == "token-2")
+        #expect(cache.freshToken() == "token-2")
         #expect(cache.fetchCount == 2)
     }
 
