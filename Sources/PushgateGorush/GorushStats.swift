@@ -70,8 +70,9 @@ final class GorushStats: Service, Sendable {
     private let submitted: Counter
     private let succeededTasks: Counter
     private let failedTasks: Counter
-    private let success: [GorushNotification.Platform: Counter]
-    private let failure: [GorushNotification.Platform: Counter]
+    /// By platform, iOS first (``index(of:)``): an array, so no key is hashed per delivery.
+    private let success: [Counter]
+    private let failure: [Counter]
 
     init(store: any PushStore, factory: any MetricsFactory, logger: Logger) {
         self.store = store
@@ -81,15 +82,24 @@ final class GorushStats: Service, Sendable {
         self.succeededTasks = Counter(label: "gorush_success_tasks", factory: factory)
         self.failedTasks = Counter(label: "gorush_failure_tasks", factory: factory)
         self.success = [
-            .ios: Counter(label: "gorush_ios_success", factory: factory),
-            .android: Counter(label: "gorush_android_success", factory: factory),
-            .huawei: Counter(label: "gorush_huawei_success", factory: factory),
+            Counter(label: "gorush_ios_success", factory: factory),
+            Counter(label: "gorush_android_success", factory: factory),
+            Counter(label: "gorush_huawei_success", factory: factory),
         ]
         self.failure = [
-            .ios: Counter(label: "gorush_ios_error", factory: factory),
-            .android: Counter(label: "gorush_android_fail", factory: factory),
-            .huawei: Counter(label: "gorush_huawei_fail", factory: factory),
+            Counter(label: "gorush_ios_error", factory: factory),
+            Counter(label: "gorush_android_fail", factory: factory),
+            Counter(label: "gorush_huawei_fail", factory: factory),
         ]
+    }
+
+    /// Where `platform`'s counters are in ``success`` and ``failure``.
+    private static func index(of platform: GorushNotification.Platform) -> Int {
+        switch platform {
+        case .ios: 0
+        case .android: 1
+        case .huawei: 2
+        }
     }
 
     /// A request was accepted with `counts` targets, `queued` of them into the outbox.
@@ -104,11 +114,14 @@ final class GorushStats: Service, Sendable {
 
     /// Deliveries ended: `succeeded` and `failed` on one platform; `fromQueue` when the outbox delivered them.
     func delivered(_ platform: GorushNotification.Platform, succeeded: Int, failed: Int, fromQueue: Bool) {
-        self.success[platform]?.increment(by: succeeded)
-        self.failure[platform]?.increment(by: failed)
-        if fromQueue {
-            self.succeededTasks.increment(by: succeeded)
-            self.failedTasks.increment(by: failed)
+        let index = Self.index(of: platform)
+        if succeeded > 0 {
+            self.success[index].increment(by: succeeded)
+            if fromQueue { self.succeededTasks.increment(by: succeeded) }
+        }
+        if failed > 0 {
+            self.failure[index].increment(by: failed)
+            if fromQueue { self.failedTasks.increment(by: failed) }
         }
         self.pending.withLock { pending in
             pending[Tally.success(platform).rawValue] += Int64(succeeded)

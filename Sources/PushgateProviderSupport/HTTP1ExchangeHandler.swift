@@ -1,8 +1,8 @@
 import NIOCore
 import NIOHTTP1
 
-/// One HTTP/1.1 connection of an ``HTTP1ConnectionPool``, one request at a time: writes the request
-/// (``HTTP1RequestSerializer``), reads the answer's status, `Retry-After` and the start of its body
+/// One HTTP/1.1 connection of an ``HTTP1ConnectionPool``, one request at a time: writes the request's
+/// bytes (made by ``HTTP1RequestSerializer`` before a connection is taken), reads the answer's status, `Retry-After` and the start of its body
 /// (``HTTP1ResponseParser``), and says whether the connection may carry another request. It is the only
 /// handler above TLS: serialising and parsing here instead of in NIO's HTTP/1 codec (encoder, header
 /// validator, decoder) saves about a tenth of a Web Push or FCM delivery's instructions. Runs on the
