@@ -29,7 +29,7 @@ final class InflightLimiter: Sendable {
     /// Returns a slot taken by ``acquire(_:)``.
     func release(_ appID: String) {
         self.slots.withLock { slots in
-            slots[appID, default: Slot(limit: self.limits[appID] ?? self.defaultLimit)].count -= 1
+            slots[appID]?.count -= 1
         }
     }
 

@@ -1,4 +1,5 @@
 public import NIOHTTP1
+import PushgateCore
 
 /// Request headers checked once and kept as the bytes an ``HTTP1ConnectionPool`` request carries:
 /// `Name: value` and CR LF for each, in order.
@@ -9,7 +10,7 @@ public import NIOHTTP1
 /// and nothing is checked or copied header by header again. `Host` and `Content-Length` are the pool's to
 /// write: headers of those names are left out. A header that cannot be sent is refused
 /// (``HTTP1ExchangeError/refused(_:)``, naming the header, never its value).
-public struct HTTP1HeaderLines: Sendable, Equatable {
+public struct HTTP1HeaderLines: Sendable {
     /// The lines' bytes.
     public private(set) var bytes: [UInt8] = []
 
@@ -38,10 +39,10 @@ public struct HTTP1HeaderLines: Sendable, Equatable {
 
     /// Adds one header after the others (nothing for `Host` or `Content-Length`).
     public mutating func append(name: String, value: String) throws(HTTP1ExchangeError) {
-        guard !name.isEmpty, Self.count(in: name, where: { !$0.isHTTPTokenByte }) == 0 else {
+        guard !name.isEmpty, name.utf8Count(where: { !$0.isHTTPTokenByte }) == 0 else {
             throw .refused("a header name that is not a token")
         }
-        guard Self.count(in: value, where: { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") || $0 == 0 }) == 0 else {
+        guard value.utf8Count(where: { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") || $0 == 0 }) == 0 else {
             throw .refused("header \(name) holds a line break or NUL")
         }
         if Self.isPoolHeader(name) { return }
@@ -60,23 +61,6 @@ public struct HTTP1HeaderLines: Sendable, Equatable {
 
     /// Whether `name` is `Host` or `Content-Length`, in any case.
     private static func isPoolHeader(_ name: String) -> Bool {
-        switch name.utf8.count {
-        case 4: name.lowercased() == "host"
-        case 14: name.lowercased() == "content-length"
-        default: false
-        }
-    }
-
-    /// How many of the text's UTF-8 bytes match: a loop without an early exit, over contiguous bytes, which
-    /// the compiler vectorises (an access token is hundreds of bytes, and `allSatisfy` over the UTF-8 view
-    /// cost several instructions a byte).
-    @inline(__always)
-    static func count(in text: String, where matches: (UInt8) -> Bool) -> Int {
-        var text = text
-        return text.withUTF8 { bytes in
-            var found = 0
-            for byte in bytes { found &+= matches(byte) ? 1 : 0 }
-            return found
-        }
+        ASCIICaseFolding.equals(name, "host") || ASCIICaseFolding.equals(name, "content-length")
     }
 }

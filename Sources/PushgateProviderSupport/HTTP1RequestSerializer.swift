@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import PushgateCore
 
 /// Writes one HTTP/1.1 request (request line, `Host`, the headers, `Content-Length`, empty line, body)
 /// into one buffer, as a connection of ``HTTP1ConnectionPool`` sends it: one write, one flush.
@@ -72,8 +73,8 @@ enum HTTP1RequestSerializer {
     /// `Host: <host>`, CR LF; nil when the target is empty or holds whitespace or control bytes, or the
     /// host holds a control byte.
     static func afterMethod(target: String, host: String) -> [UInt8]? {
-        guard !target.isEmpty, HTTP1HeaderLines.count(in: target, where: { $0 <= 0x20 || $0 == 0x7F }) == 0,
-            HTTP1HeaderLines.count(in: host, where: { $0 < 0x20 || $0 == 0x7F }) == 0
+        guard !target.isEmpty, target.utf8Count(where: { $0 <= 0x20 || $0 == 0x7F }) == 0,
+            host.utf8Count(where: { $0 < 0x20 || $0 == 0x7F }) == 0
         else { return nil }
         return Array(" \(target) HTTP/1.1\r\nHost: \(host)\r\n".utf8)
     }

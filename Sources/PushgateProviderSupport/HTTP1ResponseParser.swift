@@ -103,7 +103,7 @@ struct HTTP1ResponseParser {
                 self.state = .fixedBody(remaining: remaining - taken)
                 return nil
             case .chunkSize:
-                guard let line = try self.line(limit: Self.chunkLineLimit, countedInHead: false) else { return nil }
+                guard let line = try self.chunkLine() else { return nil }
                 let size = try Self.chunkSize(line)
                 self.state = size == 0 ? .trailerLines : .chunkData(remaining: size)
             case .chunkData(let remaining):
@@ -114,12 +114,12 @@ struct HTTP1ResponseParser {
                 }
                 self.state = .chunkDataEnd
             case .chunkDataEnd:
-                guard let line = try self.line(limit: Self.chunkLineLimit, countedInHead: false) else { return nil }
+                guard let line = try self.chunkLine() else { return nil }
                 guard line.readableBytes == 0 else { throw Malformed(reason: "a chunk is longer than its size") }
                 self.state = .chunkSize
             case .trailerLines:
-                guard let line = try self.line(limit: Self.headLimit, countedInHead: true) else { return nil }
-                if line.readableBytes == 0 { return self.finish(reusable: true) }
+                guard try self.readHead() else { return nil }
+                return self.finish(reusable: true)
             case .untilClose:
                 _ = self.keepBody(upTo: Int.max)
                 return nil
@@ -134,8 +134,9 @@ struct HTTP1ResponseParser {
         case failed(Malformed)
     }
 
-    /// Reads the pending status and header lines, all in one pass over the pending bytes (an answer's
-    /// head usually comes whole in one read); true once the empty line that ends the head was read.
+    /// Reads the pending status and header lines (or, after a chunked body, the trailer lines, which are
+    /// dropped), all in one pass over the pending bytes (an answer's head usually comes whole in one read);
+    /// true once the empty line that ends them was read. Trailers count towards the head's limit.
     private mutating func readHead() throws(Malformed) -> Bool {
         guard var pending = self.pending else { return false }
         self.pending = nil
@@ -148,14 +149,17 @@ struct HTTP1ResponseParser {
                 if length > 0, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
                 let line = UnsafeRawBufferPointer(rebasing: bytes[offset..<end])
                 offset += length + 1
-                if case .statusLine = self.state {
+                switch self.state {
+                case .statusLine:
                     // Empty lines before an answer are tolerated, as before a request (RFC 9112 §2.2).
                     if line.isEmpty { continue }
                     if let failure = self.readStatusLine(line) { return (offset, .failed(failure)) }
                     self.state = .headerLines
-                } else {
+                case .headerLines:
                     if line.isEmpty { return (offset, .ended) }
                     if let failure = self.readHeaderLine(line) { return (offset, .failed(failure)) }
+                default:
+                    if line.isEmpty { return (offset, .ended) }
                 }
             }
             if self.answer.headBytes + bytes.count - offset > Self.headLimit {
@@ -221,20 +225,15 @@ struct HTTP1ResponseParser {
         return taken
     }
 
-    /// The next line without its line end, or nil while it is incomplete.
-    private mutating func line(limit: Int, countedInHead: Bool) throws(Malformed) -> ByteBuffer? {
+    /// The next chunk-size line (or the empty line after a chunk's data) without its line end, or nil
+    /// while it is incomplete.
+    private mutating func chunkLine() throws(Malformed) -> ByteBuffer? {
         guard var pending = self.pending else { return nil }
         guard let length = pending.withUnsafeReadableBytes({ $0.firstIndex(of: UInt8(ascii: "\n")) }) else {
-            let used = countedInHead ? self.answer.headBytes : 0
-            if used + pending.readableBytes > limit { throw Malformed(reason: "a line or head is too long") }
+            if pending.readableBytes > Self.chunkLineLimit { throw Malformed(reason: "a line or head is too long") }
             return nil
         }
-        if countedInHead {
-            self.answer.headBytes += length + 1
-            if self.answer.headBytes > limit { throw Malformed(reason: "the head is too long") }
-        } else if length + 1 > limit {
-            throw Malformed(reason: "a line is too long")
-        }
+        if length + 1 > Self.chunkLineLimit { throw Malformed(reason: "a line is too long") }
         self.pending = nil
         var line = pending.readSlice(length: length)!
         pending.moveReaderIndex(forwardBy: 1)
