@@ -290,6 +290,7 @@ let package = Package(
                 "PushgateStatusWire",
                 "PushgateWaku",
                 .asyncHTTPClient,
+                .nioCore,
                 "PushgateConfig",
                 "PushgateCore",
                 "PushgateSandbox",

@@ -18,12 +18,17 @@ public struct HTTPSettings: Sendable, Equatable {
     /// The most connections open at once per listener (`http.max_connections`); further connections are
     /// answered 503 and closed. Nil chooses from the process's file-descriptor limit at start.
     public var maxConnections: Int?
+    /// The threads that do the gateway's network I/O: its listeners and its connections to providers
+    /// (`http.io_threads`). Nil takes half the cores, at least one: request handlers run on Swift's
+    /// shared pool, which has a thread per core already.
+    public var ioThreads: Int?
 
     /// The defaults.
     public init() {}
 
     static let knownKeys: Set<String> = [
         "bind_addresses", "port", "max_request_body_size", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
+        "io_threads",
     ]
 
     init(_ section: ConfigSection) throws {
@@ -39,5 +44,12 @@ public struct HTTPSettings: Sendable, Equatable {
         self.bodyTimeout = .seconds(try section.int("body_timeout", in: 1...3600) ?? 30)
         self.idleTimeout = .seconds(try section.int("idle_timeout", in: 1...3600) ?? 60)
         self.maxConnections = try section.int("max_connections", in: 1...1_000_000)
+        self.ioThreads = try section.int("io_threads", in: 1...1024)
+    }
+
+    /// How many I/O threads to start on a machine with `cores` cores: `ioThreads` if set, else half the
+    /// cores, at least one.
+    public func ioThreadCount(cores: Int) -> Int {
+        self.ioThreads ?? max(1, cores / 2)
     }
 }

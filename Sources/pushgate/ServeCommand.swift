@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOCore
 import PushgateConfig
 import PushgateServer
 import UnixSignals
@@ -28,6 +29,12 @@ struct ServeCommand: AsyncParsableCommand {
         // Every connection takes a descriptor: the usual soft limit of 1,024 is soon reached by idle clients.
         let descriptors = FileDescriptorLimit.raiseToHardLimit()
         logger.info("file descriptor limit", metadata: ["limit": "\(descriptors)"])
+        // Set before anything makes the shared event loops. With a loop per core, on a small machine the
+        // loops and the request handlers' threads outnumber the cores and hand work to each other through
+        // wake-ups (benchmarks/README.md, 2026-11-28 afternoon).
+        let ioThreads = configuration.http.ioThreadCount(cores: System.coreCount)
+        NIOSingletons.groupLoopCountSuggestion = ioThreads
+        logger.info("I/O threads", metadata: ["threads": "\(ioThreads)", "cores": "\(System.coreCount)"])
         let gateway: Gateway
         do {
             gateway = try await Gateway.build(configuration: configuration, logger: logger)

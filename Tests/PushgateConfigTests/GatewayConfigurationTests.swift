@@ -63,6 +63,16 @@ struct GatewayConfigurationTests {
         #expect(!configuration.metrics.prometheusListenerEnabled)
     }
 
+    @Test func ioThreadsDefaultToHalfTheCoresAndAtLeastOne() throws {
+        let defaults = GatewayConfiguration().http
+        #expect(defaults.ioThreads == nil)
+        #expect([1, 2, 3, 4, 8, 64].map { defaults.ioThreadCount(cores: $0) } == [1, 1, 1, 2, 4, 32])
+        let set = try GatewayConfiguration(yaml: "http: {io_threads: 3}").http
+        #expect(set.ioThreads == 3)
+        #expect(set.ioThreadCount(cores: 2) == 3)
+        #expect(set.ioThreadCount(cores: 64) == 3)
+    }
+
     @Test func aSygnalConfigurationIsReadAsSygnalReadsIt() throws {
         let configuration = try GatewayConfiguration(yaml: Self.sygnalYAML)
         #expect(configuration.http.bindAddresses == ["127.0.0.1", "::1"])
@@ -105,6 +115,8 @@ struct GatewayConfigurationTests {
         ("http: {bind_addresses: []}", "http.bind_addresses"),
         ("http: [1, 2]", "http"),
         ("http: {max_request_body_size: 0}", "http.max_request_body_size"),
+        ("http: {io_threads: 0}", "http.io_threads"),
+        ("http: {io_threads: two}", "http.io_threads"),
         ("log: {level: loud}", "log.level"),
         ("log: {format: xml}", "log.format"),
         ("apps: {com.example: {keyfile: x}}", "apps.com.example.type"),
