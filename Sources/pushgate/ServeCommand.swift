@@ -31,7 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("file descriptor limit", metadata: ["limit": "\(descriptors)"])
         // Set before anything makes the shared event loops. With a loop per core, on a small machine the
         // loops and the request handlers' threads outnumber the cores and hand work to each other through
-        // wake-ups (benchmarks/README.md, 2026-11-28 afternoon).
+        // wake-ups (benchmarks/README.md, 2026-11-28, late morning).
         let ioThreads = configuration.http.ioThreadCount(cores: System.coreCount)
         NIOSingletons.groupLoopCountSuggestion = ioThreads
         logger.info("I/O threads", metadata: ["threads": "\(ioThreads)", "cores": "\(System.coreCount)"])

@@ -90,6 +90,15 @@ final class GatewayProcess: Sendable {
         throw ProcessError("pushgate did not start listening in time:\n\(self.errors)")
     }
 
+    /// The names of the process's threads (Linux: `/proc/PID/task/*/comm`; empty elsewhere).
+    var threadNames: [String] {
+        let tasks = "/proc/\(self.process.processIdentifier)/task"
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        return ids.compactMap { id in
+            (try? String(contentsOfFile: "\(tasks)/\(id)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
     func signal(_ signal: Int32) {
         self.exitExpected.store(true, ordering: .relaxed)
         Foundation.kill(self.process.processIdentifier, signal)

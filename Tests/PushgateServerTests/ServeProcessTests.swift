@@ -27,9 +27,16 @@ struct ServeProcessTests {
     @Test(arguments: [SIGTERM, SIGINT])
     func serveAnswersHealthAndExitsZeroOnASignal(signal: Int32) async throws {
         let directory = try TemporaryDirectory()
-        let config = try directory.write("pushgate.yaml", Self.config())
+        let yaml = Self.config().replacingOccurrences(of: "port: 0}", with: "port: 0, io_threads: 3}")
+        let config = try directory.write("pushgate.yaml", yaml)
         let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
         let listener = try #require(try await gateway.waitForListeners().first)
+        // http.io_threads sets the event loops before anything makes them.
+        #expect(gateway.logEvents.first { $0["msg"] == "I/O threads" }?["threads"] == "3", "\(gateway.errors)")
+        #if os(Linux)
+        // NIO names the shared event loops' threads NIO-SGLTN-….
+        #expect(gateway.threadNames.filter { $0.hasPrefix("NIO-SGLTN-") }.count == 3, "\(gateway.threadNames)")
+        #endif
         do {
             #expect(try await Self.get("http://127.0.0.1:\(listener.port)/health").status == 200)
         } catch {
