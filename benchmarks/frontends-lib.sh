@@ -89,7 +89,7 @@ write_config() { # NAME PORT
     sed "s/allowed_endpoints: \['127.0.0.1:$webpush_port'\]/allowed_endpoints: ['127.0.0.1:$webpush_port', '127.0.0.1:${nginx_port:-1}']/" \
       "$work/sandbox/pushgate-sandbox.yaml"
     cat <<YAML
-http: {bind_addresses: ['127.0.0.1'], port: $2}
+http: {bind_addresses: ['127.0.0.1'], port: $2${IO_THREADS:+, io_threads: $IO_THREADS}}
 log: {level: warning}
 database: {url: 'sqlite:$work/$1.sqlite'}
 nextcloud: {fcm_app: demo.fcm, apns_app: demo.apns}

@@ -7,6 +7,7 @@
 #   PROFILE=/tmp/gorush MODES=async SHAPES=ios1 benchmarks/gorush-wrk.sh …   # perf record of the gateway during wrk
 #   RATE=100 SHAPES=android100 MODES=async benchmarks/gorush-wrk.sh …   # an offered load instead of a closed loop
 #   WORK_DIR=/dev/shm …   # the database (and logs) on tmpfs: no fsync wait, to see what the disk adds
+#   IO_THREADS=2 …        # the gateway's http.io_threads (default: the gateway's own, half the cores)
 #   DEAD=30 SHAPES=android100 …   # 30 of the 100 Android tokens are unregistered (FCM answers 404
 #                                 # UNREGISTERED): each is recorded as invalid; "delivered" then counts the rest
 #
@@ -70,7 +71,7 @@ for mode in ${MODES:-async sync}; do
     port=$((port + 1))
     sync=false; [ "$mode" = sync ] && sync=true
     { cat "$work/sandbox/pushgate-sandbox.yaml"; cat <<YAML
-http: {bind_addresses: ['127.0.0.1'], port: $port}
+http: {bind_addresses: ['127.0.0.1'], port: $port${IO_THREADS:+, io_threads: $IO_THREADS}}
 log: {level: warning}
 database: {url: 'sqlite:$work/$mode-$shape.sqlite'}
 gorush: {ios_app: demo.apns, android_app: demo.fcm, allow_unauthenticated: true, sync: $sync}

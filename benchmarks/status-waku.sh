@@ -7,6 +7,7 @@
 #   benchmarks/status-waku.sh [BINARY] [COUNT] [RATE]
 #   PERF=perf.data benchmarks/status-waku.sh …   # also records a perf profile of the gateway under load
 #   POLL_MS=5 benchmarks/status-waku.sh …         # status.poll_interval_ms (default 100)
+#   IO_THREADS=2 benchmarks/status-waku.sh …      # http.io_threads (default: half the cores)
 #
 # Prints the push requests published and delivered to the APNs emulator, the rate they were published at
 # and delivered at end to end, the latency from publish to the emulator's receipt (p50, p99, over the last
@@ -33,7 +34,7 @@ secret=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 echo "$secret" > "$work/status.key"
 port=18400
 { cat "$work/sandbox/pushgate-sandbox.yaml"; cat <<YAML
-http: {bind_addresses: ['127.0.0.1'], port: $port}
+http: {bind_addresses: ['127.0.0.1'], port: $port${IO_THREADS:+, io_threads: $IO_THREADS}}
 log: {level: notice}
 database: {url: 'sqlite:$work/status.sqlite'}
 status:
