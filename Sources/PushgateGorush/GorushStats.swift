@@ -44,6 +44,22 @@ final class GorushStats: Service, Sendable {
             }
         }
 
+        /// The Prometheus metric's name, as gorush names it.
+        var metricLabel: String {
+            switch self {
+            case .total: "gorush_total_push_count"
+            case .submitted: "gorush_submitted_tasks"
+            case .succeededTasks: "gorush_success_tasks"
+            case .failedTasks: "gorush_failure_tasks"
+            case .iosSuccess: "gorush_ios_success"
+            case .iosError: "gorush_ios_error"
+            case .androidSuccess: "gorush_android_success"
+            case .androidError: "gorush_android_fail"
+            case .huaweiSuccess: "gorush_huawei_success"
+            case .huaweiError: "gorush_huawei_fail"
+            }
+        }
+
         /// The store counter's name.
         var name: String {
             switch self {
@@ -66,46 +82,23 @@ final class GorushStats: Service, Sendable {
     /// request or delivery).
     private let pending = Mutex<[Int64]>(Array(repeating: 0, count: Tally.allCases.count))
     private let logger: Logger
-    private let total: Counter
-    private let submitted: Counter
-    private let succeededTasks: Counter
-    private let failedTasks: Counter
-    /// By platform, iOS first (``index(of:)``): an array, so no key is hashed per delivery.
-    private let success: [Counter]
-    private let failure: [Counter]
+    /// This instance's Prometheus counters, by ``Tally`` like ``pending`` (no key is hashed per delivery).
+    private let metrics: [Counter]
 
     init(store: any PushStore, factory: any MetricsFactory, logger: Logger) {
         self.store = store
         self.logger = logger
-        self.total = Counter(label: "gorush_total_push_count", factory: factory)
-        self.submitted = Counter(label: "gorush_submitted_tasks", factory: factory)
-        self.succeededTasks = Counter(label: "gorush_success_tasks", factory: factory)
-        self.failedTasks = Counter(label: "gorush_failure_tasks", factory: factory)
-        self.success = [
-            Counter(label: "gorush_ios_success", factory: factory),
-            Counter(label: "gorush_android_success", factory: factory),
-            Counter(label: "gorush_huawei_success", factory: factory),
-        ]
-        self.failure = [
-            Counter(label: "gorush_ios_error", factory: factory),
-            Counter(label: "gorush_android_fail", factory: factory),
-            Counter(label: "gorush_huawei_fail", factory: factory),
-        ]
+        self.metrics = Tally.allCases.map { Counter(label: $0.metricLabel, factory: factory) }
     }
 
-    /// Where `platform`'s counters are in ``success`` and ``failure``.
-    private static func index(of platform: GorushNotification.Platform) -> Int {
-        switch platform {
-        case .ios: 0
-        case .android: 1
-        case .huawei: 2
-        }
+    private func metric(_ tally: Tally) -> Counter {
+        self.metrics[tally.rawValue]
     }
 
     /// A request was accepted with `counts` targets, `queued` of them into the outbox.
     func accepted(counts: Int, queued: Int) {
-        self.total.increment(by: counts)
-        self.submitted.increment(by: queued)
+        self.metric(.total).increment(by: counts)
+        self.metric(.submitted).increment(by: queued)
         self.pending.withLock { pending in
             pending[Tally.total.rawValue] += Int64(counts)
             pending[Tally.submitted.rawValue] += Int64(queued)
@@ -114,14 +107,13 @@ final class GorushStats: Service, Sendable {
 
     /// Deliveries ended: `succeeded` and `failed` on one platform; `fromQueue` when the outbox delivered them.
     func delivered(_ platform: GorushNotification.Platform, succeeded: Int, failed: Int, fromQueue: Bool) {
-        let index = Self.index(of: platform)
         if succeeded > 0 {
-            self.success[index].increment(by: succeeded)
-            if fromQueue { self.succeededTasks.increment(by: succeeded) }
+            self.metric(.success(platform)).increment(by: succeeded)
+            if fromQueue { self.metric(.succeededTasks).increment(by: succeeded) }
         }
         if failed > 0 {
-            self.failure[index].increment(by: failed)
-            if fromQueue { self.failedTasks.increment(by: failed) }
+            self.metric(.error(platform)).increment(by: failed)
+            if fromQueue { self.metric(.failedTasks).increment(by: failed) }
         }
         self.pending.withLock { pending in
             pending[Tally.success(platform).rawValue] += Int64(succeeded)

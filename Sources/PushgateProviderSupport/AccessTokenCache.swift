@@ -27,6 +27,12 @@ public final class AccessTokenCache: Sendable {
         var refresh: (id: Int, task: Task<Token, any Error>)?
         var serial = 0
         var fetchCount = 0
+
+        /// The cached token's value if it is still valid at `threshold` (now plus the refresh margin).
+        func freshValue(at threshold: Date) -> String? {
+            guard let cached, threshold < cached.expiresAt else { return nil }
+            return cached.value
+        }
     }
 
     /// What a caller found: a token to use, or the refresh to wait for.
@@ -57,10 +63,7 @@ public final class AccessTokenCache: Sendable {
     /// ``token(fetch:)`` (each such closure is an allocation).
     public func freshToken() -> String? {
         let threshold = self.now().addingTimeInterval(self.refreshMargin)
-        return self.state.withLock { state in
-            guard let cached = state.cached, threshold < cached.expiresAt else { return nil }
-            return cached.value
-        }
+        return self.state.withLock { $0.freshValue(at: threshold) }
     }
 
     /// The cached token while it is fresh; otherwise the result of the refresh under way, or of a new one
@@ -69,7 +72,7 @@ public final class AccessTokenCache: Sendable {
     public func token(fetch: @escaping @Sendable () async throws -> Token) async throws -> String {
         let threshold = self.now().addingTimeInterval(self.refreshMargin)
         let lookup = self.state.withLock { state -> Lookup in
-            if let cached = state.cached, threshold < cached.expiresAt { return .fresh(cached.value) }
+            if let fresh = state.freshValue(at: threshold) { return .fresh(fresh) }
             if let refresh = state.refresh { return .refreshing(refresh) }
             state.serial += 1
             state.fetchCount += 1

@@ -32,9 +32,10 @@ struct ServeCommand: AsyncParsableCommand {
         // Set before anything makes the shared event loops. With a loop per core, on a small machine the
         // loops and the request handlers' threads outnumber the cores and hand work to each other through
         // wake-ups (benchmarks/README.md, 2026-11-28, late morning).
-        let ioThreads = configuration.http.ioThreadCount(cores: System.coreCount)
+        let cores = System.coreCount
+        let ioThreads = configuration.http.ioThreadCount(cores: cores)
         NIOSingletons.groupLoopCountSuggestion = ioThreads
-        logger.info("I/O threads", metadata: ["threads": "\(ioThreads)", "cores": "\(System.coreCount)"])
+        logger.info("I/O threads", metadata: ["threads": "\(ioThreads)", "cores": "\(cores)"])
         let gateway: Gateway
         do {
             gateway = try await Gateway.build(configuration: configuration, logger: logger)

@@ -15,9 +15,10 @@ struct ServeProcessTests {
         return (response.status.code, String(buffer: body))
     }
 
-    static func config(database: String = "sqlite:store.sqlite", extra: String = "") -> String {
+    /// - Parameter http: more keys of the `http` section, as `key: value, …`.
+    static func config(database: String = "sqlite:store.sqlite", http: String = "", extra: String = "") -> String {
         """
-        http: {bind_addresses: ['127.0.0.1'], port: 0}
+        http: {bind_addresses: ['127.0.0.1'], port: 0\(http.isEmpty ? "" : ", " + http)}
         log: {format: json, level: info}
         database: {url: '\(database)'}
         \(extra)
@@ -27,8 +28,7 @@ struct ServeProcessTests {
     @Test(arguments: [SIGTERM, SIGINT])
     func serveAnswersHealthAndExitsZeroOnASignal(signal: Int32) async throws {
         let directory = try TemporaryDirectory()
-        let yaml = Self.config().replacingOccurrences(of: "port: 0}", with: "port: 0, io_threads: 3}")
-        let config = try directory.write("pushgate.yaml", yaml)
+        let config = try directory.write("pushgate.yaml", Self.config(http: "io_threads: 3"))
         let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
         let listener = try #require(try await gateway.waitForListeners().first)
         // http.io_threads sets the event loops before anything makes them.
