@@ -7,12 +7,16 @@ public final class OutboxWakeUp: Sendable {
     let handOff = OutboxHandOff()
     private let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
     private let pending = Mutex(false)
+    /// When ``signal()`` was last called: nanoseconds after `origin`, or `Int64.min` before the first call.
+    private let lastSignal = Atomic<Int64>(.min)
+    private let origin = ContinuousClock.now
 
     /// Creates a wake-up channel.
     public init() {}
 
     /// Wakes the worker if it waits; otherwise makes its next wait return at once.
     public func signal() {
+        self.lastSignal.store(Self.nanoseconds(ContinuousClock.now - self.origin), ordering: .relaxed)
         let continuation = self.waiter.withLock { waiter in
             defer { waiter = nil }
             return waiter
@@ -22,6 +26,18 @@ public final class OutboxWakeUp: Sendable {
         } else {
             self.pending.withLock { $0 = true }
         }
+    }
+
+    /// Whether ``signal()`` was called less than `period` ago: front ends are enqueueing.
+    func signalled(within period: Duration) -> Bool {
+        let last = self.lastSignal.load(ordering: .relaxed)
+        guard last != .min else { return false }
+        return Self.nanoseconds(ContinuousClock.now - self.origin) - last < Self.nanoseconds(period)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     /// Waits for a signal or `timeout`, whichever comes first.

@@ -27,6 +27,10 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         /// Rounds under way at once: while there is a backlog, a round claims and completes entries while
         /// another's deliveries are in flight.
         public var lanes = 2
+        /// The lanes beyond the first give way while front ends enqueue (an enqueue came less than this
+        /// long ago): during an inflow one lane delivers and the answers to the senders keep the rest of
+        /// the machine; the other lanes join in to deliver the backlog once the inflow pauses this long.
+        public var helperQuietPeriod: Duration = .milliseconds(100)
         /// The deadline of one delivery.
         public var deliveryTimeout: Duration = .seconds(30)
         /// Backoff and give-up rules.
@@ -82,10 +86,14 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             await withTaskGroup(of: Void.self) { group in
                 // The first lane wakes on enqueues; the others help while a backlog lasts (a full round)
                 // and otherwise sleep a poll interval, so the next round's store writes overlap this
-                // round's deliveries.
+                // round's deliveries. While front ends enqueue, the others give way.
                 for lane in 0..<max(1, self.configuration.lanes) {
                     group.addTask {
                         while !Task.isCancelled {
+                            if lane > 0, self.wakeUp.signalled(within: self.configuration.helperQuietPeriod) {
+                                try? await Task.sleep(for: self.configuration.helperQuietPeriod)
+                                continue
+                            }
                             let handled = await self.runRound()
                             if lane == 0 {
                                 if handled == 0 { await self.wakeUp.wait(timeout: self.configuration.pollInterval) }

@@ -11,6 +11,8 @@ final class ScriptedProvider: PushProvider {
     let platform = Platform.fcm
     private let script: Mutex<[String: [DeliveryOutcome]]>
     private let calls = Mutex<[String]>([])
+    /// Deliveries under way now, and the most seen at once since the last ``resetPeakInFlight()``.
+    private let inFlight = Mutex<(now: Int, peak: Int)>((0, 0))
     let delay: Duration
 
     init(appID: String, script: [String: [DeliveryOutcome]] = [:], delay: Duration = .zero) {
@@ -21,6 +23,11 @@ final class ScriptedProvider: PushProvider {
 
     func deliver(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
         self.calls.withLock { $0.append(token) }
+        self.inFlight.withLock { count in
+            count.now += 1
+            count.peak = max(count.peak, count.now)
+        }
+        defer { self.inFlight.withLock { $0.now -= 1 } }
         if self.delay > .zero { try? await Task.sleep(for: self.delay) }
         return self.script.withLock { script in
             guard var outcomes = script[token], !outcomes.isEmpty else { return .delivered }
@@ -31,6 +38,14 @@ final class ScriptedProvider: PushProvider {
     }
 
     var deliveredTokens: [String] { self.calls.withLock { $0 } }
+
+    /// The most deliveries that were under way at once since the last reset.
+    var peakInFlight: Int { self.inFlight.withLock { $0.peak } }
+
+    /// Starts counting the peak again from the deliveries under way now.
+    func resetPeakInFlight() {
+        self.inFlight.withLock { $0.peak = $0.now }
+    }
 }
 
 /// Metrics that go nowhere.

@@ -1,0 +1,65 @@
+import Foundation
+import PushgateCore
+@testable import PushgateDelivery
+import PushgateStore
+import PushgateStoreSQLite
+import Synchronization
+import Testing
+
+/// While front ends enqueue, the worker's helper lanes give way, so one round's deliveries at a time share
+/// the machine with the answers to the senders; when the inflow pauses, the helpers deliver the backlog too.
+@Suite("Outbox lanes")
+struct OutboxLanesTests {
+    @Test func aSignalIsRecentForItsPeriodOnly() async throws {
+        let wakeUp = OutboxWakeUp()
+        #expect(!wakeUp.signalled(within: .seconds(3_600)))
+        wakeUp.signal()
+        #expect(wakeUp.signalled(within: .seconds(60)))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!wakeUp.signalled(within: .milliseconds(10)))
+        #expect(wakeUp.signalled(within: .seconds(60)))
+    }
+
+    @Test func helperLanesGiveWayWhileFrontEndsEnqueueAndJoinWhenTheInflowPauses() async throws {
+        let (store, _) = try await DispatcherAndOutboxTests.openStore()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        // Each delivery takes 100 ms, so a round's hundred deliveries are in flight together for that long.
+        let provider = ScriptedProvider(appID: "app", delay: .milliseconds(100))
+        let wakeUp = OutboxWakeUp()
+        let dispatcher = Dispatcher(directory: ProviderDirectory([provider]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        var configuration = OutboxWorker.Configuration()
+        configuration.lanes = 2
+        configuration.pollInterval = .milliseconds(10)
+        configuration.helperQuietPeriod = .seconds(1)
+        let worker = OutboxWorker(
+            dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet
+        )
+        // An inflow under way before the worker starts: a signal every 50 ms, as enqueues give.
+        wakeUp.signal()
+        let inflow = Task {
+            while !Task.isCancelled {
+                wakeUp.signal()
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        defer { inflow.cancel() }
+        // 4,000 tokens: all fit the hand-off (4,096), so every round takes one handed-over entry and
+        // claims nothing from the store.
+        let entries = 40
+        try await DispatcherAndOutboxTests.running([store, worker]) { () async throws in
+            for entry in 0..<entries {
+                try await dispatcher.enqueue(DispatcherAndOutboxTests.notification, appID: "app", tokens: (0..<100).map { "e\(entry)-\($0)" })
+            }
+            // One lane: a round is one 100-token entry, and no second round's deliveries join it.
+            #expect(try await DispatcherAndOutboxTests.eventually { provider.deliveredTokens.count >= 800 })
+            #expect(provider.peakInFlight == 100)
+            // The inflow pauses: the helper lane joins in within its quiet period, two rounds at once.
+            inflow.cancel()
+            provider.resetPeakInFlight()
+            #expect(try await DispatcherAndOutboxTests.eventually { () async throws in try await store.pendingCount() == 0 })
+            #expect(provider.peakInFlight > 100)
+            #expect(provider.deliveredTokens.count == entries * 100)
+            #expect(Set(provider.deliveredTokens).count == entries * 100)
+        }
+    }
+}
