@@ -14,8 +14,8 @@ struct SQLiteCheckpointTests {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         }
         let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
-        // About 8 MiB of outbox entries, one commit for every ten: twice SQLite's default log size of
-        // 1,000 pages.
+        // About 19 MiB of outbox entries (4,000 rows of about 4.8 KiB), one commit for every ten rows:
+        // over four times SQLite's default log size of 1,000 pages.
         let tokens = (0..<100).map { "token-\($0)-" + String(repeating: "x", count: 40) }
         for batch in 0..<400 {
             let messages = (0..<10).map { row in
