@@ -21,6 +21,11 @@ fixed_count_arguments() { # [BINARY] [CASE] [COUNT]
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
+# The gateway's http section on loopback port PORT, with IO_THREADS as http.io_threads when it is set.
+http_section() { # PORT
+  echo "http: {bind_addresses: ['127.0.0.1'], port: $1${IO_THREADS:+, io_threads: $IO_THREADS}}"
+}
+
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
@@ -89,7 +94,7 @@ write_config() { # NAME PORT
     sed "s/allowed_endpoints: \['127.0.0.1:$webpush_port'\]/allowed_endpoints: ['127.0.0.1:$webpush_port', '127.0.0.1:${nginx_port:-1}']/" \
       "$work/sandbox/pushgate-sandbox.yaml"
     cat <<YAML
-http: {bind_addresses: ['127.0.0.1'], port: $2${IO_THREADS:+, io_threads: $IO_THREADS}}
+$(http_section "$2")
 log: {level: warning}
 database: {url: 'sqlite:$work/$1.sqlite'}
 nextcloud: {fcm_app: demo.fcm, apns_app: demo.apns}

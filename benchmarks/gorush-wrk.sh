@@ -71,7 +71,7 @@ for mode in ${MODES:-async sync}; do
     port=$((port + 1))
     sync=false; [ "$mode" = sync ] && sync=true
     { cat "$work/sandbox/pushgate-sandbox.yaml"; cat <<YAML
-http: {bind_addresses: ['127.0.0.1'], port: $port${IO_THREADS:+, io_threads: $IO_THREADS}}
+$(http_section "$port")
 log: {level: warning}
 database: {url: 'sqlite:$work/$mode-$shape.sqlite'}
 gorush: {ios_app: demo.apns, android_app: demo.fcm, allow_unauthenticated: true, sync: $sync}

@@ -16,6 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-.build-release/release/pushgate}")
+source benchmarks/frontends-lib.sh  # http_section
 COUNT=${2:-5000}
 RATE=${3:-1000}
 PYTHON=${PUSHGATE_TEST_PYTHON:-.build-venv/bin/python}
@@ -34,7 +35,7 @@ secret=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 echo "$secret" > "$work/status.key"
 port=18400
 { cat "$work/sandbox/pushgate-sandbox.yaml"; cat <<YAML
-http: {bind_addresses: ['127.0.0.1'], port: $port${IO_THREADS:+, io_threads: $IO_THREADS}}
+$(http_section "$port")
 log: {level: notice}
 database: {url: 'sqlite:$work/status.sqlite'}
 status:

@@ -20,6 +20,14 @@ extension Duration {
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 
+    /// The duration in nanoseconds, clamped to `Int64`.
+    public var nanosecondsClamped: Int64 {
+        let (seconds, attoseconds) = self.components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return scaled + attoseconds / 1_000_000_000
+    }
+
     /// The duration in seconds, as Foundation's dates count them.
     public var timeInterval: TimeInterval {
         let (seconds, attoseconds) = self.components

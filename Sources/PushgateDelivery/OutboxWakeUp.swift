@@ -1,3 +1,4 @@
+import PushgateCore
 import Synchronization
 
 /// Lets an enqueue wake the outbox worker instead of waiting for its next poll, and carries what this
@@ -16,7 +17,7 @@ public final class OutboxWakeUp: Sendable {
 
     /// Wakes the worker if it waits; otherwise makes its next wait return at once.
     public func signal() {
-        self.lastSignal.store(Self.nanoseconds(ContinuousClock.now - self.origin), ordering: .relaxed)
+        self.lastSignal.store((ContinuousClock.now - self.origin).nanosecondsClamped, ordering: .relaxed)
         let continuation = self.waiter.withLock { waiter in
             defer { waiter = nil }
             return waiter
@@ -32,12 +33,7 @@ public final class OutboxWakeUp: Sendable {
     func signalled(within period: Duration) -> Bool {
         let last = self.lastSignal.load(ordering: .relaxed)
         guard last != .min else { return false }
-        return Self.nanoseconds(ContinuousClock.now - self.origin) - last < Self.nanoseconds(period)
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        return (ContinuousClock.now - self.origin).nanosecondsClamped - last < period.nanosecondsClamped
     }
 
     /// Waits for a signal or `timeout`, whichever comes first.

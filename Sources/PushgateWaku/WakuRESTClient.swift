@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import PushgateCore
 import PushgateProviderSupport
 public import PushgateStatusWire
 
@@ -122,14 +123,5 @@ public struct WakuRESTClient: WakuRelay {
     private static func describe(_ error: any Error) -> String {
         if case HTTP1ExchangeError.deadlineExceeded = error { return "no answer within the deadline" }
         return String(describing: type(of: error)) + ": " + String(String(describing: error).prefix(200))
-    }
-}
-
-extension Duration {
-    /// The duration in nanoseconds, clamped to Int64.
-    fileprivate var nanosecondsClamped: Int64 {
-        let (seconds, attoseconds) = self.components
-        guard seconds < Int64.max / 1_000_000_000 else { return Int64.max }
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

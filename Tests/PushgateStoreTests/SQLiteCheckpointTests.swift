@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import PushgateStore
 @testable import PushgateStoreSQLite
 import Testing
@@ -9,11 +8,10 @@ import Testing
 @Suite("SQLite checkpoints")
 struct SQLiteCheckpointTests {
     @Test func theWriteAheadLogStaysNearItsCheckpointSize() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("checkpoint-\(UUID().uuidString).sqlite").path
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
-        let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
+        let database = try await TestDatabase.make(.sqlite)
+        let path = try #require(database.sqlitePath)
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let store = try await database.open()
         // About 19 MiB of outbox entries (4,000 rows of about 4.8 KiB), one commit for every ten rows:
         // over four times SQLite's default log size of 1,000 pages.
         let tokens = (0..<100).map { "token-\($0)-" + String(repeating: "x", count: 40) }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import PushgateCore
 
 /// Answers the FCM emulator's HTTP/1 requests once they have ended: ``FCMEmulator/tokenReply(form:host:now:)``
 /// for `POST /token`, ``FCMEmulator``'s send judgement for `POST /v1/projects/{project}/messages:send`.
@@ -55,8 +56,7 @@ final class FCMEmulatorConnectionHandler: SandboxHTTP1Handler {
             }
             // Judged and answered after the delay, on the event loop (NIO's pipeline handler holds any
             // pipelined request until this answer has ended).
-            let (seconds, attoseconds) = emulator.slowDelay.components
-            let delay = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            let delay = TimeAmount.nanoseconds(emulator.slowDelay.nanosecondsClamped)
             let loop = context.eventLoop.assumeIsolated()
             loop.scheduleTask(in: delay) {
                 let reply = emulator.sendReply(project: project, authorization: authorization, headers: headers, body: data, object: object, now: nil)
