@@ -459,6 +459,7 @@ let package = Package(
                 .hummingbird,
                 .hummingbirdTesting,
                 .logging,
+                .serviceLifecycle,
                 .asyncHTTPClient,
                 .nioCore,
                 .nioHTTP1,

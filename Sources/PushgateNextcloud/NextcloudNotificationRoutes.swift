@@ -53,7 +53,10 @@ public struct NextcloudNotificationRoutes: Sendable {
         let isJSON = request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true
         let batch: NextcloudNotificationBatch
         do {
-            batch = try NextcloudNotificationBatch(body: String(buffer: body), isJSON: isJSON)
+            // Up to a few hundred KiB of form or JSON: read off the event loop.
+            batch = try await ComputePool.run { () throws(NextcloudNotificationBatch.Unreadable) in
+                try NextcloudNotificationBatch(body: String(buffer: body), isJSON: isJSON)
+            }
         } catch {
             return NextcloudErrorResponse.response(.badRequest, error.reason)
         }
@@ -105,16 +108,19 @@ public struct NextcloudNotificationRoutes: Sendable {
         result.failed = entries.count - valid.count
         var plans: [NextcloudDeliveryPlan] = []
         plans.reserveCapacity(valid.count)
-        for entry in valid {
-            guard let device = byID[entry.deviceIdentifier] else {
-                result.addUnknown(entry.deviceIdentifier)
-                continue
-            }
-            switch self.plan(entry, device: device) {
-            case .success(let plan): plans.append(plan)
-            case .failure(let refusal):
-                result.failed += 1
-                self.logger.info("nextcloud: entry refused", metadata: ["reason": "\(refusal.reason)", "token": "\(Redaction.fingerprint(device.pushToken))"])
+        // An RSA signature check per entry: off the event loop.
+        await ComputePool.run {
+            for entry in valid {
+                guard let device = byID[entry.deviceIdentifier] else {
+                    result.addUnknown(entry.deviceIdentifier)
+                    continue
+                }
+                switch self.plan(entry, device: device) {
+                case .success(let plan): plans.append(plan)
+                case .failure(let refusal):
+                    result.failed += 1
+                    self.logger.info("nextcloud: entry refused", metadata: ["reason": "\(refusal.reason)", "token": "\(Redaction.fingerprint(device.pushToken))"])
+                }
             }
         }
         let deadline = ContinuousClock.now + self.settings.deliveryTimeout

@@ -218,7 +218,7 @@ public struct Gateway: Sendable {
     /// The `Server` header of every answer.
     static let serverName = "Pushgate"
 
-    private static func listener<Responder: HTTPResponder>(
+    static func listener<Responder: HTTPResponder>(
         name: String,
         responder: Responder,
         limits: ListenerLimits,

@@ -114,7 +114,8 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         }
         let body: [UInt8]
         do {
-            body = try WebPushEncryption.encrypt(try JSONText.encode(notification.payload), for: subscription)
+            // RFC 8291's key agreement is the costliest step of a delivery: off the event loop.
+            body = try await ComputePool.run { try WebPushEncryption.encrypt(try JSONText.encode(notification.payload), for: subscription) }
         } catch WebPushEncryption.Failure.payloadTooLarge {
             return (.rejected(reason: "payload too large"), nil)
         } catch {

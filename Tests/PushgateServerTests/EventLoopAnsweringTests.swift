@@ -1,0 +1,82 @@
+import AsyncHTTPClient
+import Hummingbird
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import PushgateConfig
+import PushgateCore
+import PushgateHTTP
+@testable import PushgateServer
+import ServiceLifecycle
+import Testing
+
+/// Where a request's task runs: on its connection's event loop, with CPU-heavy steps on Swift's shared
+/// pool (`ComputePool`).
+@Suite("Answering on the event loop")
+struct EventLoopAnsweringTests {
+    /// Whether the calling thread is one of NIO's event loops, and which.
+    static var currentLoop: (any EventLoop)? { MultiThreadedEventLoopGroup.currentEventLoop }
+
+    @Test func aTaskThatPrefersALoopStaysOnItAndComputesOffIt() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let executor = EventLoopTaskExecutor(eventLoop: loop)
+        let seen = await Task(executorPreference: executor) { () async -> [String: Bool] in
+            var seen: [String: Bool] = ["start": loop.inEventLoop]
+            // Resumed from a timer of Swift's runtime, not from the loop.
+            try? await Task.sleep(for: .milliseconds(5))
+            seen["after a sleep"] = loop.inEventLoop
+            // Resumed from a promise completed on another loop's thread.
+            let other = MultiThreadedEventLoopGroup.singleton.next()
+            _ = try? await other.submit { 1 }.get()
+            seen["after another loop's future"] = loop.inEventLoop
+            seen["compute"] = await ComputePool.run { Self.currentLoop != nil }
+            seen["after compute"] = loop.inEventLoop
+            seen["child task"] = await withTaskGroup(of: Bool.self) { children in
+                children.addTask { loop.inEventLoop }
+                return await children.next() ?? false
+            }
+            return seen
+        }.value
+        #expect(
+            seen == [
+                "start": true, "after a sleep": true, "after another loop's future": true, "compute": false, "after compute": true,
+                "child task": true,
+            ]
+        )
+        try await group.shutdownGracefully()
+    }
+
+    @Test func aListenersRouteRunsOnItsConnectionsLoop() async throws {
+        let router = Router(context: GatewayRequestContext.self)
+        router.post("/where") { request, _ -> String in
+            let start = Self.currentLoop
+            _ = try await request.body.collect(upTo: 1024)
+            let computedOnALoop = await ComputePool.run { Self.currentLoop != nil }
+            let end = Self.currentLoop
+            return "\(start != nil) \(computedOnALoop) \(start != nil && end === start)"
+        }
+        let ports = AsyncStream.makeStream(of: Int.self)
+        let listener = Gateway.listener(
+            name: "test", responder: router.buildResponder(), limits: ListenerLimits(HTTPSettings()), host: "127.0.0.1", port: 0,
+            logger: TestLogging.quiet, onListening: { _, _, port in ports.continuation.yield(port) }
+        )
+        let server = Task { try await listener.run() }
+        defer { server.cancel() }
+        var iterator = ports.stream.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { _ = client.shutdown() }
+        // Two requests on one connection, one after the other, and a third on a connection of its own.
+        for _ in 0..<3 {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/where")
+            request.method = .POST
+            request.body = .bytes(ByteBuffer(string: "{}"))
+            let response = try await client.execute(request, timeout: .seconds(30))
+            #expect(response.status == .ok)
+            let text = String(buffer: try await response.body.collect(upTo: 1024))
+            // On a loop at the start and after the await, the compute step off it.
+            #expect(text == "true false true")
+        }
+    }
+}
