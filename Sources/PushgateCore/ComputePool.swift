@@ -1,5 +1,5 @@
-/// Runs CPU-heavy steps (signature checks, payload encryption) on Swift's shared pool of threads,
-/// whatever executor the calling task prefers.
+/// Runs CPU-heavy steps (signature checks, payload encryption, reading large bodies) on Swift's shared
+/// pool of threads, whatever executor the calling task prefers.
 ///
 /// The HTTP front ends answer each request on its connection's event loop, so that reading the request,
 /// awaiting a provider and writing the answer cost no hand-over between threads. A step that takes tens of
@@ -8,11 +8,38 @@
 /// hand-over.
 public enum ComputePool {
     /// Runs `work` on the shared pool and returns its result.
-    /// - Parameter work: the CPU-bound step; it must not block a thread (awaiting is fine: it resumes on
-    ///   the pool).
+    /// - Parameter work: the CPU-bound step; it must not block a thread.
+    /// - Returns: what `work` returns.
+    /// - Throws: what `work` throws.
+    public static func run<Result, Failure: Error>(_ work: () throws(Failure) -> Result) async throws(Failure) -> Result {
+        // The closure runs `work` itself, so it starts on the preferred executor. (Passing a synchronous
+        // `work` on as the operation would run it where the caller is: only async functions switch to it.)
+        try await withTaskExecutorPreference(globalConcurrentExecutor) { () async throws(Failure) -> Result in
+            try work()
+        }
+    }
+
+    /// Runs `work`, and what it awaits, on the shared pool and returns its result.
+    /// - Parameter work: the steps; they must not block a thread.
     /// - Returns: what `work` returns.
     /// - Throws: what `work` throws.
     public static func run<Result, Failure: Error>(_ work: () async throws(Failure) -> Result) async throws(Failure) -> Result {
         try await withTaskExecutorPreference(globalConcurrentExecutor, operation: work)
+    }
+
+    /// Input (a request body) of at least this many bytes is read on the shared pool by
+    /// ``run(readingBytes:_:)``: below it reading takes microseconds, a body of a MiB takes milliseconds.
+    public static let largeInput = 64 * 1024
+
+    /// Runs `work`, which reads `count` bytes of input, on the shared pool when that is at least
+    /// ``largeInput``, else at once on the calling task's executor.
+    /// - Parameters:
+    ///   - count: the input's size in bytes.
+    ///   - work: the reading step.
+    /// - Returns: what `work` returns.
+    /// - Throws: what `work` throws.
+    public static func run<Result, Failure: Error>(readingBytes count: Int, _ work: () throws(Failure) -> Result) async throws(Failure) -> Result {
+        guard count >= Self.largeInput else { return try work() }
+        return try await Self.run(work)
     }
 }

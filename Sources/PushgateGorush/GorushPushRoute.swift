@@ -31,7 +31,9 @@ struct GorushPushRoute: Sendable {
         let body = try await request.body.collect(upTo: context.maxUploadSize)
         let notifications: [GorushNotification]
         do {
-            notifications = try GorushRequestReader.notifications(Array(body.readableBytesView))
+            notifications = try await ComputePool.run(readingBytes: body.readableBytes) { () throws(GorushRequestReader.Unreadable) in
+                try GorushRequestReader.notifications(Array(body.readableBytesView))
+            }
         } catch {
             context.logger.debug("gorush: unreadable push request", metadata: ["reason": "\(error.reason)"])
             return GorushResponse.error(.badRequest, "Missing notifications field.")

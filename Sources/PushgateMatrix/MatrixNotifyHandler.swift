@@ -63,7 +63,9 @@ public struct MatrixNotifyHandler: Sendable {
         let body = try await request.body.collect(upTo: context.maxUploadSize)
         let notification: MatrixNotification
         do {
-            notification = try MatrixRequestParser.parse(Array(buffer: body))
+            notification = try await ComputePool.run(readingBytes: body.readableBytes) { () throws(MatrixRequestError) in
+                try MatrixRequestParser.parse(Array(buffer: body))
+            }
         } catch {
             let errcode = error.message == "Expected JSON request body" ? "M_NOT_JSON" : "M_BAD_JSON"
             return try GatewayErrorBody(status: .badRequest, errcode: errcode, message: error.message).response(from: request, context: context)

@@ -31,7 +31,16 @@ struct EventLoopAnsweringTests {
             _ = try? await other.submit { 1 }.get()
             seen["after another loop's future"] = loop.inEventLoop
             seen["compute"] = await ComputePool.run { Self.currentLoop != nil }
+            // A synchronous function passed as it is, not a closure written in place.
+            let onALoop: () -> Bool = { Self.currentLoop != nil }
+            seen["compute, a function"] = await ComputePool.run(onALoop)
+            seen["compute with awaits"] = await ComputePool.run { () async -> Bool in
+                _ = try? await MultiThreadedEventLoopGroup.singleton.next().submit { 1 }.get()
+                return Self.currentLoop != nil
+            }
             seen["after compute"] = loop.inEventLoop
+            seen["reading a small input"] = await ComputePool.run(readingBytes: ComputePool.largeInput - 1) { Self.currentLoop != nil }
+            seen["reading a large input"] = await ComputePool.run(readingBytes: ComputePool.largeInput) { Self.currentLoop != nil }
             seen["child task"] = await withTaskGroup(of: Bool.self) { children in
                 children.addTask { loop.inEventLoop }
                 return await children.next() ?? false
@@ -40,8 +49,9 @@ struct EventLoopAnsweringTests {
         }.value
         #expect(
             seen == [
-                "start": true, "after a sleep": true, "after another loop's future": true, "compute": false, "after compute": true,
-                "child task": true,
+                "start": true, "after a sleep": true, "after another loop's future": true, "compute": false, "compute, a function": false,
+                "compute with awaits": false, "after compute": true,
+                "reading a small input": true, "reading a large input": false, "child task": true,
             ]
         )
         try await group.shutdownGracefully()
