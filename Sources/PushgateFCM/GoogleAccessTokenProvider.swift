@@ -3,6 +3,7 @@ public import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import PushgateCore
 import PushgateProviderSupport
 public import _CryptoExtras
 
@@ -84,9 +85,11 @@ public final class GoogleAccessTokenProvider: Sendable {
 
     private func requestToken(deadline: ContinuousClock.Instant) async throws -> AccessTokenCache.Token {
         let issuedAt = self.now()
+        // An RSA-2048 signature (about a millisecond): off the event loop a request may be answered on.
+        let assertion = try await ComputePool.run { try self.assertion(issuedAt: issuedAt) }
         let body = FormEncoding.encode([
             ("grant_type", FCM.jwtBearerGrantType),
-            ("assertion", try self.assertion(issuedAt: issuedAt)),
+            ("assertion", assertion),
         ])
         var request = HTTPClientRequest(url: self.account.tokenURI)
         request.method = .POST

@@ -8,9 +8,9 @@ import NIOHTTP1
 /// The task runs on the connection's event loop too (``EventLoopTaskExecutor``): reading the request,
 /// awaiting the store and the providers (whose connections share the loops) and writing the answer then
 /// cost no hand-over between threads, where a task on Swift's shared pool crossed threads four times a
-/// request. Routes run their CPU-heavy steps (signature checks, encryption) through `ComputePool`, on the
-/// shared pool, so the loop is not held up by them; child tasks and actors without an executor of their
-/// own follow the task onto the loop.
+/// request. Routes run their CPU-heavy steps (signature checks, encryption, reading large bodies) through
+/// `ComputePool`, on the shared pool, so the loop is not held up by them; child tasks and actors without
+/// an executor of their own follow the task onto the loop.
 ///
 /// One request is answered at a time, in order. The parts of requests a pipelining client sends while one
 /// is answered are held and taken up, in order, once its answer's end is written; while any are held the
