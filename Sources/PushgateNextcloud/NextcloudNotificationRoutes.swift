@@ -53,8 +53,7 @@ public struct NextcloudNotificationRoutes: Sendable {
         let isJSON = request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true
         let batch: NextcloudNotificationBatch
         do {
-            // Up to a few hundred KiB of form or JSON: read off the event loop.
-            batch = try await ComputePool.run { () throws(NextcloudNotificationBatch.Unreadable) in
+            batch = try await ComputePool.run(readingBytes: body.readableBytes) { () throws(NextcloudNotificationBatch.Unreadable) in
                 try NextcloudNotificationBatch(body: String(buffer: body), isJSON: isJSON)
             }
         } catch {

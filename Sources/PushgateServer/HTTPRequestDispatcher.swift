@@ -202,16 +202,12 @@ final class HTTPRequestDispatcher: ChannelDuplexHandler, RemovableChannelHandler
         self.loopExecutor = executor
         Task(executorPreference: executor) {
             let answer = await responder.answer(head, body: body, channel: channel)
-            // Normally the task ends on the loop already; the answer is written at once then.
-            if eventLoop.inEventLoop {
+            let write: @Sendable () -> Void = {
                 let (dispatcher, context) = loopBound.value
                 dispatcher.write(answer, context: context)
-            } else {
-                eventLoop.execute {
-                    let (dispatcher, context) = loopBound.value
-                    dispatcher.write(answer, context: context)
-                }
             }
+            // Normally the task ends on the loop already; the answer is written at once then.
+            if eventLoop.inEventLoop { write() } else { eventLoop.execute(write) }
         }
     }
 
