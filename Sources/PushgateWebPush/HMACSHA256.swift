@@ -17,33 +17,47 @@ struct HMACSHA256 {
     /// SHA-256 after absorbing `key ⊕ opad`.
     private let outer: SHA256
 
-    /// Prepares the padded key states.
+    /// Prepares the padded key states. The padded key lives in a buffer on the stack, zeroed afterwards.
     init(key: some ContiguousBytes) {
-        var padded = [UInt8](repeating: 0, count: Self.blockSize)
-        key.withUnsafeBytes { bytes in
-            if bytes.count > Self.blockSize {
-                let digest = SHA256.hash(data: bytes)
-                digest.withUnsafeBytes { digestBytes in
-                    for index in digestBytes.indices { padded[index] = digestBytes[index] }
-                }
-            } else {
-                for index in bytes.indices { padded[index] = bytes[index] }
-            }
-        }
         var inner = SHA256()
         var outer = SHA256()
-        var block = padded.map { $0 ^ 0x36 }
-        inner.update(data: block)
-        block = padded.map { $0 ^ 0x5c }
-        outer.update(data: block)
+        key.withUnsafeBytes { keyBytes in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.blockSize) { padded in
+                padded.initialize(repeating: 0)
+                if keyBytes.count > Self.blockSize {
+                    SHA256.hash(data: keyBytes).withUnsafeBytes { digest in
+                        for index in digest.indices { padded[index] = digest[index] }
+                    }
+                } else {
+                    for index in keyBytes.indices { padded[index] = keyBytes[index] }
+                }
+                for index in padded.indices { padded[index] ^= 0x36 }
+                inner.update(bufferPointer: UnsafeRawBufferPointer(padded))
+                for index in padded.indices { padded[index] ^= 0x36 ^ 0x5c }
+                outer.update(bufferPointer: UnsafeRawBufferPointer(padded))
+                padded.update(repeating: 0)
+            }
+        }
         self.inner = inner
         self.outer = outer
+    }
+
+    /// The code of `message`.
+    func authenticationCode(_ message: some ContiguousBytes) -> SHA256.Digest {
+        var inner = self.inner
+        message.withUnsafeBytes { inner.update(bufferPointer: $0) }
+        return self.finish(inner)
     }
 
     /// The code of the concatenation of `parts`.
     func authenticationCode(_ parts: [UInt8]...) -> SHA256.Digest {
         var inner = self.inner
         for part in parts { inner.update(data: part) }
+        return self.finish(inner)
+    }
+
+    /// The outer hash over the inner one's digest.
+    private func finish(_ inner: SHA256) -> SHA256.Digest {
         var outer = self.outer
         inner.finalize().withUnsafeBytes { outer.update(bufferPointer: $0) }
         return outer.finalize()

@@ -45,9 +45,30 @@ struct WebPushContentKeys {
         senderPublicKey: [UInt8],
         salt: [UInt8]
     ) throws {
-        let prkKey = ecdhSecret.withUnsafeBytes { HMACSHA256(key: authSecret).authenticationCode(Array($0)) }
+        try self.init(
+            ecdhSecret: ecdhSecret, authKey: HMACSHA256(key: authSecret), userAgentPublicKey: userAgentPublicKey,
+            senderPublicKey: senderPublicKey, salt: salt
+        )
+    }
+
+    /// Derives the key and nonce with the auth secret's HMAC key prepared beforehand (a subscription
+    /// keeps it: ``WebPushSubscription/authKey``).
+    /// - Parameters:
+    ///   - ecdhSecret: the 32-byte ECDH shared secret between the sender key and the user agent key.
+    ///   - authKey: HMAC-SHA-256 keyed with the subscription's 16-byte auth secret.
+    ///   - userAgentPublicKey: the user agent's public key (`p256dh`), uncompressed (65 bytes).
+    ///   - senderPublicKey: the sender's ephemeral public key, uncompressed (65 bytes).
+    ///   - salt: the message's 16-byte salt.
+    init(
+        ecdhSecret: some ContiguousBytes,
+        authKey: HMACSHA256,
+        userAgentPublicKey: [UInt8],
+        senderPublicKey: [UInt8],
+        salt: [UInt8]
+    ) throws {
+        let prkKey = authKey.authenticationCode(ecdhSecret)
         let ikm = HMACSHA256(key: prkKey).authenticationCode(Self.keyInfoPrefix, userAgentPublicKey, senderPublicKey, Self.firstBlockCounter)
-        let prk = HMACSHA256(key: HMACSHA256(key: salt).authenticationCode(Array(ikm)))
+        let prk = HMACSHA256(key: HMACSHA256(key: salt).authenticationCode(ikm))
         let contentKeyBlock = prk.authenticationCode(Self.contentKeyInfoBlock)
         self.contentEncryptionKey = contentKeyBlock.withUnsafeBytes { SymmetricKey(data: UnsafeRawBufferPointer(rebasing: $0.prefix(16))) }
         let nonceBlock = prk.authenticationCode(Self.nonceInfoBlock)

@@ -36,18 +36,22 @@ public enum WebPushEncryption {
             userAgentPublicKey: subscription.userAgentPublicKey,
             userAgentPublicKeyBytes: subscription.userAgentPublicKeyBytes,
             authSecret: subscription.authSecret,
+            authKey: subscription.authKey,
             salt: salt,
             senderKey: WebPushSenderKey.generate()
         )
     }
 
     /// Encrypts with a given salt and sender key (tests pass fixed ones).
-    /// - Parameter userAgentPublicKeyBytes: `userAgentPublicKey`'s x9.63 form, when the caller has it.
+    /// - Parameters:
+    ///   - userAgentPublicKeyBytes: `userAgentPublicKey`'s x9.63 form, when the caller has it.
+    ///   - authKey: HMAC-SHA-256 keyed with `authSecret`, when the caller has it.
     static func encrypt(
         _ plaintext: [UInt8],
         userAgentPublicKey: P256.KeyAgreement.PublicKey,
         userAgentPublicKeyBytes: [UInt8]? = nil,
         authSecret: [UInt8],
+        authKey: HMACSHA256? = nil,
         salt: [UInt8],
         senderKey: P256.KeyAgreement.PrivateKey
     ) throws -> [UInt8] {
@@ -59,7 +63,7 @@ public enum WebPushEncryption {
         let secret = try senderKey.sharedSecretFromKeyAgreement(with: userAgentPublicKey)
         let keys = try WebPushContentKeys(
             ecdhSecret: secret,
-            authSecret: authSecret,
+            authKey: authKey ?? HMACSHA256(key: authSecret),
             userAgentPublicKey: userAgentPublicKeyBytes ?? Array(userAgentPublicKey.x963Representation),
             senderPublicKey: senderPublic,
             salt: salt

@@ -25,6 +25,8 @@ public struct WebPushSubscription: Sendable {
     public let authSecret: [UInt8]
     /// ``userAgentPublicKey`` as an uncompressed point (its x9.63 form), which the key derivation mixes in.
     let userAgentPublicKeyBytes: [UInt8]
+    /// HMAC-SHA-256 keyed with ``authSecret``, the key derivation's first step, prepared once.
+    let authKey: HMACSHA256
 
     /// Parses a subscription token.
     /// - Throws: ``ParseError`` when the token is not JSON, lacks a field, or has an unusable key.
@@ -58,6 +60,7 @@ public struct WebPushSubscription: Sendable {
         self.target = WebPushEndpoint(endpoint)
         self.userAgentPublicKey = publicKey
         self.authSecret = auth
+        self.authKey = HMACSHA256(key: auth)
         // The key parsed from exactly these 65 bytes (an uncompressed point), which are its x9.63 form.
         self.userAgentPublicKeyBytes = p256dh
     }
@@ -67,6 +70,7 @@ public struct WebPushSubscription: Sendable {
         self.target = WebPushEndpoint(endpoint)
         self.userAgentPublicKey = userAgentPublicKey
         self.authSecret = authSecret
+        self.authKey = HMACSHA256(key: authSecret)
         self.userAgentPublicKeyBytes = Array(userAgentPublicKey.x963Representation)
     }
 }
