@@ -194,3 +194,13 @@ provider_ticks() { # utime + stime of the provider side: the sandbox, and nginx 
 kernel_ticks() { # stime of PID (time in the kernel on its behalf), in clock ticks
   awk '{ sub(/^.*\) /, ""); print $13 }' "/proc/$1/stat"
 }
+
+# The machine's speed just now, as a reference beside a run's CPU figures: P-256 ECDH operations a second
+# on one core (`openssl speed`, one second), the operation that costs a Web Push message most. On a shared
+# virtual machine it drops in the spells when neighbours are busy; a CPU figure taken in such a spell is
+# high by about as much. Prints "-" without the openssl command.
+machine_reference() {
+  command -v openssl > /dev/null || { echo "-"; return; }
+  openssl speed -seconds 1 ecdhp256 2>/dev/null | awk '/ecdh \(nistp256\)/ { printf "%.0f\n", $NF }'
+}
+
