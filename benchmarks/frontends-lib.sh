@@ -95,7 +95,7 @@ write_config() { # NAME PORT
       "$work/sandbox/pushgate-sandbox.yaml"
     cat <<YAML
 $(http_section "$2")
-log: {level: warning}
+log: {level: ${BENCH_LOG_LEVEL:-warning}}
 database: {url: 'sqlite:$work/$1.sqlite'}
 nextcloud: {fcm_app: demo.fcm, apns_app: demo.apns}
 YAML

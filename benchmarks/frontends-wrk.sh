@@ -6,6 +6,8 @@
 #   benchmarks/frontends-wrk.sh [BINARY] [DURATION] [CONNECTIONS]
 #   CASES="matrix-apns nextcloud-fcm" benchmarks/frontends-wrk.sh …   # a subset
 #   IO_THREADS=2 benchmarks/frontends-wrk.sh …   # the gateway's http.io_threads (default: half the cores)
+#   BENCH_LOG_LEVEL=info benchmarks/frontends-wrk.sh …   # the gateway's log.level (default here: warning;
+#                                                          # the gateway's own default, info, logs each request)
 #
 # Cases (each with a fresh gateway and store):
 #   matrix-webpush  POST /_matrix/push/v1/notify, Synapse's full format, one Web Push device (a fresh P-256

@@ -1,6 +1,6 @@
 import Foundation
 public import Logging
-import Synchronization
+import PushgateCore
 
 /// Writes log events to standard error, as text or as one JSON object per line (`log.format: json`).
 ///
@@ -31,39 +31,109 @@ public struct GatewayLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = self.metadata
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        let line: String
+        // The event's metadata wins over the logger's.
+        let merged: Logger.Metadata
+        if let extra = event.metadata, !extra.isEmpty {
+            if self.metadata.isEmpty {
+                merged = extra
+            } else {
+                merged = self.metadata.merging(extra) { _, new in new }
+            }
+        } else {
+            merged = self.metadata
+        }
+        var line: [UInt8]
         switch self.format {
         case .json: line = Self.jsonLine(label: self.label, event: event, metadata: merged)
         case .text: line = Self.textLine(label: self.label, event: event, metadata: merged)
         }
-        Self.output.withLock { _ in
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+        line.append(UInt8(ascii: "\n"))
+        // The access log's lines and other chatter go through the writer thread; what an operator must
+        // not lose (a start, a stop, warnings and worse) is written before `log` returns.
+        let writer = Self.standardError(self.format)
+        if event.level >= .notice {
+            writer.writeNow(line)
+        } else {
+            writer.enqueue(line)
         }
     }
 
-    private static let output = Mutex(())
+    /// Writes what is buffered for standard error, before it returns (before the process ends, say).
+    public static func flush() {
+        Self.textWriter.flush()
+        Self.jsonWriter.flush()
+    }
 
-    static func jsonLine(label: String, event: LogEvent, metadata: Logger.Metadata) -> String {
-        var object: [String: Any] = [
-            "ts": Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
-            "level": event.level.rawValue,
-            "logger": label,
-            "msg": event.message.description,
+    /// The most log bytes buffered for the writer thread; lines beyond them are dropped and counted.
+    static let bufferLimit = 4 * 1024 * 1024
+
+    private static let textWriter = LogLineWriter(descriptor: 2, limit: bufferLimit) { count in
+        Self.textLine(label: "pushgate", event: Self.droppedEvent, metadata: ["count": "\(count)"]) + [UInt8(ascii: "\n")]
+    }
+
+    private static let jsonWriter = LogLineWriter(descriptor: 2, limit: bufferLimit) { count in
+        Self.jsonLine(label: "pushgate", event: Self.droppedEvent, metadata: ["count": "\(count)"]) + [UInt8(ascii: "\n")]
+    }
+
+    private static let droppedEvent = LogEvent(
+        level: .warning, message: "log lines dropped: standard error did not keep up", metadata: nil, source: "pushgate",
+        file: #fileID, function: #function, line: #line
+    )
+
+    private static func standardError(_ format: Format) -> LogLineWriter {
+        switch format {
+        case .text: Self.textWriter
+        case .json: Self.jsonWriter
+        }
+    }
+
+    static func jsonLine(label: String, event: LogEvent, metadata: Logger.Metadata) -> [UInt8] {
+        var time: [UInt8] = []
+        LogTimestamp.append(to: &time)
+        var object: [String: JSONValue] = [
+            "ts": .string(String(decoding: time, as: UTF8.self)),
+            "level": .string(event.level.rawValue),
+            "logger": .string(label),
+            "msg": .string(event.message.description),
         ]
         for (key, value) in metadata where object[key] == nil {
-            object[key] = value.description
+            object[key] = .string(value.description)
         }
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
-            return #"{"level":"error","msg":"unencodable log event"}"#
+        guard let line = try? JSONText.encode(.object(object)) else {
+            return Array(#"{"level":"error","msg":"unencodable log event"}"#.utf8)
         }
-        return String(decoding: data, as: UTF8.self)
+        return line
     }
 
-    static func textLine(label: String, event: LogEvent, metadata: Logger.Metadata) -> String {
-        let time = Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-        let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        return "\(time) \(event.level.rawValue.uppercased()) \(label): \(event.message)\(fields.isEmpty ? "" : " " + fields)"
+    /// The level as the text format writes it.
+    private static func levelName(_ level: Logger.Level) -> StaticString {
+        switch level {
+        case .trace: "TRACE"
+        case .debug: "DEBUG"
+        case .info: "INFO"
+        case .notice: "NOTICE"
+        case .warning: "WARNING"
+        case .error: "ERROR"
+        case .critical: "CRITICAL"
+        }
+    }
+
+    static func textLine(label: String, event: LogEvent, metadata: Logger.Metadata) -> [UInt8] {
+        var line: [UInt8] = []
+        line.reserveCapacity(160)
+        LogTimestamp.append(to: &line)
+        line.append(UInt8(ascii: " "))
+        Self.levelName(event.level).withUTF8Buffer { line.append(contentsOf: $0) }
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: label.utf8)
+        line.append(contentsOf: ": ".utf8)
+        line.append(contentsOf: event.message.description.utf8)
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+            line.append(UInt8(ascii: " "))
+            line.append(contentsOf: key.utf8)
+            line.append(UInt8(ascii: "="))
+            line.append(contentsOf: value.description.utf8)
+        }
+        return line
     }
 }

@@ -47,6 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         try await gateway.run(gracefulShutdownSignals: [.sigterm, .sigint])
-        logger.notice("stopped")
+        logger.notice("stopped")  // a notice: written with what was buffered before it
+        GatewayLogHandler.flush()
     }
 }

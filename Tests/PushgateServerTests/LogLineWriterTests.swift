@@ -1,0 +1,98 @@
+import Foundation
+import Logging
+@testable import PushgateServer
+import Testing
+
+/// The gateway's log lines: their time stamps, their text form, and the writer that keeps the event loops
+/// from waiting for standard error.
+@Suite("Log lines")
+struct LogLineWriterTests {
+    /// A pipe whose read end the test drains.
+    final class Pipe: @unchecked Sendable {
+        let readEnd: Int32
+        let writeEnd: Int32
+
+        init() throws {
+            var ends: [Int32] = [0, 0]
+            try #require(pipe(&ends) == 0)
+            self.readEnd = ends[0]
+            self.writeEnd = ends[1]
+        }
+
+        deinit {
+            close(self.readEnd)
+            close(self.writeEnd)
+        }
+
+        /// Reads until `count` bytes arrived or `deadline` passed.
+        func read(count: Int, until deadline: ContinuousClock.Instant) -> String {
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while received.count < count, ContinuousClock.now < deadline {
+                var poller = pollfd(fd: self.readEnd, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 50) > 0 else { continue }
+                let got = buffer.withUnsafeMutableBytes { Glibc.read(self.readEnd, $0.baseAddress, $0.count) }
+                if got > 0 { received += buffer[..<got] }
+            }
+            return String(decoding: received, as: UTF8.self)
+        }
+    }
+
+    @Test(arguments: [
+        (0, 0), (951_782_400, 7), (1_709_164_799, 999), (1_764_346_205, 123), (4_102_444_800, 500),
+    ])
+    func timeStampsReadAsFoundationWritesThem(seconds: Int, milliseconds: Int) {
+        var bytes: [UInt8] = []
+        LogTimestamp.append(seconds: seconds, milliseconds: milliseconds, to: &bytes)
+        let date = Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000 + 0.0001)
+        #expect(String(decoding: bytes, as: UTF8.self) == date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    }
+
+    @Test func aTextLineHasTheTimeTheLevelTheLoggerTheMessageAndSortedMetadata() throws {
+        let event = LogEvent(
+            level: .info, message: "handled request", metadata: nil, source: "test", file: #fileID, function: #function, line: #line
+        )
+        let line = String(decoding: GatewayLogHandler.textLine(label: "pushgate", event: event, metadata: ["route": "/x", "a": "1"]), as: UTF8.self)
+        let pattern = #/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z INFO pushgate: handled request a=1 route=/x$/#
+        #expect(line.wholeMatch(of: pattern) != nil, "\(line)")
+        let json = try JSONSerialization.jsonObject(
+            with: Data(GatewayLogHandler.jsonLine(label: "pushgate", event: event, metadata: ["route": "/x", "msg": "not this"]))
+        ) as? [String: String]
+        #expect(json?["msg"] == "handled request")
+        #expect(json?["route"] == "/x")
+        #expect(json?["level"] == "info")
+        #expect(json?["ts"]?.hasSuffix("Z") == true)
+    }
+
+    @Test func linesLeaveInOrderAndWriteNowWritesWhatWasBufferedFirst() throws {
+        let pipe = try Pipe()
+        let writer = LogLineWriter(descriptor: pipe.writeEnd, limit: 1 << 20) { count in Array("dropped \(count)\n".utf8) }
+        let expected = (1...200).map { "buffered line \($0)\n" }.joined() + "at once\n"
+        for number in 1...200 { writer.enqueue(Array("buffered line \(number)\n".utf8)) }
+        writer.writeNow(Array("at once\n".utf8))
+        // Everything is in the pipe when writeNow returns: the writer thread wrote some, writeNow the rest.
+        #expect(pipe.read(count: expected.utf8.count, until: .now + .seconds(1)) == expected)
+        // Later lines reach the pipe from the writer thread alone, within its gathering time.
+        writer.enqueue(Array("later\n".utf8))
+        #expect(pipe.read(count: 6, until: .now + .seconds(30)) == "later\n")
+    }
+
+    @Test func linesOverTheLimitAreDroppedAndCounted() throws {
+        let pipe = try Pipe()
+        let writer = LogLineWriter(descriptor: pipe.writeEnd, limit: 20, startsThread: false) { count in
+            Array("dropped \(count)\n".utf8)
+        }
+        writer.enqueue(Array("first line\n".utf8))  // 11 bytes: kept
+        writer.enqueue(Array("second line\n".utf8))  // 23 in all: dropped
+        writer.enqueue(Array("third\n".utf8))  // 17: kept
+        writer.enqueue(Array("fourth line\n".utf8))  // 29: dropped
+        #expect(pipe.read(count: 1, until: .now + .milliseconds(100)).isEmpty, "without the thread nothing is written yet")
+        writer.flush()
+        let expected = "dropped 2\nfirst line\nthird\n"
+        #expect(pipe.read(count: expected.utf8.count, until: .now + .seconds(1)) == expected)
+        // The count starts again.
+        writer.enqueue(Array("fifth\n".utf8))
+        writer.flush()
+        #expect(pipe.read(count: 6, until: .now + .seconds(1)) == "fifth\n")
+    }
+}
