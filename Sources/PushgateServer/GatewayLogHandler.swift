@@ -4,6 +4,10 @@ import PushgateCore
 
 /// Writes log events to standard error, as text or as one JSON object per line (`log.format: json`).
 ///
+/// Events at `info` and below (the access log's line per request among them) go through a
+/// ``LogLineWriter``, whose thread writes them shortly after, many in one call, so that no request waits
+/// for standard error; `notice` and above are written before ``log(event:)`` returns.
+///
 /// Pushgate never puts tokens, keys or notification content into log metadata; fingerprints from
 /// `Redaction` stand in for them.
 public struct GatewayLogHandler: LogHandler {
