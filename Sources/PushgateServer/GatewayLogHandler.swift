@@ -35,21 +35,11 @@ public struct GatewayLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        // The event's metadata wins over the logger's.
-        let merged: Logger.Metadata
-        if let extra = event.metadata, !extra.isEmpty {
-            if self.metadata.isEmpty {
-                merged = extra
-            } else {
-                merged = self.metadata.merging(extra) { _, new in new }
-            }
-        } else {
-            merged = self.metadata
-        }
+        let fields = Self.fields(self.metadata, event.metadata)
         var line: [UInt8]
         switch self.format {
-        case .json: line = Self.jsonLine(label: self.label, event: event, metadata: merged)
-        case .text: line = Self.textLine(label: self.label, event: event, metadata: merged)
+        case .json: line = Self.jsonLine(label: self.label, event: event, fields: fields)
+        case .text: line = Self.textLine(label: self.label, event: event, fields: fields)
         }
         line.append(UInt8(ascii: "\n"))
         // The access log's lines and other chatter go through the writer thread; what an operator must
@@ -91,7 +81,36 @@ public struct GatewayLogHandler: LogHandler {
         }
     }
 
+    /// One metadata entry of a line.
+    struct Field {
+        let key: String
+        let value: Logger.MetadataValue
+    }
+
+    /// The logger's and the event's metadata (the event's winning), sorted by key: without merging them
+    /// into a new dictionary first.
+    static func fields(_ logger: Logger.Metadata, _ event: Logger.Metadata?) -> [Field] {
+        var fields: [Field] = []
+        fields.reserveCapacity(logger.count + (event?.count ?? 0))
+        for (key, value) in logger where event?[key] == nil {
+            fields.append(Field(key: key, value: value))
+        }
+        for (key, value) in event ?? [:] {
+            fields.append(Field(key: key, value: value))
+        }
+        fields.sort { $0.key < $1.key }
+        return fields
+    }
+
     static func jsonLine(label: String, event: LogEvent, metadata: Logger.Metadata) -> [UInt8] {
+        Self.jsonLine(label: label, event: event, fields: Self.fields(metadata, nil))
+    }
+
+    static func textLine(label: String, event: LogEvent, metadata: Logger.Metadata) -> [UInt8] {
+        Self.textLine(label: label, event: event, fields: Self.fields(metadata, nil))
+    }
+
+    static func jsonLine(label: String, event: LogEvent, fields: [Field]) -> [UInt8] {
         var time: [UInt8] = []
         LogTimestamp.append(to: &time)
         var object: [String: JSONValue] = [
@@ -100,8 +119,8 @@ public struct GatewayLogHandler: LogHandler {
             "logger": .string(label),
             "msg": .string(event.message.description),
         ]
-        for (key, value) in metadata where object[key] == nil {
-            object[key] = .string(value.description)
+        for field in fields where object[field.key] == nil {
+            object[field.key] = .string(field.value.description)
         }
         guard let line = try? JSONText.encode(.object(object)) else {
             return Array(#"{"level":"error","msg":"unencodable log event"}"#.utf8)
@@ -122,7 +141,7 @@ public struct GatewayLogHandler: LogHandler {
         }
     }
 
-    static func textLine(label: String, event: LogEvent, metadata: Logger.Metadata) -> [UInt8] {
+    static func textLine(label: String, event: LogEvent, fields: [Field]) -> [UInt8] {
         var line: [UInt8] = []
         line.reserveCapacity(160)
         LogTimestamp.append(to: &line)
@@ -132,11 +151,11 @@ public struct GatewayLogHandler: LogHandler {
         line.append(contentsOf: label.utf8)
         line.append(contentsOf: ": ".utf8)
         line.append(contentsOf: event.message.description.utf8)
-        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+        for field in fields {
             line.append(UInt8(ascii: " "))
-            line.append(contentsOf: key.utf8)
+            line.append(contentsOf: field.key.utf8)
             line.append(UInt8(ascii: "="))
-            line.append(contentsOf: value.description.utf8)
+            line.append(contentsOf: field.value.description.utf8)
         }
         return line
     }
