@@ -52,21 +52,22 @@ public struct GatewayLogHandler: LogHandler {
         }
     }
 
-    /// Writes what is buffered for standard error, before it returns (before the process ends, say).
-    public static func flush() {
-        Self.textWriter.flush()
-        Self.jsonWriter.flush()
-    }
-
     /// The most log bytes buffered for the writer thread; lines beyond them are dropped and counted.
     static let bufferLimit = 4 * 1024 * 1024
 
-    private static let textWriter = LogLineWriter(descriptor: 2, limit: bufferLimit) { count in
-        Self.textLine(label: "pushgate", event: Self.droppedEvent, metadata: ["count": "\(count)"]) + [UInt8(ascii: "\n")]
-    }
+    private static let textWriter = Self.makeWriter(.text)
+    private static let jsonWriter = Self.makeWriter(.json)
 
-    private static let jsonWriter = LogLineWriter(descriptor: 2, limit: bufferLimit) { count in
-        Self.jsonLine(label: "pushgate", event: Self.droppedEvent, metadata: ["count": "\(count)"]) + [UInt8(ascii: "\n")]
+    /// A writer to standard error whose dropped-lines warning is a line of `format`.
+    private static func makeWriter(_ format: Format) -> LogLineWriter {
+        LogLineWriter(descriptor: 2, limit: Self.bufferLimit) { count in
+            let fields = [Field(key: "count", value: "\(count)")]
+            let line = switch format {
+            case .text: Self.textLine(label: "pushgate", event: Self.droppedEvent, fields: fields)
+            case .json: Self.jsonLine(label: "pushgate", event: Self.droppedEvent, fields: fields)
+            }
+            return line + [UInt8(ascii: "\n")]
+        }
     }
 
     private static let droppedEvent = LogEvent(
@@ -87,7 +88,7 @@ public struct GatewayLogHandler: LogHandler {
         let value: Logger.MetadataValue
     }
 
-    /// The logger's and the event's metadata (the event's winning), sorted by key: without merging them
+    /// The logger's and the event's metadata (the event's winning), in no order: without merging them
     /// into a new dictionary first.
     static func fields(_ logger: Logger.Metadata, _ event: Logger.Metadata?) -> [Field] {
         var fields: [Field] = []
@@ -98,7 +99,6 @@ public struct GatewayLogHandler: LogHandler {
         for (key, value) in event ?? [:] {
             fields.append(Field(key: key, value: value))
         }
-        fields.sort { $0.key < $1.key }
         return fields
     }
 
@@ -151,7 +151,7 @@ public struct GatewayLogHandler: LogHandler {
         line.append(contentsOf: label.utf8)
         line.append(contentsOf: ": ".utf8)
         line.append(contentsOf: event.message.description.utf8)
-        for field in fields {
+        for field in fields.sorted(by: { $0.key < $1.key }) {
             line.append(UInt8(ascii: " "))
             line.append(contentsOf: field.key.utf8)
             line.append(UInt8(ascii: "="))

@@ -1,63 +1,42 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import Foundation
-import Synchronization
-
 /// The time of a log line in UTC, as ISO 8601 with milliseconds (`2026-11-28T16:10:05.123Z`), the form
 /// Foundation's `ISO8601FormatStyle(includingFractionalSeconds: true)` gives, at a fraction of its cost:
 /// the calendar fields are worked out once a second.
 enum LogTimestamp {
     /// The text of the current second, up to and without its fraction.
-    private static let cache = Mutex<(second: Int, text: [UInt8])>((-1, []))
+    private static let seconds = OncePerSecond<[UInt8]>(LogTimestamp.secondText)
 
     /// Appends the current time to `bytes`.
     static func append(to bytes: inout [UInt8]) {
-        let now = Date().timeIntervalSince1970
-        let seconds = now.rounded(.down)
-        Self.append(seconds: Int(seconds), milliseconds: min(999, Int((now - seconds) * 1000)), to: &bytes)
+        let now = UTCTime.now()
+        Self.append(seconds: Int(now.second), milliseconds: now.milliseconds, to: &bytes)
     }
 
     /// Appends the time `seconds` (since 1970, UTC) and `milliseconds` to `bytes`.
     static func append(seconds: Int, milliseconds: Int, to bytes: inout [UInt8]) {
-        let prefix = Self.cache.withLock { cache -> [UInt8] in
-            if cache.second != seconds { cache = (seconds, Self.secondText(seconds)) }
-            return cache.text
-        }
-        bytes.append(contentsOf: prefix)
+        bytes.append(contentsOf: Self.seconds.text(for: Int64(seconds)))
         bytes.append(UInt8(ascii: "."))
-        Self.appendDigits(milliseconds, count: 3, to: &bytes)
+        Self.appendDigits(Int64(milliseconds), count: 3, to: &bytes)
         bytes.append(UInt8(ascii: "Z"))
     }
 
     /// `YYYY-MM-DDTHH:MM:SS` of `seconds` since 1970, UTC.
-    private static func secondText(_ seconds: Int) -> [UInt8] {
-        var time = time_t(seconds)
-        var fields = tm()
-        gmtime_r(&time, &fields)
+    @Sendable private static func secondText(_ seconds: Int64) -> [UInt8] {
+        let time = UTCTime(secondsSince1970: seconds)
         var text: [UInt8] = []
         text.reserveCapacity(19)
-        Self.appendDigits(Int(fields.tm_year) + 1900, count: 4, to: &text)
-        text.append(UInt8(ascii: "-"))
-        Self.appendDigits(Int(fields.tm_mon) + 1, count: 2, to: &text)
-        text.append(UInt8(ascii: "-"))
-        Self.appendDigits(Int(fields.tm_mday), count: 2, to: &text)
-        text.append(UInt8(ascii: "T"))
-        Self.appendDigits(Int(fields.tm_hour), count: 2, to: &text)
-        text.append(UInt8(ascii: ":"))
-        Self.appendDigits(Int(fields.tm_min), count: 2, to: &text)
-        text.append(UInt8(ascii: ":"))
-        Self.appendDigits(Int(fields.tm_sec), count: 2, to: &text)
+        for (value, count, separator) in [
+            (time.year, 4, "-"), (time.month, 2, "-"), (time.day, 2, "T"), (time.hour, 2, ":"), (time.minute, 2, ":"),
+            (time.second, 2, ""),
+        ] as [(Int64, Int, StaticString)] {
+            Self.appendDigits(value, count: count, to: &text)
+            separator.withUTF8Buffer { text.append(contentsOf: $0) }
+        }
         return text
     }
 
     /// Appends `value` as exactly `count` decimal digits (zero-padded; `value` fits).
-    private static func appendDigits(_ value: Int, count: Int, to bytes: inout [UInt8]) {
-        var divisor = 1
+    private static func appendDigits(_ value: Int64, count: Int, to bytes: inout [UInt8]) {
+        var divisor: Int64 = 1
         for _ in 1..<count { divisor *= 10 }
         var rest = value
         while divisor > 0 {

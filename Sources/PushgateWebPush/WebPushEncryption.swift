@@ -35,7 +35,6 @@ public enum WebPushEncryption {
             plaintext,
             userAgentPublicKey: subscription.userAgentPublicKey,
             userAgentPublicKeyBytes: subscription.userAgentPublicKeyBytes,
-            authSecret: subscription.authSecret,
             authKey: subscription.authKey,
             salt: salt,
             senderKey: WebPushSenderKey.generate()
@@ -45,13 +44,12 @@ public enum WebPushEncryption {
     /// Encrypts with a given salt and sender key (tests pass fixed ones).
     /// - Parameters:
     ///   - userAgentPublicKeyBytes: `userAgentPublicKey`'s x9.63 form, when the caller has it.
-    ///   - authKey: HMAC-SHA-256 keyed with `authSecret`, when the caller has it.
+    ///   - authKey: HMAC-SHA-256 keyed with the subscription's auth secret (`HMACSHA256(key: authSecret)`).
     static func encrypt(
         _ plaintext: [UInt8],
         userAgentPublicKey: P256.KeyAgreement.PublicKey,
         userAgentPublicKeyBytes: [UInt8]? = nil,
-        authSecret: [UInt8],
-        authKey: HMACSHA256? = nil,
+        authKey: HMACSHA256,
         salt: [UInt8],
         senderKey: P256.KeyAgreement.PrivateKey
     ) throws -> [UInt8] {
@@ -63,7 +61,7 @@ public enum WebPushEncryption {
         let secret = try senderKey.sharedSecretFromKeyAgreement(with: userAgentPublicKey)
         let keys = try WebPushContentKeys(
             ecdhSecret: secret,
-            authKey: authKey ?? HMACSHA256(key: authSecret),
+            authKey: authKey,
             userAgentPublicKey: userAgentPublicKeyBytes ?? Array(userAgentPublicKey.x963Representation),
             senderPublicKey: senderPublic,
             salt: salt

@@ -47,7 +47,6 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         try await gateway.run(gracefulShutdownSignals: [.sigterm, .sigint])
-        logger.notice("stopped")  // a notice: written with what was buffered before it
-        GatewayLogHandler.flush()
+        logger.notice("stopped")  // a notice: written, after what was buffered, before the process ends
     }
 }

@@ -62,7 +62,7 @@ struct WebPushEncryptionTests {
         let body = try WebPushEncryption.encrypt(
             Array("When I grow up, I want to be a watermelon".utf8),
             userAgentPublicKey: receiverKey.publicKey,
-            authSecret: auth,
+            authKey: HMACSHA256(key: auth),
             salt: try bytes("DGv6ra1nlYgDCS1FRnbzlw"),
             senderKey: senderKey
         )
@@ -79,7 +79,7 @@ struct WebPushEncryptionTests {
         let salt = (0..<16).map { _ in UInt8.random(in: 0...255) }
         let plaintext = Array(#"{"event_id":"$e","unread":1}"#.utf8)
         let body = try WebPushEncryption.encrypt(
-            plaintext, userAgentPublicKey: subscriber.key.publicKey, authSecret: subscriber.authSecret, salt: salt, senderKey: sender
+            plaintext, userAgentPublicKey: subscriber.key.publicKey, authKey: HMACSHA256(key: subscriber.authSecret), salt: salt, senderKey: sender
         )
         let script = """
             import sys, http_ece
@@ -104,7 +104,7 @@ struct WebPushEncryptionTests {
         let sender = P256.KeyAgreement.PrivateKey()
         let salt: [UInt8] = Array(1...16)
         let body = try WebPushEncryption.encrypt(
-            Array("hi".utf8), userAgentPublicKey: subscriber.key.publicKey, authSecret: subscriber.authSecret, salt: salt, senderKey: sender
+            Array("hi".utf8), userAgentPublicKey: subscriber.key.publicKey, authKey: HMACSHA256(key: subscriber.authSecret), salt: salt, senderKey: sender
         )
         #expect(Array(body[0..<16]) == salt)
         #expect(Array(body[16..<20]) == [0, 0, 0x10, 0])
