@@ -19,16 +19,19 @@ public struct HTTPSettings: Sendable, Equatable {
     /// answered 503 and closed. Nil chooses from the process's file-descriptor limit at start.
     public var maxConnections: Int?
     /// The threads that do the gateway's network I/O: its listeners and its connections to providers
-    /// (`http.io_threads`). Nil takes half the cores, at least one: request handlers run on Swift's
-    /// shared pool, which has a thread per core already.
+    /// (`http.io_threads`). Nil takes half the cores, at least one; the CPU-heavy steps run on compute
+    /// threads that take the cores left, at least one.
     public var ioThreads: Int?
+    /// The threads that run the CPU-heavy steps: encryption, signature checks, reading large bodies
+    /// (`http.compute_threads`). Nil takes the cores the I/O threads leave, at least one.
+    public var computeThreads: Int?
 
     /// The defaults.
     public init() {}
 
     static let knownKeys: Set<String> = [
         "bind_addresses", "port", "max_request_body_size", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
-        "io_threads",
+        "io_threads", "compute_threads",
     ]
 
     init(_ section: ConfigSection) throws {
@@ -45,11 +48,18 @@ public struct HTTPSettings: Sendable, Equatable {
         self.idleTimeout = .seconds(try section.int("idle_timeout", in: 1...3600) ?? 60)
         self.maxConnections = try section.int("max_connections", in: 1...1_000_000)
         self.ioThreads = try section.int("io_threads", in: 1...1024)
+        self.computeThreads = try section.int("compute_threads", in: 1...1024)
     }
 
     /// How many I/O threads to start on a machine with `cores` cores: `ioThreads` if set, else half the
     /// cores, at least one.
     public func ioThreadCount(cores: Int) -> Int {
         self.ioThreads ?? max(1, cores / 2)
+    }
+
+    /// How many compute threads to start on a machine with `cores` cores: `computeThreads` if set, else
+    /// the cores the I/O threads leave, at least one.
+    public func computeThreadCount(cores: Int) -> Int {
+        self.computeThreads ?? max(1, cores - self.ioThreadCount(cores: cores))
     }
 }

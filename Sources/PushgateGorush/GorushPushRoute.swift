@@ -16,7 +16,7 @@ struct GorushPushRoute: Sendable {
     func push(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         guard !self.settings.sync else { return try await self.answer(request, context: context) }
         // An asynchronous answer only reads the request and queues it: CPU and store work, no provider in
-        // between. On the shared pool it leaves the event loop to the deliveries of what is queued (on the
+        // between. On the compute threads it leaves the event loop to the deliveries of what is queued (on the
         // loop, the outbox delivered a quarter less while senders kept sending, and the answers' p99 rose).
         return try await ComputePool.run { try await self.answer(request, context: context) }
     }

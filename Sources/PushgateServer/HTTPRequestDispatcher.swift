@@ -9,7 +9,7 @@ import NIOHTTP1
 /// awaiting the store and the providers (whose connections share the loops) and writing the answer then
 /// cost no hand-over between threads, where a task on Swift's shared pool crossed threads four times a
 /// request. Routes run their CPU-heavy steps (signature checks, encryption, reading large bodies) through
-/// `ComputePool`, on the shared pool, so the loop is not held up by them; child tasks and actors without
+/// `ComputePool`, on its compute threads, so the loop is not held up by them; child tasks and actors without
 /// an executor of their own follow the task onto the loop.
 ///
 /// One request is answered at a time, in order. The parts of requests a pipelining client sends while one

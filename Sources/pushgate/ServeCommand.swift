@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import PushgateConfig
+import PushgateCore
 import PushgateServer
 import UnixSignals
 
@@ -29,13 +30,16 @@ struct ServeCommand: AsyncParsableCommand {
         // Every connection takes a descriptor: the usual soft limit of 1,024 is soon reached by idle clients.
         let descriptors = FileDescriptorLimit.raiseToHardLimit()
         logger.info("file descriptor limit", metadata: ["limit": "\(descriptors)"])
-        // Set before anything makes the shared event loops. With a loop per core, on a small machine the
-        // loops and the request handlers' threads outnumber the cores and hand work to each other through
-        // wake-ups (benchmarks/README.md, 2026-11-28, late morning).
+        // Set before anything makes the shared event loops or runs a CPU-heavy step. With a loop per core,
+        // or Swift's shared pool beside the loops, on a small machine the gateway's threads outnumber the
+        // cores and hand work to each other through wake-ups (benchmarks/README.md, 2026-11-28, late
+        // morning and evening).
         let cores = System.coreCount
         let ioThreads = configuration.http.ioThreadCount(cores: cores)
         NIOSingletons.groupLoopCountSuggestion = ioThreads
-        logger.info("I/O threads", metadata: ["threads": "\(ioThreads)", "cores": "\(cores)"])
+        ComputePool.threadCountSuggestion = configuration.http.computeThreadCount(cores: cores)
+        let computeThreads = ComputePool.executor.threadCount  // starts them
+        logger.info("threads", metadata: ["io": "\(ioThreads)", "compute": "\(computeThreads)", "cores": "\(cores)"])
         let gateway: Gateway
         do {
             gateway = try await Gateway.build(configuration: configuration, logger: logger)

@@ -73,6 +73,18 @@ struct GatewayConfigurationTests {
         #expect(set.ioThreadCount(cores: 64) == 3)
     }
 
+    @Test func computeThreadsDefaultToTheCoresTheIOThreadsLeaveAndAtLeastOne() throws {
+        let defaults = GatewayConfiguration().http
+        #expect(defaults.computeThreads == nil)
+        #expect([1, 2, 3, 4, 8, 64].map { defaults.computeThreadCount(cores: $0) } == [1, 1, 2, 2, 4, 32])
+        let io = try GatewayConfiguration(yaml: "http: {io_threads: 3}").http
+        #expect([2, 3, 4, 8].map { io.computeThreadCount(cores: $0) } == [1, 1, 1, 5])
+        let set = try GatewayConfiguration(yaml: "http: {io_threads: 1, compute_threads: 2}").http
+        #expect(set.computeThreads == 2)
+        #expect(set.computeThreadCount(cores: 2) == 2)
+        #expect(set.computeThreadCount(cores: 64) == 2)
+    }
+
     @Test func aSygnalConfigurationIsReadAsSygnalReadsIt() throws {
         let configuration = try GatewayConfiguration(yaml: Self.sygnalYAML)
         #expect(configuration.http.bindAddresses == ["127.0.0.1", "::1"])
@@ -117,6 +129,7 @@ struct GatewayConfigurationTests {
         ("http: {max_request_body_size: 0}", "http.max_request_body_size"),
         ("http: {io_threads: 0}", "http.io_threads"),
         ("http: {io_threads: two}", "http.io_threads"),
+        ("http: {compute_threads: 0}", "http.compute_threads"),
         ("log: {level: loud}", "log.level"),
         ("log: {format: xml}", "log.format"),
         ("apps: {com.example: {keyfile: x}}", "apps.com.example.type"),

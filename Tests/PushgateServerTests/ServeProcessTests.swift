@@ -28,14 +28,19 @@ struct ServeProcessTests {
     @Test(arguments: [SIGTERM, SIGINT])
     func serveAnswersHealthAndExitsZeroOnASignal(signal: Int32) async throws {
         let directory = try TemporaryDirectory()
-        let config = try directory.write("pushgate.yaml", Self.config(http: "io_threads: 3"))
+        let config = try directory.write("pushgate.yaml", Self.config(http: "io_threads: 3, compute_threads: 2"))
         let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
         let listener = try #require(try await gateway.waitForListeners().first)
         // http.io_threads sets the event loops before anything makes them.
-        #expect(gateway.logEvents.first { $0["msg"] == "I/O threads" }?["threads"] == "3", "\(gateway.errors)")
+        // http.io_threads and http.compute_threads set the event loops and the compute threads before
+        // anything makes them.
+        let threads = gateway.logEvents.first { $0["msg"] == "threads" }
+        #expect(threads?["io"] == "3", "\(gateway.errors)")
+        #expect(threads?["compute"] == "2", "\(gateway.errors)")
         #if os(Linux)
-        // NIO names the shared event loops' threads NIO-SGLTN-….
+        // NIO names the shared event loops' threads NIO-SGLTN-…; the compute threads are pushgate-cpu.
         #expect(gateway.threadNames.filter { $0.hasPrefix("NIO-SGLTN-") }.count == 3, "\(gateway.threadNames)")
+        #expect(gateway.threadNames.filter { $0 == "pushgate-cpu" }.count == 2, "\(gateway.threadNames)")
         #endif
         do {
             #expect(try await Self.get("http://127.0.0.1:\(listener.port)/health").status == 200)
