@@ -82,6 +82,10 @@ public final class ComputeExecutor: TaskExecutor, @unchecked Sendable {
             if self.head == self.jobs.count {
                 self.jobs.removeAll(keepingCapacity: true)
                 self.head = 0
+            } else if self.head >= 1024 && self.head * 2 >= self.jobs.count {
+                // A queue that never empties still gives back the slots of the jobs taken.
+                self.jobs.removeFirst(self.head)
+                self.head = 0
             }
             pthread_mutex_unlock(self.mutex)
             job.runSynchronously(on: executor)

@@ -90,6 +90,25 @@ struct ComputeExecutorTests {
         #expect(!didOverlap)
     }
 
+    @Test(.timeLimit(.minutes(1))) func aLongQueueRunsEveryJobInOrderWhileItsTakenSlotsAreGivenBack() async {
+        // 3,000 jobs wait behind one that holds the only thread: the queue is taken from while it is still
+        // long, which gives back the slots of the jobs taken (at 1,024 and more, half the queue).
+        let executor = ComputeExecutor(threads: 1, name: "cx-test-long")
+        let probe = Probe()
+        let first = Task(executorPreference: executor) {
+            while !probe.gate.load(ordering: .acquiring) { sched_yield() }
+        }
+        var others: [Task<Void, Never>] = []
+        for index in 1...3_000 {
+            // A task made with an executor preference is enqueued on that executor as it is made.
+            others.append(Task(executorPreference: executor) { probe.order.withLock { $0.append(index) } })
+        }
+        probe.gate.store(true, ordering: .releasing)
+        await first.value
+        for task in others { await task.value }
+        #expect(probe.order.withLock { $0 } == Array(1...3_000))
+    }
+
     @Test(.timeLimit(.minutes(1))) func computePoolRunsStepsOnTheComputeThreadsAndHandsBackResultsAndErrors() async {
         struct Refused: Error, Equatable {}
         let name = await ComputePool.run { () -> String in Self.currentThreadName() }
