@@ -74,7 +74,8 @@ public final class ComputeExecutor: TaskExecutor, @unchecked Sendable {
                 self.waiting += 1
                 pthread_cond_wait(self.condition, self.mutex)
                 self.waiting -= 1
-                // Spurious wake-ups too: at worst a later enqueue signals once more than needed.
+                // A wake-up without a signal (spurious) also takes one off the count: at worst a later
+                // enqueue then signals once more than needed.
                 if self.signalled > 0 { self.signalled -= 1 }
             }
             let job = self.jobs[self.head]

@@ -31,7 +31,6 @@ struct ServeProcessTests {
         let config = try directory.write("pushgate.yaml", Self.config(http: "io_threads: 3, compute_threads: 2"))
         let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
         let listener = try #require(try await gateway.waitForListeners().first)
-        // http.io_threads sets the event loops before anything makes them.
         // http.io_threads and http.compute_threads set the event loops and the compute threads before
         // anything makes them.
         let threads = gateway.logEvents.first { $0["msg"] == "threads" }
