@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
 
 /// A task executor with a fixed number of threads of its own: where ``ComputePool`` runs the gateway's
 /// CPU-bound steps.
@@ -39,34 +38,8 @@ public final class ComputeExecutor: TaskExecutor, @unchecked Sendable {
         pthread_cond_init(self.condition, nil)
         self.jobs.reserveCapacity(64)
         for _ in 0..<self.threadCount {
-            self.startThread(name: name)
+            NamedThread.start(name: name) { [self] in self.runJobs() }
         }
-    }
-
-    private func startThread(name: String) {
-        let thread = Thread { [self] in
-            Self.nameCurrentThread(name)
-            self.runJobs()
-        }
-        thread.start()
-    }
-
-    /// Gives the calling thread the system-wide name `name` (its first 15 bytes on Linux).
-    ///
-    /// Foundation's `Thread.name` names the system's thread only when the thread object already knows its
-    /// own identifier, which a new thread can ask for before `start()` has recorded it; the thread then
-    /// keeps the name of the thread that made it. The Glibc module does not export `pthread_setname_np`,
-    /// so on Linux the name is written where the kernel keeps it.
-    private static func nameCurrentThread(_ name: String) {
-        #if os(Linux)
-        let descriptor = open("/proc/thread-self/comm", O_WRONLY)
-        guard descriptor >= 0 else { return }
-        let bytes = Array(name.utf8.prefix(15))
-        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        #elseif canImport(Darwin)
-        _ = pthread_setname_np(name)
-        #endif
     }
 
     /// Queues `job`; one of the threads runs it.

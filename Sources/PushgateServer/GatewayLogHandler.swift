@@ -102,14 +102,6 @@ public struct GatewayLogHandler: LogHandler {
         return fields
     }
 
-    static func jsonLine(label: String, event: LogEvent, metadata: Logger.Metadata) -> [UInt8] {
-        Self.jsonLine(label: label, event: event, fields: Self.fields(metadata, nil))
-    }
-
-    static func textLine(label: String, event: LogEvent, metadata: Logger.Metadata) -> [UInt8] {
-        Self.textLine(label: label, event: event, fields: Self.fields(metadata, nil))
-    }
-
     static func jsonLine(label: String, event: LogEvent, fields: [Field]) -> [UInt8] {
         var time: [UInt8] = []
         LogTimestamp.append(to: &time)

@@ -8,8 +8,8 @@ private let systemWrite = Musl.write
 import Darwin
 private let systemWrite = Darwin.write
 #endif
-import Foundation
 import NIOConcurrencyHelpers
+import PushgateCore
 
 /// Writes log lines to a file descriptor (standard error), either from a thread of its own or at once.
 ///
@@ -64,9 +64,7 @@ final class LogLineWriter: @unchecked Sendable {
         }
         self.work.unlock(withValue: true)
         if mustStart {
-            let thread = Thread { [self] in self.run() }
-            thread.name = "pushgate-log"
-            thread.start()
+            NamedThread.start(name: "pushgate-log") { [self] in self.run() }
         }
     }
 

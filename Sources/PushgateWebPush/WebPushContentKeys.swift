@@ -31,26 +31,6 @@ struct WebPushContentKeys {
     /// `nonce_info` followed by the first block counter.
     private static let nonceInfoBlock: [UInt8] = Array("Content-Encoding: nonce\0".utf8) + [0x01]
 
-    /// Derives the key and nonce.
-    /// - Parameters:
-    ///   - ecdhSecret: the 32-byte ECDH shared secret between the sender key and the user agent key.
-    ///   - authSecret: the subscription's 16-byte auth secret.
-    ///   - userAgentPublicKey: the user agent's public key (`p256dh`), uncompressed (65 bytes).
-    ///   - senderPublicKey: the sender's ephemeral public key, uncompressed (65 bytes).
-    ///   - salt: the message's 16-byte salt.
-    init(
-        ecdhSecret: some ContiguousBytes,
-        authSecret: [UInt8],
-        userAgentPublicKey: [UInt8],
-        senderPublicKey: [UInt8],
-        salt: [UInt8]
-    ) throws {
-        try self.init(
-            ecdhSecret: ecdhSecret, authKey: HMACSHA256(key: authSecret), userAgentPublicKey: userAgentPublicKey,
-            senderPublicKey: senderPublicKey, salt: salt
-        )
-    }
-
     /// Derives the key and nonce with the auth secret's HMAC key prepared beforehand (a subscription
     /// keeps it: ``WebPushSubscription/authKey``).
     /// - Parameters:

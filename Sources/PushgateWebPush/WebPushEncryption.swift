@@ -96,7 +96,7 @@ public enum WebPushEncryption {
         let secret = try userAgentKey.sharedSecretFromKeyAgreement(with: senderKey)
         let keys = try WebPushContentKeys(
             ecdhSecret: secret,
-            authSecret: authSecret,
+            authKey: HMACSHA256(key: authSecret),
             userAgentPublicKey: Array(userAgentKey.publicKey.x963Representation),
             senderPublicKey: senderPublic,
             salt: salt

@@ -52,11 +52,11 @@ struct LogLineWriterTests {
         let event = LogEvent(
             level: .info, message: "handled request", metadata: nil, source: "test", file: #fileID, function: #function, line: #line
         )
-        let line = String(decoding: GatewayLogHandler.textLine(label: "pushgate", event: event, metadata: ["route": "/x", "a": "1"]), as: UTF8.self)
+        let line = String(decoding: GatewayLogHandler.textLine(label: "pushgate", event: event, fields: GatewayLogHandler.fields(["route": "/x", "a": "1"], nil)), as: UTF8.self)
         let pattern = #/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z INFO pushgate: handled request a=1 route=/x$/#
         #expect(line.wholeMatch(of: pattern) != nil, "\(line)")
         let json = try JSONSerialization.jsonObject(
-            with: Data(GatewayLogHandler.jsonLine(label: "pushgate", event: event, metadata: ["route": "/x", "msg": "not this"]))
+            with: Data(GatewayLogHandler.jsonLine(label: "pushgate", event: event, fields: GatewayLogHandler.fields(["route": "/x", "msg": "not this"], nil)))
         ) as? [String: String]
         #expect(json?["msg"] == "handled request")
         #expect(json?["route"] == "/x")

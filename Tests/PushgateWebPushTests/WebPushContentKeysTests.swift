@@ -18,7 +18,7 @@ struct WebPushContentKeysTests {
 
         let keys = try WebPushContentKeys(
             ecdhSecret: try Self.bytes("kyrL1jIIOHEzg3sM2ZWRHDRB62YACZhhSlknJ672kSs"),
-            authSecret: try Self.bytes("BTBZMqHH6r4Tts7J_aSIgg"),
+            authKey: HMACSHA256(key: try Self.bytes("BTBZMqHH6r4Tts7J_aSIgg")),
             userAgentPublicKey: Array(receiverKey.publicKey.x963Representation),
             senderPublicKey: Array(senderKey.publicKey.x963Representation),
             salt: try Self.bytes("DGv6ra1nlYgDCS1FRnbzlw")
@@ -38,7 +38,7 @@ struct WebPushContentKeysTests {
         let salt = random(16)
 
         let keys = try WebPushContentKeys(
-            ecdhSecret: secret, authSecret: authSecret, userAgentPublicKey: userAgentPublic, senderPublicKey: senderPublic, salt: salt
+            ecdhSecret: secret, authKey: HMACSHA256(key: authSecret), userAgentPublicKey: userAgentPublic, senderPublicKey: senderPublic, salt: salt
         )
 
         let keyInfo = Array("WebPush: info\0".utf8) + userAgentPublic + senderPublic
