@@ -121,7 +121,7 @@ let package = Package(
         // Delivery back ends, one per provider. They know their provider and nothing of front ends or stores.
         .target(
             name: "PushgateAPNs",
-            dependencies: backEndDependencies + [.swiftASN1, .x509, .nioPosix]
+            dependencies: backEndDependencies + [.swiftASN1, .x509, .nioPosix, .coreMetrics]
         ),
         .target(
             name: "PushgateFCM",
@@ -474,7 +474,7 @@ let package = Package(
                 .crypto,
                 .cryptoExtras,
             ],
-            exclude: ["StatusClient"]
+            exclude: ["StatusClient", "NetworkFailures"]
         ),
     ]
 )

@@ -3,6 +3,7 @@ public import Foundation
 public import PushgateProviderSupport
 public import NIOSSL
 public import PushgateConfig
+import NIOCore
 import SwiftASN1
 import X509
 
@@ -57,6 +58,8 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
     public var additionalTrustRoots: [NIOSSLCertificate]
     /// Keys of the app that Pushgate does not know, as dotted paths, for a warning.
     public var unknownKeys: [String]
+    /// `ping_interval` and `ping_timeout` (seconds): when connections PING and when they are given up.
+    public var liveness: APNsLiveness
     /// The HTTP proxy requests go through (the global `proxy` key, else `HTTPS_PROXY`), set by the gateway.
     public var proxy: OutboundProxy? = nil
 
@@ -69,6 +72,7 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
     public static let knownKeys: Set<String> = [
         "type", "certfile", "keyfile", "key_id", "team_id", "topic", "platform", "push_type",
         "convert_device_token_to_hex", "send_badge_counts", "inflight_request_limit", "base_url", "ca_file",
+        "ping_interval", "ping_timeout",
     ]
 
     /// Reads and checks an app's settings, loading its key or certificate.
@@ -132,6 +136,10 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
         self.convertDeviceTokenToHex = try section.bool("convert_device_token_to_hex") ?? true
         self.sendBadgeCounts = try section.bool("send_badge_counts") ?? true
         self.inflightRequestLimit = try section.int("inflight_request_limit", in: 1...1_000_000) ?? 512
+        var liveness = APNsLiveness()
+        if let interval = try section.seconds("ping_interval", in: 0.01...86_400) { liveness.pingInterval = .nanoseconds(Int64(interval * 1e9)) }
+        if let timeout = try section.seconds("ping_timeout", in: 0.01...600) { liveness.pingTimeout = .nanoseconds(Int64(timeout * 1e9)) }
+        self.liveness = liveness
 
         if let caFile = try section.string("ca_file"), !caFile.isEmpty {
             do {

@@ -4,8 +4,10 @@ import NIOSSL
 import PushgateProviderSupport
 
 /// One HTTP/2 connection to APNs, pinned to one event loop, opened on first use and opened again after it
-/// closes or the server sends GOAWAY: TCP (through the HTTP proxy's CONNECT tunnel when there is one), TLS
-/// with ALPN `h2`, then ``APNsHTTP2Handler``.
+/// closes, dies (an unanswered PING, see ``APNsLiveness``) or the server sends GOAWAY: TCP with keepalive
+/// (through the HTTP proxy's CONNECT tunnel when there is one), TLS with ALPN `h2`, then
+/// ``APNsHTTP2Handler``. After a failed attempt to connect, the next waits for an exponential backoff
+/// with jitter (``ReconnectBackoff``); requests meanwhile fail at once as not processed.
 ///
 /// Its state is touched only on its event loop.
 final class APNsConnection: @unchecked Sendable {
@@ -15,6 +17,7 @@ final class APNsConnection: @unchecked Sendable {
         var port: Int
         var tls: NIOSSLContext
         var proxy: OutboundProxy?
+        var liveness = APNsLiveness()
         var connectTimeout: TimeAmount = .seconds(10)
 
         /// `host`, or `host:port` for a port other than 443.
@@ -28,10 +31,13 @@ final class APNsConnection: @unchecked Sendable {
     private var ready: (channel: any Channel, handler: APNsHTTP2Handler)?
     private var connecting: EventLoopFuture<Void>?
     private var shutDown = false
+    private var backoff = ReconnectBackoff()
+    private let events: APNsConnectionEvents
 
-    init(eventLoop: any EventLoop, target: Target) {
+    init(eventLoop: any EventLoop, target: Target, events: APNsConnectionEvents = APNsConnectionEvents()) {
         self.eventLoop = eventLoop
         self.target = target
+        self.events = events
     }
 
     /// Sends `request` and waits for APNs' answer or an ``APNsExchangeError`` (or a connection error).
@@ -82,9 +88,21 @@ final class APNsConnection: @unchecked Sendable {
         guard !self.shutDown else {
             return self.eventLoop.makeFailedFuture(APNsExchangeError.notProcessed("the provider is shut down"))
         }
+        let now = self.eventLoop.now
+        if let wait = self.backoff.remaining(at: now) {
+            let seconds = Double(wait.nanoseconds) / 1e9
+            return self.eventLoop.makeFailedFuture(
+                APNsExchangeError.notProcessed("connecting again in \((seconds * 10).rounded() / 10) s after a failed attempt"))
+        }
         let future = self.connect()
         self.connecting = future
-        future.whenComplete { _ in self.connecting = nil }
+        future.whenComplete { result in
+            self.connecting = nil
+            switch result {
+            case .success: self.backoff.succeeded()
+            case .failure: self.backoff.failed(at: self.eventLoop.now)
+            }
+        }
         return future
     }
 
@@ -93,6 +111,7 @@ final class APNsConnection: @unchecked Sendable {
         let bootstrap = ClientBootstrap(group: self.eventLoop)
             .connectTimeout(target.connectTimeout)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .outboundKeepalive()
         let connected: EventLoopFuture<any Channel>
         if let proxy = target.proxy {
             connected = bootstrap.connect(host: proxy.host, port: proxy.port).flatMap { channel in
@@ -103,7 +122,14 @@ final class APNsConnection: @unchecked Sendable {
             connected = bootstrap.connect(host: target.host, port: target.port)
         }
         return connected.flatMapThrowing { channel in
-            let handler = APNsHTTP2Handler(authority: target.authority)
+            let handler = APNsHTTP2Handler(authority: target.authority, liveness: target.liveness)
+            let events = self.events
+            handler.onLivenessEvent = { event in
+                switch event {
+                case .pingSent: events.pingSent()
+                case .pingMissed: events.pingMissed()
+                }
+            }
             let pipeline = channel.pipeline.syncOperations
             try pipeline.addHandler(NIOSSLClientHandler(context: target.tls, serverHostname: target.serverName))
             // Every header value this client sends is either its own (the path's token is letters and
@@ -114,6 +140,8 @@ final class APNsConnection: @unchecked Sendable {
                 guard let self, let handler, self.ready?.handler === handler else { return }
                 self.ready = nil
             }
+            channel.closeFuture.whenComplete { _ in events.closed() }
+            events.opened()
             self.ready = (channel, handler)
             if self.shutDown { channel.close(promise: nil) }
         }

@@ -5,6 +5,7 @@ import NIOCore
 extension APNsHTTP2Handler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = self.unwrapInboundIn(data)
+        self.lastHeard = context.eventLoop.now
         if self.inbound == nil {
             self.inbound = bytes
         } else {
@@ -27,6 +28,7 @@ extension APNsHTTP2Handler {
     }
 
     private func process(_ head: HTTP2Wire.FrameHead, _ payload: ByteBuffer, context: ChannelHandlerContext) {
+        self.framesRead &+= 1
         if let partial = self.partialHeaderBlock {
             guard head.type == HTTP2Wire.FrameType.continuation.rawValue, head.streamID == partial.streamID else {
                 return self.connectionError(.protocolError, "a header block without its CONTINUATION", context: context)
@@ -209,7 +211,9 @@ extension APNsHTTP2Handler {
     private func readPing(_ head: HTTP2Wire.FrameHead, _ payload: ByteBuffer, context: ChannelHandlerContext) {
         guard head.streamID == 0 else { return self.connectionError(.protocolError, "PING on a stream", context: context) }
         guard head.length == 8 else { return self.connectionError(.frameSizeError, "PING of \(head.length) bytes", context: context) }
-        guard !head.has(HTTP2Wire.Flag.ack) else { return }
+        guard !head.has(HTTP2Wire.Flag.ack) else {
+            return self.pingAcknowledged(payload.getInteger(at: payload.readerIndex, as: UInt64.self), context: context)
+        }
         var payload = payload
         self.outbound.writeHTTP2FrameHead(length: 8, type: .ping, flags: HTTP2Wire.Flag.ack, streamID: 0)
         self.outbound.writeBuffer(&payload)

@@ -8,7 +8,9 @@ import NIOCore
 /// SETTINGS_MAX_CONCURRENT_STREAMS; DATA respects the connection's and the stream's send windows; inbound
 /// window is returned once half of it is used; PING is answered; a GOAWAY fails what the server did not
 /// process as not processed; a stream whose deadline passes is reset; and a protocol error ends the
-/// connection with GOAWAY. Header blocks are written by ``APNsHeaderBlockEncoder`` and read by
+/// connection with GOAWAY. The connection proves it is alive with PINGs of its own (``APNsLiveness``):
+/// one that goes unanswered ends it, failing the streams that were out as `connectionLost` and those
+/// that never left as `notProcessed`. Header blocks are written by ``APNsHeaderBlockEncoder`` and read by
 /// ``APNsHeaderBlockDecoder``. Everything one event-loop tick writes leaves in one write (one TLS record
 /// when it fits).
 ///
@@ -63,9 +65,30 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
     /// Called once, on the event loop, when the connection stops taking new streams.
     var onClosing: (() -> Void)?
 
-    /// - Parameter authority: the `:authority` of every request (`host[:port]`).
-    init(authority: String) {
+    /// When to PING and when to give the connection up.
+    let liveness: APNsLiveness
+    /// When the last bytes arrived (the event loop's clock).
+    var lastHeard = NIODeadline.uptimeNanoseconds(0)
+    /// Frames read so far: a stream that expires with the count unchanged since it opened heard nothing.
+    var framesRead: UInt64 = 0
+    /// The PING waiting for its ACK: its payload and the timer that gives the connection up.
+    var outstandingPing: (payload: UInt64, timeout: Scheduled<Void>)?
+    /// Set while new streams wait for the ACK of a PING sent because the connection had been silent for
+    /// the whole ping interval.
+    var verifying = false
+    /// The timer that looks at the connection's silence every ``APNsLiveness/checkInterval``.
+    var livenessCheck: Scheduled<Void>?
+    /// PINGs this connection sent, for making each payload distinct.
+    var pingsSent: UInt64 = 0
+    /// Told of PINGs sent and missed, on the event loop.
+    var onLivenessEvent: ((APNsLivenessEvent) -> Void)?
+
+    /// - Parameters:
+    ///   - authority: the `:authority` of every request (`host[:port]`).
+    ///   - liveness: when to PING and when to give the connection up.
+    init(authority: String, liveness: APNsLiveness = APNsLiveness()) {
         self.authority = authority
+        self.liveness = liveness
         let allocator = ByteBufferAllocator()
         self.scratch = allocator.buffer(capacity: 1024)
         self.outbound = allocator.buffer(capacity: 1024)
@@ -78,6 +101,7 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        self.stopLivenessTimers()
         self.failAll(.connectionLost("connection handler removed"))
     }
 
@@ -87,6 +111,7 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        self.stopLivenessTimers()
         self.stopTakingStreams()
         self.failAll(.connectionLost(self.failure ?? "connection closed"))
         context.fireChannelInactive()
@@ -106,6 +131,8 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         // No server push; everything else stays at its default.
         self.outbound.writeHTTP2Settings([(HTTP2Wire.Setting.enablePush, 0)])
         self.scheduleFlush(context: context)
+        self.lastHeard = context.eventLoop.now
+        self.scheduleLivenessCheck(context: context)
     }
 
     // MARK: Requests
@@ -117,7 +144,7 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
             promise.fail(APNsExchangeError.notProcessed("connection is closing"))
             return
         }
-        guard deadline > .now() else {
+        guard deadline > context.eventLoop.now else {
             promise.fail(APNsExchangeError.deadlineExceeded)
             return
         }
@@ -130,6 +157,12 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
             self?.expire(streamID)
         }
         self.streams[streamID] = stream
+        // A connection silent for the whole ping interval may have died unseen (a NAT or a proxy forgot
+        // it): new streams wait until it answers a PING.
+        if self.settingsReceived, !self.verifying, context.eventLoop.now - self.lastHeard >= self.liveness.pingInterval {
+            self.verifying = true
+            if self.outstandingPing == nil { self.sendPing(context: context) }
+        }
         if self.waiting.isEmpty, self.canOpenStream {
             self.open(stream, context: context)
         } else {
@@ -138,7 +171,7 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
     }
 
     var canOpenStream: Bool {
-        self.settingsReceived && !self.isClosing && self.openStreams < self.peerMaximumStreams
+        self.settingsReceived && !self.verifying && !self.isClosing && self.openStreams < self.peerMaximumStreams
     }
 
     /// Opens the streams that wait, as far as the server's limit allows.
@@ -152,6 +185,7 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         guard let request = stream.request else { return }
         let streamID = stream.id
         stream.request = nil
+        stream.framesReadWhenOpened = self.framesRead
         stream.sendWindow = self.peerInitialWindow
         self.openStreams += 1
 
@@ -256,10 +290,13 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         self.closeIfIdle()
     }
 
-    /// The deadline of `streamID` passed: reset the stream (if it was opened) and fail the request.
+    /// The deadline of `streamID` passed: reset the stream (if it was opened) and fail the request. A
+    /// stream that heard not one frame while it was out has the connection probed with a PING.
     func expire(_ streamID: UInt32) {
         guard let context = self.context, let stream = self.streams[streamID] else { return }
+        let heardNothing = stream.isOpen && stream.framesReadWhenOpened == self.framesRead
         self.reset(stream, .cancel, failing: .deadlineExceeded, context: context)
+        if heardNothing, self.outstandingPing == nil, self.failure == nil { self.sendPing(context: context) }
     }
 
     func failAll(_ error: APNsExchangeError) {

@@ -14,6 +14,8 @@ final class APNsHTTP2Stream {
     /// Body bytes not yet sent (flow control).
     var unsent: ByteBuffer?
     var sendWindow = 0
+    /// The connection's frame count when the stream opened.
+    var framesReadWhenOpened: UInt64 = 0
     var receiveWindow = HTTP2Wire.defaultWindowSize
     /// Set once the stream is answered, failed or reset.
     var isClosed = false

@@ -1,3 +1,4 @@
+public import CoreMetrics
 public import Foundation
 public import Logging
 import NIOCore
@@ -39,9 +40,13 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
     /// - Parameters:
     ///   - configuration: the app's settings.
     ///   - logger: where requests are logged (fingerprints only, at debug).
+    ///   - metricsFactory: where the connections' metrics go (``APNsConnectionEvents``); none when nil.
     ///   - now: the wall clock for provider tokens and `apns-expiration`; tests inject their own.
     /// - Throws: when the client certificate or key cannot be loaded.
-    public init(configuration: APNsConfiguration, logger: Logger = Logger(label: "pushgate.apns"), now: @escaping @Sendable () -> Date = Date.init) throws {
+    public init(
+        configuration: APNsConfiguration, logger: Logger = Logger(label: "pushgate.apns"), metricsFactory: (any MetricsFactory)? = nil,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) throws {
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger
@@ -63,10 +68,11 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         tls.applicationProtocols = ["h2"]
         let target = APNsConnection.Target(
             host: configuration.baseURL.host ?? "", port: configuration.baseURL.port ?? 443,
-            tls: try NIOSSLContext(configuration: tls), proxy: configuration.proxy
+            tls: try NIOSSLContext(configuration: tls), proxy: configuration.proxy, liveness: configuration.liveness
         )
+        let events = metricsFactory.map { APNsConnectionEvents(appID: configuration.appID, factory: $0) } ?? APNsConnectionEvents()
         self.connections = MultiThreadedEventLoopGroup.singleton.makeIterator().map { loop in
-            APNsConnection(eventLoop: loop, target: target)
+            APNsConnection(eventLoop: loop, target: target, events: events)
         }
         self.now = now
         self.devicePathPrefix = configuration.baseURL.path + "/3/device/"

@@ -62,6 +62,24 @@ public struct ConfigSection: Sendable {
         return number
     }
 
+    /// A number of seconds, whole or fractional (`5`, `0.5`, `'2.5'`), within `range`.
+    public func seconds(_ key: String, in range: ClosedRange<Double>) throws -> Double? {
+        let number: Double
+        switch self.present(key) {
+        case nil: return nil
+        case .int(let value)?: number = Double(value)
+        case .double(let value)?: number = value
+        case .string(let text)?:
+            guard let value = Double(text), value.isFinite else { throw self.mismatch(key, "a number of seconds", .string(text)) }
+            number = value
+        case let value?: throw self.mismatch(key, "a number of seconds", value)
+        }
+        guard range.contains(number) else {
+            throw ConfigurationError(key: self.keyPath(key), "must be between \(range.lowerBound) and \(range.upperBound) seconds, found \(number)")
+        }
+        return number
+    }
+
     /// A boolean.
     public func bool(_ key: String) throws -> Bool? {
         switch self.present(key) {

@@ -306,6 +306,7 @@ public final class HTTP1ConnectionPool: Sendable {
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(timeout)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .outboundKeepalive()
         let connected: EventLoopFuture<any Channel>
         if let proxy = self.proxy {
             connected = bootstrap.connect(host: proxy.host, port: proxy.port).flatMap { channel in

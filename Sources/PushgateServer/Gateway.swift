@@ -73,9 +73,11 @@ public struct Gateway: Sendable {
             logger.warning("configuration: unknown key \(key) (ignored)")
         }
         let store = BoundedStore(try await StoreFactory.open(configuration.database, logger: logger), timeout: configuration.databaseTimeout)
-        var backEnds = try configuredApps.map { try ProviderFactory.build($0, logger: logger) }
-        backEnds += Self.webhooks(configuration, logger: logger)
         let metrics = GatewayMetrics()
+        var backEnds = try configuredApps.map {
+            try ProviderFactory.build($0, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: metrics.registry))
+        }
+        backEnds += Self.webhooks(configuration, logger: logger)
         let deliveryMetrics = DeliveryMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry))
         deliveryMetrics.prepare(appIDs: configuration.apps.map(\.id))
         let wakeUp = OutboxWakeUp()

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import PushgateAPNs
 import PushgateConfig
@@ -66,7 +67,7 @@ enum ProviderFactory {
     /// Creates a back end from a checked configuration.
     /// - Throws: only what ``configure(_:)`` already checked (a key that no longer parses), before any
     ///   connection is made.
-    static func build(_ configured: Configured, logger: Logger) throws -> Built {
+    static func build(_ configured: Configured, logger: Logger, metricsFactory: (any MetricsFactory)? = nil) throws -> Built {
         switch configured {
         case .webPush(let configuration):
             let provider = WebPushProvider(configuration: configuration, logger: logger)
@@ -75,7 +76,7 @@ enum ProviderFactory {
             let provider = try FCMProvider(configuration: configuration, logger: logger)
             return (provider, provider)
         case .apns(let configuration):
-            let provider = try APNsProvider(configuration: configuration, logger: logger)
+            let provider = try APNsProvider(configuration: configuration, logger: logger, metricsFactory: metricsFactory)
             return (provider, provider)
         case .hms(let configuration):
             let provider = HMSProvider(configuration: configuration, logger: logger)

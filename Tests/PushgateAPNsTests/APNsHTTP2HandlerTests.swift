@@ -168,8 +168,9 @@ struct APNsHTTP2HandlerTests {
     }
 
     @Test func aPassedDeadlineResetsTheStreamAndAWaitingRequestLeavesNoTrace() throws {
-        let peer = try HTTP2TestPeer.connected([(3, 1)])
-        let deadline = NIODeadline.now() + .seconds(30)
+        // Liveness out of the way: half a minute without a frame would otherwise have the connection PINGed.
+        let peer = try HTTP2TestPeer.connected([(3, 1)], liveness: APNsLiveness(pingInterval: .hours(1), pingTimeout: .hours(1)))
+        let deadline = peer.channel.embeddedEventLoop.now + .seconds(30)
         let open = Self.send(peer, deadline: deadline + .seconds(1))
         let waiting = Self.send(peer, deadline: deadline)
         let third = Self.send(peer, deadline: deadline + .seconds(60))

@@ -28,16 +28,16 @@ final class HTTP2TestPeer {
     private var decoder = HPACKDecoder(allocator: ByteBufferAllocator())
     private var encoder = HPACKEncoder(allocator: ByteBufferAllocator())
 
-    init(authority: String = "api.example") throws {
-        self.handler = APNsHTTP2Handler(authority: authority)
+    init(authority: String = "api.example", liveness: APNsLiveness = APNsLiveness()) throws {
+        self.handler = APNsHTTP2Handler(authority: authority, liveness: liveness)
         self.channel = EmbeddedChannel(handler: self.handler)
         try self.channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
     }
 
     /// A peer whose client has sent its preface and been sent the server's `settings` (and has answered
     /// them): the frames up to there are read.
-    static func connected(_ settings: [(UInt16, UInt32)] = []) throws -> HTTP2TestPeer {
-        let peer = try HTTP2TestPeer()
+    static func connected(_ settings: [(UInt16, UInt32)] = [], liveness: APNsLiveness = APNsLiveness()) throws -> HTTP2TestPeer {
+        let peer = try HTTP2TestPeer(liveness: liveness)
         _ = try peer.read()
         try peer.sendSettings(settings)
         _ = try peer.read()
@@ -74,6 +74,11 @@ final class HTTP2TestPeer {
             frames.append(frame)
         }
         return frames
+    }
+
+    /// Moves the event loop's clock on by `amount`, running the timers that come due.
+    func advance(by amount: TimeAmount) {
+        self.channel.embeddedEventLoop.advanceTime(by: amount)
     }
 
     /// Writes raw bytes to the client.
