@@ -16,9 +16,13 @@ import PushgateHTTP
 ///   is answered before its body was read, gets `Connection: close` on its response and the connection
 ///   is closed after it.
 /// - `CONNECT` is answered 405 and the connection closed: nothing here tunnels.
-/// - A request that cannot be parsed before its head is complete is answered 400 (501 for an unknown
-///   method) and the connection closed; requests a pipelining client sent before it are answered first,
-///   in order. Errors once a request is under way reach its handler, which answers in its protocol's shape. Neither is logged above debug level: clients cannot fill the log.
+/// - A request that cannot be parsed before its head is complete is answered 400 (501 for a well-formed
+///   method the server does not implement) and the connection closed; requests a pipelining client sent
+///   before it are answered first, in order. Errors once a request is under way reach its handler, which
+///   answers in its protocol's shape. Neither is logged above debug level: clients cannot fill the log.
+///
+/// It also tells the connection's ``GatewayRequestDecoder`` whether request parts were read since it last
+/// asked, and whether every request read has ended, so the decoder knows which bytes start a request.
 final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -64,6 +68,8 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// A request that could not be parsed, read after requests still to be answered: it is answered once
     /// they are, and the connection closed.
     private var unparsableAfterAnswers: (any Error)?
+    /// Whether a request part was read since ``takePartsRead()`` was last called.
+    private var partsRead = false
 
     init(limits: Limits, connections: OpenConnections, logger: Logger) {
         self.limits = limits
@@ -103,8 +109,24 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// Whether a request part was read since the last call; the decoder asks after each read.
+    func takePartsRead() -> Bool {
+        defer { self.partsRead = false }
+        return self.partsRead
+    }
+
+    /// Whether every request read so far has ended, so the next bytes read start a new request.
+    var betweenRequests: Bool {
+        switch self.state {
+        case .waitingForHead: true
+        case .answering: self.pipelined.last?.ended ?? true
+        case .readingBody, .closing: false
+        }
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = self.unwrapInboundIn(data)
+        self.partsRead = true
         if case .answering = self.state {
             // A pipelined request, read while the one before it is answered.
             switch part {
@@ -190,7 +212,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if case ByteToMessageDecoderError.dataReceivedInErrorState = error {
             return  // bytes after a request that could not be parsed: it is answered, or its request's handler answers
         }
-        guard error is HTTPParserError else {
+        guard error is HTTPParserError || error is RequestStartCheck.Failure else {
             context.fireErrorCaught(error)
             return
         }
