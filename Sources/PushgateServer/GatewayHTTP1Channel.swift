@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 
 /// The child channel of every gateway listener: an ``HTTPResponseSerializer`` that writes each answer as
-/// one buffer, NIO's request decoder, an ``HTTPConnectionGuard``, and an ``HTTPRequestDispatcher`` that
+/// one buffer, NIO's request decoder (in a ``GatewayRequestDecoder``), an ``HTTPConnectionGuard``, and an ``HTTPRequestDispatcher`` that
 /// collects each request whole, answers one at a time through the router (holding pipelined ones back),
 /// and closes the connection when the server stops.
 ///
@@ -32,9 +32,10 @@ struct GatewayHTTP1Channel: ServerChildChannel {
             // NIO's server pipeline without its response encoder, error handler, header validator (the guard
             // answers parse errors in the gateway's shape; HTTPFields validated every answer's headers) or
             // pipelining handler (the dispatcher holds pipelined requests itself).
+            let connectionGuard = HTTPConnectionGuard(limits: self.limits, connections: self.connections, logger: logger)
             try pipeline.addHandler(HTTPResponseSerializer())
-            try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-            try pipeline.addHandler(HTTPConnectionGuard(limits: self.limits, connections: self.connections, logger: logger))
+            try pipeline.addHandler(ByteToMessageHandler(GatewayRequestDecoder(connectionGuard: connectionGuard)))
+            try pipeline.addHandler(connectionGuard)
             try pipeline.addHandler(HTTPRequestDispatcher(responder: self.responder, bodyLimits: self.bodyLimits))
             return Connection(channel: channel)
         }

@@ -16,9 +16,13 @@ import PushgateHTTP
 ///   is answered before its body was read, gets `Connection: close` on its response and the connection
 ///   is closed after it.
 /// - `CONNECT` is answered 405 and the connection closed: nothing here tunnels.
-/// - A request that cannot be parsed before its head is complete is answered 400 (501 for an unknown
-///   method) and the connection closed; errors once a request is under way reach its handler, which
+/// - A request that cannot be parsed before its head is complete is answered 400 (501 for a well-formed
+///   method the server does not implement) and the connection closed; requests a pipelining client sent
+///   before it are answered first, in order. Errors once a request is under way reach its handler, which
 ///   answers in its protocol's shape. Neither is logged above debug level: clients cannot fill the log.
+///
+/// It also tells the connection's ``GatewayRequestDecoder`` whether request parts were read since it last
+/// asked, and whether every request read has ended, so the decoder knows which bytes start a request.
 final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -61,6 +65,11 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// above holds them back), oldest first: whether each is kept alive and whether its end was
     /// read. Each becomes the current request when the answer before it ends.
     private var pipelined: [(keepAlive: Bool, ended: Bool)] = []
+    /// A request that could not be parsed, read after requests still to be answered: it is answered once
+    /// they are, and the connection closed.
+    private var unparsableAfterAnswers: (any Error)?
+    /// Whether a request part was read since ``takePartsRead()`` was last called.
+    private var partsRead = false
 
     init(limits: Limits, connections: OpenConnections, logger: Logger) {
         self.limits = limits
@@ -100,8 +109,24 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// Whether a request part was read since the last call; the decoder asks after each read.
+    func takePartsRead() -> Bool {
+        defer { self.partsRead = false }
+        return self.partsRead
+    }
+
+    /// Whether every request read so far has ended, so the next bytes read start a new request.
+    var betweenRequests: Bool {
+        switch self.state {
+        case .waitingForHead: true
+        case .answering: self.pipelined.last?.ended ?? true
+        case .readingBody, .closing: false
+        }
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = self.unwrapInboundIn(data)
+        self.partsRead = true
         if case .answering = self.state {
             // A pipelined request, read while the one before it is answered.
             switch part {
@@ -141,8 +166,17 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             self.closeAfterResponse = true
             self.cancelTimer()
         }
+        if self.unparsableAfterAnswers != nil, case .head(let head) = part, head.headers[canonicalForm: "connection"].contains("close") {
+            self.unparsableAfterAnswers = nil  // the connection ends with this answer, for a reason of its own
+        }
         guard self.closeAfterResponse else {
             if case .end = part, case .answering = self.state {
+                if self.pipelined.isEmpty, let error = self.unparsableAfterAnswers {
+                    // The last answer owed before a request that could not be parsed.
+                    context.write(data, promise: promise)
+                    self.answerUnparsable(context, error)
+                    return
+                }
                 if self.pipelined.isEmpty {
                     self.state = .waitingForHead(first: false)
                     self.startTimer(context, self.limits.idleTimeout)
@@ -175,16 +209,34 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let parserError = error as? HTTPParserError, case .waitingForHead = self.state {
-            self.logger.debug("http: unparsable request", metadata: ["error": "\(parserError)"])
-            if case .invalidMethod = parserError {
-                self.answerAndClose(context, status: .notImplemented, errcode: "M_UNRECOGNIZED", message: "Unknown method")
-            } else {
-                self.answerAndClose(context, status: .badRequest, errcode: "M_UNRECOGNIZED", message: "Malformed HTTP request")
-            }
+        if case ByteToMessageDecoderError.dataReceivedInErrorState = error {
+            return  // bytes after a request that could not be parsed: it is answered, or its request's handler answers
+        }
+        guard error is HTTPParserError || error is RequestStartCheck.Failure else {
+            context.fireErrorCaught(error)
             return
         }
-        context.fireErrorCaught(error)
+        switch self.state {
+        case .waitingForHead:
+            self.answerUnparsable(context, error)
+        case .answering where self.pipelined.last?.ended ?? true:
+            // Between pipelined requests: those read before it are answered first.
+            if self.unparsableAfterAnswers == nil { self.unparsableAfterAnswers = error }
+        case .closing:
+            break
+        case .readingBody, .answering:
+            context.fireErrorCaught(error)  // within a request: its handler answers
+        }
+    }
+
+    /// Answers a request that could not be parsed before its head was complete, and closes the connection.
+    private func answerUnparsable(_ context: ChannelHandlerContext, _ error: any Error) {
+        self.logger.debug("http: unparsable request", metadata: ["error": "\(error)"])
+        if case HTTPParserError.invalidMethod = error {
+            self.answerAndClose(context, status: .notImplemented, errcode: "M_UNRECOGNIZED", message: "Unknown method")
+        } else {
+            self.answerAndClose(context, status: .badRequest, errcode: "M_UNRECOGNIZED", message: "Malformed HTTP request")
+        }
     }
 
     /// Writes an answer of the guard's own (a Matrix-shaped JSON error) and closes the connection.
