@@ -40,13 +40,14 @@ public struct APNsRequestFactory: Sendable {
         return self.topic + ".voip"
     }
 
-    /// The `apns-priority`: 10 for high-priority alerts and VoIP, 5 otherwise; background pushes are
-    /// always 5, as APNs requires.
-    public func priority(for notification: PushNotification) -> String {
+    /// The `apns-priority`: 10 for a stated high priority, 5 for normal; background pushes are always 5, as
+    /// APNs requires. Nil (no header, APNs' default 10) when the front end stated no priority.
+    public func priority(for notification: PushNotification) -> String? {
         if self.pushType(for: notification) == APNsPushType.background.rawValue { return "5" }
         switch notification.priority {
-        case .high: return "10"
-        case .normal: return "5"
+        case .high?: return "10"
+        case .normal?: return "5"
+        case nil: return nil
         }
     }
 
@@ -59,9 +60,9 @@ public struct APNsRequestFactory: Sendable {
         var headers: [(name: String, value: String)] = [
             ("apns-topic", self.topic(for: notification)),
             ("apns-push-type", self.pushType(for: notification)),
-            ("apns-priority", self.priority(for: notification)),
-            ("apns-id", notification.apnsID ?? apnsID.lowercaseText),
         ]
+        if let priority = self.priority(for: notification) { headers.append(("apns-priority", priority)) }
+        headers.append(("apns-id", notification.apnsID ?? apnsID.lowercaseText))
         if let expiration = notification.expiration {
             headers.append(("apns-expiration", String(max(0, expiration))))
         } else if let timeToLive = notification.timeToLive {

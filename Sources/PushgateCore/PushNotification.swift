@@ -1,5 +1,5 @@
-/// How a notification is to be shown, which decides provider headers (APNs push type and priority, FCM
-/// priority, and the default Web Push urgency).
+/// How a notification is to be shown, which decides the APNs push type and topic (and, with a stated
+/// ``PushPriority``, the Web Push urgency).
 public enum PushKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// Shown to the user.
     case alert
@@ -9,7 +9,7 @@ public enum PushKind: String, Sendable, Hashable, Codable, CaseIterable {
     case voip
 }
 
-/// How urgently the provider should deliver.
+/// How urgently the provider should deliver, as a front end states it.
 public enum PushPriority: String, Sendable, Hashable, Codable, CaseIterable {
     /// Deliver now, waking the device (APNs 10, FCM HIGH; by default Web Push `Urgency: high`).
     case high
@@ -22,8 +22,10 @@ public enum PushPriority: String, Sendable, Hashable, Codable, CaseIterable {
 ///
 /// Front ends build ``payload`` for the platform of the app they deliver through: for APNs the whole JSON
 /// body (with `aps`), for FCM the HTTP v1 `message` object without its `token`, for Web Push the JSON the
-/// service worker receives (encrypted by the back end). The other fields become provider headers: the
-/// front end says what it means and each back end validates and encodes it, never replaces it.
+/// service worker receives (encrypted by the back end). The other fields become provider headers and
+/// fields: the front end says what it means and each back end validates and encodes it, never replaces it,
+/// and never adds one the front end left out (nil): every default belongs to the front end whose protocol
+/// defines it.
 ///
 /// It is stored in the durable outbox as JSON (its `Codable` form): fields added later are optional, so an
 /// entry written before they existed still decodes (and an older version reading a newer entry ignores
@@ -31,8 +33,11 @@ public enum PushPriority: String, Sendable, Hashable, Codable, CaseIterable {
 public struct PushNotification: Sendable, Hashable, Codable {
     /// Alert, background or VoIP.
     public var kind: PushKind
-    /// Delivery urgency.
-    public var priority: PushPriority
+    /// Delivery urgency: APNs `apns-priority` (10 or 5; background pushes are always 5, as APNs requires),
+    /// FCM `android.priority` and HMS `android.urgency` (when the payload sets none), and the Web Push
+    /// `Urgency` when ``webPushUrgency`` is nil. Nil: the front end's protocol states none, and no back end
+    /// sends one (the provider's default applies).
+    public var priority: PushPriority?
     /// The provider-ready body.
     public var payload: JSONValue
     /// How long the provider should keep trying, in seconds (APNs expiration, FCM `ttl`, Web Push `TTL`);
@@ -43,8 +48,8 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// its provider cannot take it: Web Push takes at most 32 characters of the base64url alphabet
     /// followed by optional `=` padding (`^[0-9A-Za-z_-]+=*$`, as push services check). Nil or empty: none.
     public var collapseID: String?
-    /// The Web Push `Urgency`; nil: the default for ``kind`` and ``priority`` (see
-    /// ``effectiveWebPushUrgency``). Other providers ignore it.
+    /// The Web Push `Urgency`; nil: the one ``priority`` means for ``kind`` (see
+    /// ``effectiveWebPushUrgency``), none when no priority is stated either. Other providers ignore it.
     public var webPushUrgency: WebPushUrgency?
     /// The APNs `apns-topic` the sender chose (a gorush caller's `topic`); nil: the app's topic. The APNs
     /// back end sends it unchanged when it is the app's topic or that topic with a suffix (`.voip`,
@@ -62,7 +67,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
 
     /// Creates a notification.
     public init(
-        kind: PushKind = .alert, priority: PushPriority = .high, payload: JSONValue, timeToLive: Int? = nil, collapseID: String? = nil,
+        kind: PushKind = .alert, priority: PushPriority? = nil, payload: JSONValue, timeToLive: Int? = nil, collapseID: String? = nil,
         webPushUrgency: WebPushUrgency? = nil, apnsTopic: String? = nil, apnsPushType: String? = nil, apnsID: String? = nil, expiration: Int64? = nil
     ) {
         self.kind = kind
@@ -78,8 +83,9 @@ public struct PushNotification: Sendable, Hashable, Codable {
     }
 
     /// The Web Push `Urgency` to send: ``webPushUrgency`` when the front end stated one, else
-    /// ``WebPushUrgency/init(kind:priority:)``.
-    public var effectiveWebPushUrgency: WebPushUrgency {
-        self.webPushUrgency ?? WebPushUrgency(kind: self.kind, priority: self.priority)
+    /// ``WebPushUrgency/init(kind:priority:)`` of a stated ``priority``, else nil (no `Urgency` header:
+    /// the push service's default, `normal`).
+    public var effectiveWebPushUrgency: WebPushUrgency? {
+        self.webPushUrgency ?? self.priority.map { WebPushUrgency(kind: self.kind, priority: $0) }
     }
 }

@@ -2,8 +2,8 @@
 /// device to deliver it, judged against its battery and network.
 ///
 /// A front end states the urgency it means in ``PushNotification/webPushUrgency``, and the Web Push back
-/// end sends exactly that. For a notification that states none, ``init(kind:priority:)`` is the one
-/// default.
+/// end sends exactly that. For a notification that states none but states a priority,
+/// ``init(kind:priority:)`` says what that priority means; with neither, no `Urgency` is sent.
 public enum WebPushUrgency: String, Sendable, Hashable, Codable, CaseIterable {
     /// `very-low`: delivered only on power and Wi-Fi (RFC 8030's example: advertisements).
     case veryLow = "very-low"
@@ -14,7 +14,7 @@ public enum WebPushUrgency: String, Sendable, Hashable, Codable, CaseIterable {
     /// `high`: delivered even on low battery (incoming phone calls, time-sensitive alerts).
     case high
 
-    /// The urgency of a notification whose front end states none: `high` for high priority; for normal
+    /// The urgency a stated priority means when no urgency is stated: `high` for high priority; for normal
     /// priority, `low` for a background notification and `normal` otherwise.
     public init(kind: PushKind, priority: PushPriority) {
         switch (priority, kind) {

@@ -33,7 +33,7 @@ enum OutboxPayloadCoding {
         if let expiration = notification.expiration { object.add("expiration", try Self.integer(expiration)) }
         object.add("kind", notification.kind.rawValue)
         object.add("payload", notification.payload)
-        object.add("priority", notification.priority.rawValue)
+        if let priority = notification.priority { object.add("priority", priority.rawValue) }
         if let report { object.add("report", .object(["context": report.context, "frontEnd": .string(report.frontEnd)])) }
         if let timeToLive = notification.timeToLive { object.add("timeToLive", try Self.integer(Int64(timeToLive))) }
         if let urgency = notification.webPushUrgency { object.add("webPushUrgency", urgency.rawValue) }
@@ -66,7 +66,11 @@ enum OutboxPayloadCoding {
 
     private static func decode(_ members: [String: JSONValue]) throws -> PushNotification {
         guard let kind = members["kind"]?.stringValue.flatMap(PushKind.init(rawValue:)) else { throw Unreadable(reason: "kind") }
-        guard let priority = members["priority"]?.stringValue.flatMap(PushPriority.init(rawValue:)) else { throw Unreadable(reason: "priority") }
+        var priority: PushPriority?
+        if let text = try Self.string(members, "priority") {
+            guard let value = PushPriority(rawValue: text) else { throw Unreadable(reason: "priority") }
+            priority = value
+        }
         guard let payload = members["payload"] else { throw Unreadable(reason: "payload") }
         var urgency: WebPushUrgency?
         if let text = try Self.string(members, "webPushUrgency") {

@@ -10,27 +10,28 @@ enum FCMMessage {
         return false
     }
 
-    /// `{"message": fcm_options ⊕ payload, with android priority/ttl/collapse_key and the token}`, or nil
-    /// when the payload is not a JSON object.
+    /// `{"message": fcm_options ⊕ payload, with the token}`, and in `android` the notification's stated
+    /// priority, time to live and collapse id where the payload sets none; or nil when the payload is not
+    /// a JSON object. Nothing the front end left out is added: no `android` section unless the payload,
+    /// the app's `fcm_options` or a stated field makes one.
     static func body(options: [String: JSONValue], notification: PushNotification, token: String) -> JSONValue? {
         guard case .object = notification.payload else { return nil }
         guard case .object(var message) = JSONValue.object(options).merging(notification.payload) else { return nil }
-        var android: [String: JSONValue]
+        var android: [String: JSONValue]?
         switch message["android"] {
-        case nil, .null?: android = [:]
+        case nil, .null?: android = nil
         case .object(let members)?: android = members
         case _?: return nil
         }
-        if android["priority"] == nil {
-            android["priority"] = .string(notification.priority == .high ? "HIGH" : "NORMAL")
+        func state(_ key: String, _ value: JSONValue) {
+            var members = android ?? [:]
+            if members[key] == nil { members[key] = value }
+            android = members
         }
-        if android["ttl"] == nil, let ttl = notification.timeToLive {
-            android["ttl"] = .string("\(max(0, ttl))s")
-        }
-        if android["collapse_key"] == nil, let collapseID = notification.collapseID {
-            android["collapse_key"] = .string(collapseID)
-        }
-        message["android"] = .object(android)
+        if let priority = notification.priority { state("priority", .string(priority == .high ? "HIGH" : "NORMAL")) }
+        if let ttl = notification.timeToLive { state("ttl", .string("\(max(0, ttl))s")) }
+        if let collapseID = notification.collapseID, !collapseID.isEmpty { state("collapse_key", .string(collapseID)) }
+        message["android"] = android.map(JSONValue.object)
         // A topic or condition send (the front end put `topic` or `condition` in the payload) has no token.
         if Self.isTopicSend(message) { return .object(["message": .object(message)]) }
         message["token"] = .string(token)

@@ -2,8 +2,8 @@ import PushgateCore
 
 /// The APNs notification gorush would send for a platform-1 notification: the `aps` dictionary built
 /// from the fields as gorush builds it, every `data` key as a top-level payload key, and the headers
-/// (`apns-topic` = `topic`, `apns-push-type` = `push_type`, `priority` normal → 5 / high → 10,
-/// `expiration`, `apns_id`, `collapse_id`).
+/// (`apns-topic` = `topic`, `apns-push-type` = `push_type`, `priority` normal → 5 / high → 10 and no
+/// `apns-priority` for any other value or none, `expiration`, `apns_id`, `collapse_id`).
 enum GorushAPNsPayload {
     /// The `alert` members gorush's `Alert` holds as strings.
     static let alertStringKeys: [StaticString] = [
@@ -42,7 +42,7 @@ enum GorushAPNsPayload {
         }
         return PushNotification(
             kind: kind,
-            priority: request.priority == "normal" ? .normal : .high,
+            priority: Self.priority(request.priority),
             payload: .object(payload),
             collapseID: request.collapseID.isEmpty ? nil : request.collapseID,
             apnsTopic: request.topic.isEmpty ? nil : request.topic,
@@ -50,6 +50,16 @@ enum GorushAPNsPayload {
             apnsID: request.apnsID.isEmpty ? nil : request.apnsID,
             expiration: request.expiration
         )
+    }
+
+    /// The priority gorush states: `normal` and `high` only (`notification_apns.go` `GetIOSNotification`
+    /// sets apns2's `Priority` for these two and leaves it zero, so no `apns-priority` header, otherwise).
+    static func priority(_ value: String) -> PushPriority? {
+        switch value {
+        case "normal": .normal
+        case "high": .high
+        default: nil
+        }
     }
 
     /// A payload that only wakes the app: content-available and nothing the user sees or hears.

@@ -52,10 +52,13 @@ enum GorushFCMPayload {
             if !request.topic.isEmpty { message["topic"] = .string(request.topic) }
             if !request.condition.isEmpty { message["condition"] = .string(request.condition) }
         }
-        let priority: PushPriority
-        switch (android?["priority"]?.stringValue ?? request.priority).lowercased() {
-        case "normal": priority = .normal
-        default: priority = .high
+        // Only what the message says: gorush sends no `android.priority` unless the caller gave `priority`
+        // or one in `android` (`notification_fcm.go` `GetAndroidNotification`).
+        let priority: PushPriority?
+        switch android?["priority"]?.stringValue?.lowercased() {
+        case "normal"?: priority = .normal
+        case "high"?: priority = .high
+        default: priority = nil
         }
         return PushNotification(kind: request.contentAvailable && notification == nil ? .background : .alert, priority: priority, payload: .object(message))
     }

@@ -30,10 +30,9 @@ public enum APNsMatrixPayloadBuilder {
             }
             body = full
         }
-        guard let fitted = APNsPayloadTruncation.fit(body, maximumSize: Self.maximumSize) else {
-            return .skip(reason: "payload over \(Self.maximumSize) bytes with nothing left to shorten")
-        }
-        return .send(fitted)
+        // A body still too long once nothing is left to shorten goes out as it is: the APNs back end refuses
+        // it (`PayloadTooLarge`), and the request answers 502 as Sygnal's does, rather than losing it silently.
+        return .send(APNsPayloadTruncation.fit(body, maximumSize: Self.maximumSize) ?? body)
     }
 
     private static func eventIDOnly(_ notification: MatrixNotification, eventID: String, base: [String: JSONValue], sendBadgeCounts: Bool) -> JSONValue {

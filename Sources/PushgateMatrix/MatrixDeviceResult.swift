@@ -4,6 +4,7 @@ enum MatrixDeviceResult: Sendable, Equatable {
     case done
     /// The pushkey goes into `rejected`; the homeserver deletes the pusher.
     case rejected
-    /// A transient failure: the whole request answers 502 so the homeserver retries.
+    /// A transient failure, or a provider's refusal that is not about the token: the whole request
+    /// answers 502 so the homeserver retries and its operator sees the failure.
     case failed(reason: String)
 }

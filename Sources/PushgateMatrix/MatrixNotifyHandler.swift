@@ -10,7 +10,8 @@ public import PushgateStore
 /// `POST /_matrix/push/v1/notify`: the Matrix Push Gateway API as Sygnal serves it, with its validation,
 /// app-id matching, payloads and rejections, and these differences users asked for:
 /// devices are delivered concurrently under one deadline well inside the homeserver's timeout; a
-/// transient provider failure answers 502 (never a silent 200); a repeated `(event_id, pushkey)` within
+/// transient provider failure, and a provider's refusal that is not about the token, answers 502 (never a
+/// silent 200); a repeated `(event_id, pushkey)` within
 /// ``duplicateWindow`` is sent once; badge-clearing updates reach FCM too; pushkeys are never logged.
 public struct MatrixNotifyHandler: Sendable {
     /// How long a request may spend delivering before it answers 502.
@@ -134,9 +135,11 @@ public struct MatrixNotifyHandler: Sendable {
         case .invalidToken:
             return .rejected
         case .rejected(let reason):
-            // Permanent for this notification only (payload, configuration): retrying cannot help.
+            // Refused for a reason that is not the token's (credentials, topic, payload): the pushkey stays,
+            // and the request answers 502 as Sygnal does, so the operator sees it and the homeserver retries.
+            // Never recorded as delivered, so a retry is sent again.
             self.logger.warning("notify: provider refused a notification", metadata: ["app": "\(provider.appID)", "reason": "\(reason)"])
-            return .done
+            return .failed(reason: reason)
         case .retryLater(_, let reason):
             return .failed(reason: reason)
         }

@@ -6,10 +6,10 @@ enum WebPushHeaders {
     /// The longest `Topic` push services accept.
     static let maximumTopicLength = 32
 
-    /// The `Urgency`: the notification's stated urgency, or the documented default for its kind and
-    /// priority.
-    static func urgency(for notification: PushNotification) -> String {
-        notification.effectiveWebPushUrgency.rawValue
+    /// The `Urgency`: the notification's stated urgency, else what its stated priority means for its
+    /// kind, else nil (no header: the push service's default, `normal`).
+    static func urgency(for notification: PushNotification) -> String? {
+        notification.effectiveWebPushUrgency?.rawValue
     }
 
     /// The `Topic` of a notification: nil when it has no collapse id (or an empty one), the collapse id

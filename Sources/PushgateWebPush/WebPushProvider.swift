@@ -131,7 +131,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         headers.reserveCapacity(128 + authorization.utf8.count)
         do {
             try headers.append(name: "TTL", value: String(notification.timeToLive ?? self.configuration.ttl))
-            try headers.append(name: "Urgency", value: WebPushHeaders.urgency(for: notification))
+            if let urgency = WebPushHeaders.urgency(for: notification) { try headers.append(name: "Urgency", value: urgency) }
             if let topic { try headers.append(name: "Topic", value: topic) }
             try headers.append(name: "Content-Encoding", value: "aes128gcm")
             try headers.append(name: "Content-Type", value: "application/octet-stream")

@@ -18,12 +18,12 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "The device token (for Web Push, the subscription JSON).") var token: String
     @Option(help: "Alert text shown to the user.") var alert: String?
     @Option(help: "A JSON object of custom data.") var data: String?
-    @Option(help: "high or normal.") var priority: String = "high"
+    @Option(help: "high or normal; when left out, no priority is sent and the provider's default applies.") var priority: String?
     @Option(help: "alert, background or voip.") var type: String = "alert"
 
     func validate() throws {
         guard (self.alert == nil) != (self.data == nil) else { throw ValidationError("give exactly one of --alert and --data") }
-        guard PushPriority(rawValue: self.priority) != nil else { throw ValidationError("--priority must be high or normal") }
+        if let priority, PushPriority(rawValue: priority) == nil { throw ValidationError("--priority must be high or normal") }
         guard PushKind(rawValue: self.type) != nil else { throw ValidationError("--type must be alert, background or voip") }
         if let data, (try? JSONDecoder().decode([String: JSONValue].self, from: Data(data.utf8))) == nil {
             throw ValidationError("--data must be a JSON object")
@@ -34,7 +34,7 @@ struct SendCommand: AsyncParsableCommand {
         let configuration = try self.config.load()
         var logger = Logger(label: "pushgate")
         logger.logLevel = .warning
-        let message = SendMessage(alert: self.alert, data: self.data.flatMap { try? JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8)) } ?? [:], kind: PushKind(rawValue: self.type) ?? .alert, priority: PushPriority(rawValue: self.priority) ?? .high)
+        let message = SendMessage(alert: self.alert, data: self.data.flatMap { try? JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8)) } ?? [:], kind: PushKind(rawValue: self.type) ?? .alert, priority: self.priority.flatMap(PushPriority.init(rawValue:)))
         let outcome: DeliveryOutcome
         do {
             outcome = try await OneShotSender.send(appID: self.app, token: self.token, configuration: configuration, logger: logger) { platform in

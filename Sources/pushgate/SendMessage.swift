@@ -6,7 +6,8 @@ struct SendMessage: Sendable {
     let alert: String?
     let data: [String: JSONValue]
     let kind: PushKind
-    let priority: PushPriority
+    /// The `--priority` given, nil when left out (then no provider is sent one).
+    let priority: PushPriority?
 
     func notification(for platform: Platform) -> PushNotification {
         let payload: JSONValue
@@ -38,7 +39,8 @@ struct SendMessage: Sendable {
             if let alert { body["body"] = .string(alert) }
             payload = .object(body)
         }
-        return PushNotification(kind: self.kind, priority: self.kind == .background ? .normal : self.priority, payload: payload)
+        // A stated priority is normal for a background notification, as APNs requires.
+        return PushNotification(kind: self.kind, priority: self.kind == .background ? self.priority.map { _ in .normal } : self.priority, payload: payload)
     }
 
     static func report(app: String, outcome: DeliveryOutcome) -> String {

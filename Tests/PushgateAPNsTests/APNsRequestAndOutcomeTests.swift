@@ -28,6 +28,19 @@ struct APNsRequestAndOutcomeTests {
         #expect(factory.problem(with: long, body: []) != nil)
     }
 
+    /// A notification whose front end states no priority, time to live or collapse id gets no
+    /// `apns-priority`, `apns-expiration` or `apns-collapse-id` (as apns2 sends a gorush request without
+    /// them); a background push is still sent at 5, as APNs requires.
+    @Test func nothingTheFrontEndLeftOutIsAdded() {
+        let factory = APNsRequestFactory(topic: "im.example", configuredPushType: nil)
+        let id = UUID()
+        let headers = factory.headers(for: PushNotification(kind: .alert, payload: .object([:])), apnsID: id, now: Date(timeIntervalSince1970: 1000))
+        #expect(headers.map(\.name) == ["apns-topic", "apns-push-type", "apns-id"])
+        #expect(headers.map(\.value) == ["im.example", "alert", id.uuidString.lowercased()])
+        #expect(factory.priority(for: PushNotification(kind: .voip, payload: .object([:]))) == nil)
+        #expect(factory.priority(for: PushNotification(kind: .background, payload: .object([:]))) == "5")
+    }
+
     @Test func aFrontEndsTopicPushTypeIDAndExpirationAreSentOrRefused() {
         let factory = APNsRequestFactory(topic: "im.example", configuredPushType: .background)
         let live = PushNotification(

@@ -8,8 +8,8 @@ struct WebPushUrgencyTests {
         #expect(WebPushUrgency.allCases.map(\.rawValue) == ["very-low", "low", "normal", "high"])
     }
 
-    /// The one default, for front ends that state no urgency (`pushgate send`, front ends without Web Push
-    /// apps): high priority is `high`; normal priority is `low` for background and `normal` otherwise.
+    /// What a stated priority means when a front end states no urgency (`pushgate send`, front ends without
+    /// Web Push apps): high priority is `high`; normal priority is `low` for background and `normal` otherwise.
     @Test func theDefaultFollowsPriorityAndKind() {
         #expect(WebPushUrgency(kind: .alert, priority: .high) == .high)
         #expect(WebPushUrgency(kind: .voip, priority: .high) == .high)
@@ -29,7 +29,9 @@ struct WebPushUrgencyTests {
             }
         }
         #expect(PushNotification(kind: .background, priority: .normal, payload: [:]).effectiveWebPushUrgency == .low)
-        #expect(PushNotification(payload: [:]).effectiveWebPushUrgency == .high)
+        // Neither an urgency nor a priority stated: none (the push service's default applies).
+        #expect(PushNotification(payload: [:]).effectiveWebPushUrgency == nil)
+        #expect(PushNotification(kind: .background, payload: [:]).effectiveWebPushUrgency == nil)
     }
 
     @Test func theUrgencyIsStoredWithTheNotification() throws {

@@ -21,6 +21,16 @@ struct OutboxPayloadCodingTests {
         #expect(minimal.effectiveWebPushUrgency == .low)
     }
 
+    /// A notification whose front end stated no priority is stored without one and read back without one.
+    @Test func anUnstatedPriorityRoundTrips() throws {
+        let notification = PushNotification(kind: .alert, payload: ["data": ["k": "v"]])
+        let bytes = try OutboxPayloadCoding.encode(notification)
+        #expect(!String(decoding: bytes, as: UTF8.self).contains("priority"))
+        #expect(try OutboxPayloadCoding.decode(bytes) == notification)
+        #expect(try OutboxPayloadCoding.decode(bytes).priority == nil)
+        #expect(throws: (any Error).self) { try OutboxPayloadCoding.decode(Array(#"{"kind":"alert","priority":"urgent","payload":{}}"#.utf8)) }
+    }
+
     @Test func aStatedUrgencyRoundTrips() throws {
         let notification = PushNotification(kind: .alert, priority: .normal, payload: ["body": "hi"], collapseID: "room-1", webPushUrgency: .low)
         #expect(try OutboxPayloadCoding.decode(OutboxPayloadCoding.encode(notification)) == notification)

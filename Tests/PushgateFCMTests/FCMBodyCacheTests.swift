@@ -26,6 +26,31 @@ struct FCMBodyCacheTests {
         return try? JSONText.encode(message)
     }
 
+    /// What the front end left out is not added: no `android` section for a notification that states no
+    /// priority, time to live or collapse id (gorush sends none then), and only the stated members when it
+    /// states some.
+    @Test func nothingTheFrontEndLeftOutIsAdded() throws {
+        let data: JSONValue = ["data": ["k": "v"]]
+        #expect(FCMMessage.body(options: [:], notification: PushNotification(payload: data), token: "t") == ["message": ["data": ["k": "v"], "token": "t"]])
+        #expect(
+            FCMMessage.body(options: [:], notification: PushNotification(kind: .background, payload: data), token: "t")
+                == ["message": ["data": ["k": "v"], "token": "t"]]
+        )
+        #expect(
+            FCMMessage.body(options: [:], notification: PushNotification(payload: data, timeToLive: 30), token: "t")
+                == ["message": ["data": ["k": "v"], "android": ["ttl": "30s"], "token": "t"]]
+        )
+        #expect(
+            FCMMessage.body(options: [:], notification: PushNotification(priority: .high, payload: data, collapseID: "c"), token: "t")
+                == ["message": ["data": ["k": "v"], "android": ["priority": "HIGH", "collapse_key": "c"], "token": "t"]]
+        )
+        // The app's `fcm_options.android` is the operator's statement, sent as it is.
+        #expect(
+            FCMMessage.body(options: ["android": ["ttl": "60s"]], notification: PushNotification(payload: data), token: "t")
+                == ["message": ["data": ["k": "v"], "android": ["ttl": "60s"], "token": "t"]]
+        )
+    }
+
     @Test func everyBodyIsTheDirectEncodingWhateverTheOrder() {
         let cache = FCMBodyCache(options: Self.options)
         var generator = SystemRandomNumberGenerator()

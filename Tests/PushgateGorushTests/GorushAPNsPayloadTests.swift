@@ -59,7 +59,10 @@ struct GorushAPNsPayloadTests {
         #expect(try Self.build(#""content_available":true"#).kind == .background)
         #expect(try Self.build(#""content_available":true,"message":"m""#).kind == .alert)
         #expect(try Self.build(#""message":"m""#).kind == .alert)
-        #expect(try Self.build(#""message":"m""#).priority == .high)
+        // gorush sends `apns-priority` only for `priority` normal or high (`GetIOSNotification`).
+        #expect(try Self.build(#""message":"m""#).priority == nil)
+        #expect(try Self.build(#""message":"m","priority":"high""#).priority == .high)
+        #expect(try Self.build(#""message":"m","priority":"urgent""#).priority == nil)
         #expect(try Self.build(#""push_type":"liveactivity""#).apnsPushType == "liveactivity")
     }
 

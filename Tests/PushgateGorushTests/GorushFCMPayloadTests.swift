@@ -47,7 +47,9 @@ struct GorushFCMPayloadTests {
 
     @Test func priorityAndKindFollowTheRequest() throws {
         #expect(try Self.build(#""priority":"normal""#).priority == .normal)
-        #expect(try Self.build(#""message":"m""#).priority == .high)
+        // No `priority` and no `android.priority`: gorush sends no `android` block, so none is stated.
+        #expect(try Self.build(#""message":"m""#).priority == nil)
+        #expect(try Self.build(#""android":{"priority":"high"}"#).priority == .high)
         #expect(try Self.build(#""content_available":true"#).kind == .background)
     }
 }

@@ -65,6 +65,23 @@ struct HMSProviderTests {
         priority: .high, payload: ["android": ["notification": ["title": "T", "body": "B", "click_action": ["type": 3]]], "data": "{\"k\":1}"]
     )
 
+    /// What the front end left out is not added: no `android.urgency` (nor an `android` section) without a
+    /// stated priority, and the payload's own `urgency` wins over a stated one.
+    @Test func nothingTheFrontEndLeftOutIsAdded() {
+        #expect(
+            HMSMessage.body(notification: PushNotification(payload: ["data": "{}"]), token: "d")
+                == ["validate_only": false, "message": ["data": "{}", "token": ["d"]]]
+        )
+        #expect(
+            HMSMessage.body(notification: PushNotification(priority: .normal, payload: ["data": "{}"], timeToLive: 60), token: "d")
+                == ["validate_only": false, "message": ["data": "{}", "android": ["urgency": "NORMAL", "ttl": "60s"], "token": ["d"]]]
+        )
+        #expect(
+            HMSMessage.body(notification: PushNotification(priority: .high, payload: ["android": ["urgency": "NORMAL"]]), token: "d")
+                == ["validate_only": false, "message": ["android": ["urgency": "NORMAL"], "token": ["d"]]]
+        )
+    }
+
     @Test func eachResultCodeBecomesItsOutcome() async throws {
         try await Self.run { emulator, provider, log in
             let deadline = ContinuousClock.now + .seconds(30)

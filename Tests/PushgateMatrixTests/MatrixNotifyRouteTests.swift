@@ -17,18 +17,23 @@ import Testing
 final class RecordingProvider: PushProvider {
     let appID: String
     let platform: Platform
-    private let outcomes: [String: DeliveryOutcome]
+    private let outcome: @Sendable (String) -> DeliveryOutcome?
     private let received = Mutex<[(token: String, notification: PushNotification)]>([])
 
-    init(appID: String, platform: Platform, outcomes: [String: DeliveryOutcome] = [:]) {
+    convenience init(appID: String, platform: Platform, outcomes: [String: DeliveryOutcome] = [:]) {
+        self.init(appID: appID, platform: platform) { outcomes[$0] }
+    }
+
+    /// A provider answering `outcome(token)`, or delivered when it is nil.
+    init(appID: String, platform: Platform, outcome: @escaping @Sendable (String) -> DeliveryOutcome?) {
         self.appID = appID
         self.platform = platform
-        self.outcomes = outcomes
+        self.outcome = outcome
     }
 
     func deliver(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
         self.received.withLock { $0.append((token, notification)) }
-        return self.outcomes[token] ?? .delivered
+        return self.outcome(token) ?? .delivered
     }
 
     var deliveries: [(token: String, notification: PushNotification)] { self.received.withLock { $0 } }
@@ -69,20 +74,19 @@ struct MatrixNotifyRouteTests {
     }
 
     @Test func deliversAndRejectsAsTheReferenceTablesSay() async throws {
-        let fcm = RecordingProvider(appID: "im.example.android", platform: .fcm, outcomes: ["dead": .invalidToken(reason: "UNREGISTERED"), "huge": .rejected(reason: "too big")])
+        let fcm = RecordingProvider(appID: "im.example.android", platform: .fcm, outcomes: ["dead": .invalidToken(reason: "UNREGISTERED")])
         let apns = RecordingProvider(appID: "im.example.*", platform: .apns)
         try await Self.withGateway([fcm, apns]) { client async throws in
             let (status, body) = try await Self.notify(client, Self.request(devices: #"""
                 {"app_id":"im.example.android","pushkey":"live"},
                 {"app_id":"im.example.android","pushkey":"dead"},
-                {"app_id":"im.example.android","pushkey":"huge"},
                 {"app_id":"im.example.ios","pushkey":"3q2+7w=="},
                 {"app_id":"org.unknown","pushkey":"nobody"},
                 {"app_id":"im.example.ios","pushkey":"not base64!"}
                 """#))
             #expect(status == .ok)
             #expect(body == ["rejected": ["dead", "nobody", "not base64!"]])
-            #expect(Set(fcm.deliveries.map(\.token)) == ["live", "dead", "huge"])
+            #expect(Set(fcm.deliveries.map(\.token)) == ["live", "dead"])
             // APNs pushkeys arrive base64 and go out as hex, through the glob app.
             #expect(apns.deliveries.map(\.token) == ["deadbeef"])
             #expect(apns.deliveries.first?.notification.payload["aps"]?["badge"] == 2)
@@ -96,6 +100,44 @@ struct MatrixNotifyRouteTests {
             let (status, body) = try await Self.notify(client, Self.request(devices: #"{"app_id":"app","pushkey":"busy"}"#))
             #expect(status == .badGateway)
             #expect(body?["errcode"] == "M_UNKNOWN")
+        }
+    }
+
+    /// A provider refusing the notification for a reason that is not the token's answers 502, as Sygnal's
+    /// `NotificationDispatchException` does, whichever provider and reason, also beside a delivered and a
+    /// rejected device; the pushkey is not rejected and the event is not remembered as delivered.
+    @Test(arguments: [
+        (Platform.apns, "InvalidProviderToken"), (.apns, "ExpiredProviderToken"), (.apns, "BadTopic"), (.apns, "PayloadTooLarge"),
+        (.fcm, "HTTP 400 INVALID_ARGUMENT (message.data)"), (.fcm, "UNAUTHENTICATED: FCM refused a fresh access token"),
+        (.fcm, "HTTP 403 PERMISSION_DENIED"), (.webPush, "push service answered 401"), (.webPush, "payload too large (push service answered 413)"),
+    ])
+    func aRefusalThatIsNotAboutTheTokenAnswers502(platform: Platform, reason: String) async throws {
+        // The token names the device: hex of the name for APNs (whose pushkeys are base64), the name in the
+        // endpoint for Web Push, the name itself for FCM.
+        let name = { @Sendable (token: String) in ["refused", "dead", "live"].first { token.contains(platform == .apns ? Hex.lowercase(Array($0.utf8)) : $0) } }
+        let provider = RecordingProvider(appID: "app", platform: platform) { token in
+            switch name(token) {
+            case "refused": .rejected(reason: reason)
+            case "dead": .invalidToken(reason: "gone")
+            default: nil
+            }
+        }
+        try await Self.withGateway([provider]) { client async throws in
+            func device(_ name: String) -> String {
+                switch platform {
+                case .webPush: #"{"app_id":"app","pushkey":"\#(name)","data":{"endpoint":"https://push.example.org/\#(name)","auth":"YXV0aA"}}"#
+                case .apns: #"{"app_id":"app","pushkey":"\#(Data(name.utf8).base64EncodedString())"}"#
+                default: #"{"app_id":"app","pushkey":"\#(name)"}"#
+                }
+            }
+            let alone = try await Self.notify(client, Self.request(devices: device("refused")))
+            #expect(alone.0 == .badGateway)
+            #expect(alone.1?["errcode"] == "M_UNKNOWN")
+            #expect(alone.1?["rejected"] == nil)
+            let mixed = try await Self.notify(client, Self.request(devices: [device("live"), device("refused"), device("dead")].joined(separator: ",")))
+            #expect(mixed.0 == .badGateway)
+            // Both requests carried the same event: the refused device was asked twice, not filtered as sent.
+            #expect(provider.deliveries.count { name($0.token) == "refused" } == 2)
         }
     }
 

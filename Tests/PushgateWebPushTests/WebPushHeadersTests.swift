@@ -20,6 +20,9 @@ struct WebPushHeadersTests {
         #expect(WebPushHeaders.urgency(for: PushNotification(kind: .alert, priority: .normal, payload: [:])) == "normal")
         #expect(WebPushHeaders.urgency(for: PushNotification(kind: .background, priority: .normal, payload: [:])) == "low")
         #expect(WebPushHeaders.urgency(for: PushNotification(kind: .alert, priority: .normal, payload: [:], webPushUrgency: .veryLow)) == "very-low")
+        // Neither an urgency nor a priority stated: no header.
+        #expect(WebPushHeaders.urgency(for: PushNotification(kind: .alert, payload: [:])) == nil)
+        #expect(WebPushHeaders.urgency(for: PushNotification(kind: .background, payload: [:])) == nil)
     }
 
     @Test(arguments: [

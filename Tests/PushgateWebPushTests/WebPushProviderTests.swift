@@ -78,6 +78,20 @@ struct WebPushProviderTests {
         }
     }
 
+    /// A notification that states neither urgency nor priority gets no `Urgency` header (the push
+    /// service's default, `normal`); `TTL` is the app's configured one.
+    @Test func sendsNoUrgencyWhenNothingIsStated() async throws {
+        try await Self.withProvider { harness in
+            let token = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            #expect(await harness.provider.deliver(PushNotification(kind: .background, payload: .object([:])), to: token, deadline: Self.soon()) == .delivered)
+            let requests = await harness.recorder.requests
+            try #require(requests.count == 1)
+            #expect(requests[0].headers["ttl"] == "900")
+            #expect(requests[0].headers["urgency"] == nil)
+            #expect(requests[0].headers["topic"] == nil)
+        }
+    }
+
     @Test func defaultsTTLAndUrgencyWhenNotStated() async throws {
         try await Self.withProvider { harness in
             let token = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")

@@ -11,7 +11,8 @@ import _CryptoExtras
 /// Registration tokens choose the answer: a token starting with `unregistered` gets 404 `UNREGISTERED`,
 /// `badtoken` 400 `INVALID_ARGUMENT`, `mismatch` 403 `SENDER_ID_MISMATCH`,
 /// `quota` 429 `QUOTA_EXCEEDED` with `Retry-After: 7`, `unavailable` 503, `internal` 500, `slow` an answer
-/// after ``slowDelay``; any other token is delivered. Every send is recorded in ``log``.
+/// after ``slowDelay``; any other token is delivered. A `data` key FCM reserves (`from`, `message_type`,
+/// `google…`, `gcm…`) gets 400 `INVALID_ARGUMENT`. Every send is recorded in ``log``.
 ///
 /// Serve it with ``addRoutes(to:)`` (or ``buildRouter()``) on a Hummingbird application.
 public final class FCMEmulator: Sendable {
@@ -219,6 +220,12 @@ public final class FCMEmulator: Sendable {
             .map { String(decoding: $0, as: UTF8.self) } ?? String(decoding: body, as: UTF8.self)
     }
 
+    /// Whether FCM refuses `key` in a message's `data`: `from`, `message_type`, or a key starting with
+    /// `google` or `gcm`.
+    static func isReservedDataKey(_ key: String) -> Bool {
+        key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
+    }
+
     /// Whether `token` asks for a delayed answer.
     public func isSlow(_ token: String) -> Bool { token.hasPrefix("slow") }
 
@@ -245,6 +252,10 @@ public final class FCMEmulator: Sendable {
             for (index, key) in members.keys.sorted().enumerated() {
                 if case .string = members[key] { continue }
                 return Self.failure(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "Invalid value at 'message.data[\(index)].value' (TYPE_STRING), data values must be strings.", field: "message.data[\(index)].value")
+            }
+            // FCM reserves `from`, `message_type` and keys starting with `google` or `gcm`.
+            if let key = members.keys.sorted().first(where: Self.isReservedDataKey) {
+                return Self.failure(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "Invalid data payload key: \(key)", field: "message.data")
             }
         }
         if token.hasPrefix("unregistered") {
