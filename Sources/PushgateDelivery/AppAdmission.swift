@@ -1,41 +1,126 @@
+public import PushgateCore
 import Synchronization
 
-/// Caps how many deliveries one app has in flight, as Sygnal's `inflight_request_limit`: a delivery over
-/// the cap fails at once instead of queueing, so one slow provider cannot hold every request.
-final class InflightLimiter: Sendable {
-    /// One app's deliveries in flight and its cap.
+/// Decides, per app, whether a delivery may go to the provider now: at most `inflight_request_limit`
+/// deliveries in flight (Sygnal's cap: one over it fails at once instead of queueing, so one slow provider
+/// cannot hold every request), and a circuit that opens after ``CircuitSettings/failures`` retry-later
+/// outcomes in a row (refused connections, 5xx, deadlines: a provider that is down or hangs).
+///
+/// While an app's circuit is open its deliveries fail at once as retry later, so outbox workers, event
+/// loops and in-flight slots are not spent on it; when the interval ends one delivery goes through as a
+/// probe. A probe that succeeds closes the circuit; one that fails opens it again for twice as long (up to
+/// ``CircuitSettings/maximumOpen``). Any other app is untouched. One lock per admission and one per
+/// release, as the in-flight count alone took; the clock is read only while a circuit is open or opening.
+final class AppAdmission: Sendable {
+    /// When the circuit opens and for how long.
+    struct CircuitSettings: Sendable {
+        /// Retry-later outcomes in a row that open the circuit.
+        var failures = 5
+        /// How long it stays open the first time.
+        var initialOpen: Duration = .seconds(1)
+        /// The longest it stays open.
+        var maximumOpen: Duration = .seconds(60)
+    }
+
+    /// Whether a delivery may go.
+    enum Verdict: Equatable {
+        /// It may; `probe` when it tests an open circuit.
+        case admitted(probe: Bool)
+        /// The app has `inflight_request_limit` deliveries in flight.
+        case overLimit
+        /// The app's circuit is open for this much longer (zero while a probe is out).
+        case circuitOpen(remaining: Duration)
+    }
+
+    /// What a release changed about the app's circuit, for the log and metrics.
+    enum CircuitChange: Equatable {
+        case none
+        /// It opened (or opened again after a failed probe) for this long.
+        case opened(for: Duration, failures: Int)
+        /// A delivery succeeded after it had opened.
+        case closed
+    }
+
+    /// One app's deliveries in flight, its cap and its circuit.
     private struct Slot {
         var count = 0
         let limit: Int
+        var failuresInARow = 0
+        /// Set while the circuit is open: when a probe may go.
+        var openUntil: ContinuousClock.Instant?
+        var openFor: Duration = .zero
+        var probing = false
     }
 
     private let slots = Mutex<[String: Slot]>([:])
     private let limits: [String: Int]
     private let defaultLimit: Int
+    private let circuit: CircuitSettings
 
-    init(limits: [String: Int], defaultLimit: Int = 512) {
+    init(limits: [String: Int], defaultLimit: Int = 512, circuit: CircuitSettings = CircuitSettings()) {
         self.limits = limits
         self.defaultLimit = defaultLimit
+        self.circuit = circuit
     }
 
-    /// Takes a slot for `appID`; false when the app is at its limit.
-    func acquire(_ appID: String) -> Bool {
+    /// Takes a slot for `appID` unless its cap is reached or its circuit is open.
+    func acquire(_ appID: String) -> Verdict {
         self.slots.withLock { slots in
             // One lookup, through the subscript's in-place access; the limit is looked up the first time.
             Self.take(&slots[appID, default: Slot(limit: self.limits[appID] ?? self.defaultLimit)])
         }
     }
 
-    /// Returns a slot taken by ``acquire(_:)``.
-    func release(_ appID: String) {
+    /// Returns a slot taken by ``acquire(_:)`` with the delivery's outcome, which moves the circuit.
+    func release(_ appID: String, outcome: DeliveryOutcome, probe: Bool) -> CircuitChange {
         self.slots.withLock { slots in
-            slots[appID]?.count -= 1
+            guard var slot = slots[appID] else { return .none }
+            slot.count -= 1
+            let change = self.record(outcome, probe: probe, in: &slot)
+            slots[appID] = slot
+            return change
         }
     }
 
-    private static func take(_ slot: inout Slot) -> Bool {
-        guard slot.count < slot.limit else { return false }
+    /// Whether `appID`'s circuit is open now (a probe out counts as open).
+    func isOpen(_ appID: String) -> Bool {
+        self.slots.withLock { $0[appID]?.openUntil != nil }
+    }
+
+    private static func take(_ slot: inout Slot) -> Verdict {
+        var probe = false
+        if let openUntil = slot.openUntil {
+            let now = ContinuousClock.now
+            guard now >= openUntil else { return .circuitOpen(remaining: openUntil - now) }
+            guard !slot.probing else { return .circuitOpen(remaining: .zero) }
+            probe = true
+        }
+        guard slot.count < slot.limit else { return .overLimit }
         slot.count += 1
-        return true
+        if probe { slot.probing = true }
+        return .admitted(probe: probe)
+    }
+
+    private func record(_ outcome: DeliveryOutcome, probe: Bool, in slot: inout Slot) -> CircuitChange {
+        guard case .retryLater = outcome else {
+            // The provider answered: whatever it said, it is there.
+            slot.failuresInARow = 0
+            guard slot.openUntil != nil else { return .none }
+            slot.openUntil = nil
+            slot.openFor = .zero
+            slot.probing = false
+            return .closed
+        }
+        slot.failuresInARow += 1
+        if probe {
+            slot.probing = false
+            slot.openFor = min(self.circuit.maximumOpen, slot.openFor * 2)
+            slot.openUntil = ContinuousClock.now + slot.openFor
+            return .opened(for: slot.openFor, failures: slot.failuresInARow)
+        }
+        guard slot.openUntil == nil, slot.failuresInARow >= self.circuit.failures else { return .none }
+        slot.openFor = self.circuit.initialOpen
+        slot.openUntil = ContinuousClock.now + slot.openFor
+        return .opened(for: slot.openFor, failures: slot.failuresInARow)
     }
 }

@@ -4,7 +4,10 @@ import PushgateCore
 /// Delivery counters and timings, per app and outcome:
 /// `pushgate_deliveries_total{app,outcome}`, `pushgate_delivery_duration_seconds{app}`,
 /// `pushgate_outbox_given_up_total{app}`, `pushgate_inflight_limit_drops_total{app}`, and Sygnal's name for
-/// the last, `sygnal_inflight_request_limit_drop_total{pushkin}`, so existing dashboards keep working.
+/// the last, `sygnal_inflight_request_limit_drop_total{pushkin}`, so existing dashboards keep working; the
+/// circuit (``AppAdmission``): `pushgate_provider_circuit_open{app}` (1 while open),
+/// `pushgate_provider_circuit_opened_total{app}` and `pushgate_provider_circuit_refusals_total{app}`
+/// (deliveries failed at once while it was open).
 ///
 /// Each metric's handle is made once per app (and outcome) and kept: looking one up in the factory on
 /// every delivery costs more than the delivery's own bookkeeping.
@@ -12,6 +15,7 @@ public struct DeliveryMetrics: Sendable {
     private let factory: any MetricsFactory
     private let counters = MemoTable<HandleKey, Counter>()
     private let timers = MemoTable<String, Timer>()
+    private let gauges = MemoTable<String, Gauge>()
 
     /// Creates metrics recorded through `factory` (the composition root passes the Prometheus one).
     public init(factory: any MetricsFactory) {
@@ -39,9 +43,33 @@ public struct DeliveryMetrics: Sendable {
     }
 
     /// Creates each app's in-flight drop counters at zero, as Sygnal does, so they are listed before
-    /// the first drop.
+    /// the first drop, and its circuit metrics.
     public func prepare(appIDs: [String]) {
-        for appID in appIDs { _ = self.inflightDropCounters(appID) }
+        for appID in appIDs {
+            _ = self.inflightDropCounters(appID)
+            self.circuitGauge(appID).record(0)
+            self.counter(.circuitOpened, appID, "pushgate_provider_circuit_opened_total").increment(by: 0)
+            self.counter(.circuitRefusals, appID, "pushgate_provider_circuit_refusals_total").increment(by: 0)
+        }
+    }
+
+    func recordCircuit(appID: String, open: Bool) {
+        self.circuitGauge(appID).record(open ? 1 : 0)
+        if open { self.counter(.circuitOpened, appID, "pushgate_provider_circuit_opened_total").increment() }
+    }
+
+    func recordCircuitRefusal(appID: String) {
+        self.counter(.circuitRefusals, appID, "pushgate_provider_circuit_refusals_total").increment()
+    }
+
+    private func circuitGauge(_ appID: String) -> Gauge {
+        self.gauges.value(for: appID) { Gauge(label: "pushgate_provider_circuit_open", dimensions: [("app", appID)], factory: self.factory) }
+    }
+
+    private func counter(_ metric: HandleKey.Metric, _ appID: String, _ label: String) -> Counter {
+        self.counters.value(for: HandleKey(metric: metric, appID: appID, outcome: "")) {
+            Counter(label: label, dimensions: [("app", appID)], factory: self.factory)
+        }
     }
 
     private func inflightDropCounters(_ appID: String) -> [Counter] {
@@ -59,7 +87,7 @@ public struct DeliveryMetrics: Sendable {
 /// Which counter, for which app and outcome.
 private struct HandleKey: Hashable, Sendable {
     enum Metric: Hashable, Sendable {
-        case deliveries, givenUp, inflightDrops, sygnalInflightDrops
+        case deliveries, givenUp, inflightDrops, sygnalInflightDrops, circuitOpened, circuitRefusals
     }
 
     var metric: Metric

@@ -12,7 +12,7 @@ public struct Dispatcher: Sendable {
     /// The back ends by app id.
     public let directory: ProviderDirectory
     private let store: any PushStore
-    private let limiter: InflightLimiter
+    private let admission: AppAdmission
     private let metrics: DeliveryMetrics
     private let wakeUp: OutboxWakeUp
     private let groupCommit: OutboxGroupCommit
@@ -34,7 +34,7 @@ public struct Dispatcher: Sendable {
         logger: Logger
     ) {
         self.directory = directory
-        self.limiter = InflightLimiter(limits: inflightLimits)
+        self.admission = AppAdmission(limits: inflightLimits)
         self.store = store
         self.metrics = metrics
         self.wakeUp = wakeUp
@@ -59,11 +59,17 @@ public struct Dispatcher: Sendable {
     /// Delivers through a provider the caller already looked up in ``directory`` (front ends that must
     /// tell unknown apps apart, and the outbox worker), with the same limits and bookkeeping.
     public func deliver(_ notification: PushNotification, via provider: any PushProvider, token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
-        guard self.limiter.acquire(provider.appID) else {
+        let probe: Bool
+        switch self.admission.acquire(provider.appID) {
+        case .admitted(let isProbe):
+            probe = isProbe
+        case .overLimit:
             self.metrics.recordInflightDrop(appID: provider.appID)
             return .retryLater(after: nil, reason: "in-flight limit reached for \(provider.appID)")
+        case .circuitOpen(let remaining):
+            self.metrics.recordCircuitRefusal(appID: provider.appID)
+            return .retryLater(after: remaining > .zero ? remaining : nil, reason: "the provider of \(provider.appID) is failing (circuit open)")
         }
-        defer { self.limiter.release(provider.appID) }
         let started = ContinuousClock.now
         let outcome = await provider.deliver(notification, to: token, deadline: deadline)
         self.metrics.record(appID: provider.appID, outcome: outcome, duration: ContinuousClock.now - started)
@@ -71,10 +77,29 @@ public struct Dispatcher: Sendable {
             "delivery",
             metadata: ["app": "\(provider.appID)", "token": "\(Redaction.fingerprint(token))", "outcome": "\(outcome.label)"]
         )
+        switch self.admission.release(provider.appID, outcome: outcome, probe: probe) {
+        case .none:
+            break
+        case .opened(let interval, let failures):
+            self.metrics.recordCircuit(appID: provider.appID, open: true)
+            let reason: String = if case .retryLater(_, let why) = outcome { why } else { "" }
+            self.logger.warning(
+                "provider failing: its deliveries fail at once until a probe succeeds",
+                metadata: ["app": "\(provider.appID)", "failures_in_a_row": "\(failures)", "probe_in": "\(interval)", "last_reason": "\(reason)"]
+            )
+        case .closed:
+            self.metrics.recordCircuit(appID: provider.appID, open: false)
+            self.logger.notice("provider recovered: deliveries resume", metadata: ["app": "\(provider.appID)", "outcome": "\(outcome.label)"])
+        }
         if case .invalidToken(let reason) = outcome {
             await self.recordInvalid(appID: provider.appID, token: token, reason: reason)
         }
         return outcome
+    }
+
+    /// Whether `appID`'s provider is failing now (its circuit is open, see ``AppAdmission``).
+    func isFailing(_ appID: String) -> Bool {
+        self.admission.isOpen(appID)
     }
 
     /// Queues notifications in the outbox; they survive restarts and are retried until delivered, refused

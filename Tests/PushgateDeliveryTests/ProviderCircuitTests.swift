@@ -1,0 +1,87 @@
+import Foundation
+import PushgateCore
+import PushgateDelivery
+import Testing
+
+/// The per-app circuit: a provider that keeps failing has its deliveries fail at once, one probe goes
+/// through when the interval ends, a success closes it, and other apps never notice.
+@Suite("Provider circuit")
+struct ProviderCircuitTests {
+    static let notification = PushNotification(payload: .object(["data": .object(["k": .string("v")])]))
+    static let down = DeliveryOutcome.retryLater(after: nil, reason: "connection refused")
+
+    static func dispatcher(_ providers: [ScriptedProvider]) async throws -> Dispatcher {
+        let (store, _) = try await DispatcherAndOutboxTests.openStore()
+        return Dispatcher(
+            directory: ProviderDirectory(providers), store: store, metrics: DeliveryMetrics(factory: NoMetrics.factory), logger: TestLogging.quiet
+        )
+    }
+
+    @Test func fiveFailuresInARowOpenTheCircuitAndLaterDeliveriesFailWithoutReachingTheProvider() async throws {
+        let failing = ScriptedProvider(appID: "failing", script: ["t": [Self.down]])
+        let healthy = ScriptedProvider(appID: "healthy")
+        let dispatcher = try await Self.dispatcher([failing, healthy])
+        for _ in 0..<5 {
+            #expect(await dispatcher.deliver(Self.notification, appID: "failing", token: "t", timeout: .seconds(5)) == Self.down)
+        }
+        #expect(failing.deliveredTokens.count == 5)
+        for _ in 0..<20 {
+            guard case .retryLater(let after, let reason) = await dispatcher.deliver(Self.notification, appID: "failing", token: "t", timeout: .seconds(5)) else {
+                Issue.record("an open circuit answers retry later")
+                return
+            }
+            #expect(reason == "the provider of failing is failing (circuit open)")
+            // It says when to try again: at most the first interval (1 s) away.
+            #expect(after.map { $0 > .zero && $0 <= .seconds(1) } == true)
+        }
+        #expect(failing.deliveredTokens.count == 5)
+        #expect(await dispatcher.deliver(Self.notification, appID: "healthy", token: "u", timeout: .seconds(5)) == .delivered)
+    }
+
+    @Test func aProbeAfterTheIntervalClosesTheCircuitWhenTheProviderIsBack() async throws {
+        let provider = ScriptedProvider(appID: "app", script: ["t": [Self.down, Self.down, Self.down, Self.down, Self.down, .delivered]])
+        let dispatcher = try await Self.dispatcher([provider])
+        for _ in 0..<5 { _ = await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) }
+        guard case .retryLater = await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) else {
+            Issue.record("expected an open circuit")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(1_100))
+        #expect(await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) == .delivered)
+        #expect(provider.deliveredTokens.count == 6)
+        // Closed: every delivery reaches the provider again.
+        for _ in 0..<10 {
+            #expect(await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) == .delivered)
+        }
+        #expect(provider.deliveredTokens.count == 16)
+    }
+
+    @Test func aFailedProbeOpensTheCircuitForLongerAndOnlyOneProbeGoesAtATime() async throws {
+        let provider = ScriptedProvider(appID: "app", script: ["t": [Self.down]], delay: .milliseconds(300))
+        let dispatcher = try await Self.dispatcher([provider])
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<5 { group.addTask { _ = await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) } }
+        }
+        try await Task.sleep(for: .milliseconds(1_100))
+        // Three deliveries at once when the interval has ended: one probes, two fail at once.
+        let outcomes = await withTaskGroup(of: DeliveryOutcome.self) { group in
+            for _ in 0..<3 { group.addTask { await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(provider.deliveredTokens.count == 6)
+        #expect(outcomes.filter { $0 == Self.down }.count == 1)
+        // The probe failed: open again, now for 2 s, so a second later it still fails at once.
+        try await Task.sleep(for: .milliseconds(1_100))
+        _ = await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5))
+        #expect(provider.deliveredTokens.count == 6)
+    }
+
+    @Test func answersOtherThanRetryLaterKeepTheCircuitClosed() async throws {
+        let provider = ScriptedProvider(appID: "app", script: [
+            "t": [Self.down, Self.down, Self.down, Self.down, .rejected(reason: "BadTopic"), Self.down, Self.down, Self.down, Self.down, .delivered],
+        ])
+        let dispatcher = try await Self.dispatcher([provider])
+        for _ in 0..<10 { _ = await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) }
+        #expect(provider.deliveredTokens.count == 10)
+    }
+}
