@@ -49,6 +49,8 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     private let observers: [String: any DeliveryOutcomeObserver]
     private let logger: Logger
     private let claimClock = OutboxClaimClock()
+    private let pace = OutboxAppPace()
+    private let outstanding = OutboxOutstandingParts()
 
     public var description: String { "OutboxWorker" }
 
@@ -105,6 +107,8 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                 }
             }
         }
+        // Parts detached from their lanes finish and store their outcomes before the worker stops.
+        await self.outstanding.waitForAll()
     }
 
     /// Whether a round that handled `tokens` tokens was full: a round takes whole entries, so one that
@@ -142,43 +146,79 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             work += await self.claim(limit: self.configuration.batchSize - handedOver)
         }
         guard !work.isEmpty else { return 0 }
-        let batch = work
-        // Deliveries run to completion even when shutdown cancels the loop: their outcome must be stored.
-        return await Task {
-            // Each token's attempt lands at its place: the entries' tokens one after another.
-            let total = batch.reduce(0) { $0 + $1.tokens.count }
-            let handled = await withTaskGroup(of: Attempt.self) { group in
-                var handled = [Handled?](repeating: nil, count: total)
-                var place = 0
-                for item in batch {
-                    for token in item.tokens {
-                        group.addTask { [place] in Attempt(place: place, handled: await self.handle(item, token: token)) }
-                        place += 1
-                    }
-                }
-                for await attempt in group { handled[attempt.place] = attempt.handled }
-                return handled
+        let total = work.reduce(0) { $0 + $1.tokens.count }
+        // One part per app, in the order the apps first appear: each is delivered and settled by a task of
+        // its own, so an app whose provider hangs holds up neither the others' settling nor, past its
+        // patience, this lane (``OutboxAppPace``).
+        var parts: [(appID: String, work: [Work])] = []
+        var partOfApp: [String: Int] = [:]
+        for item in work {
+            if let index = partOfApp[item.appID] {
+                parts[index].work.append(item)
+            } else {
+                partOfApp[item.appID] = parts.count
+                parts.append((item.appID, [item]))
             }
-            var finished: [Settled] = []
-            var retried: [Settled] = []
-            var retries: [OutboxRetry] = []
-            var start = 0
-            for entry in batch {
-                let end = start + entry.tokens.count
-                let (settled, retry) = Self.settle(entry, handled[start..<end])
-                start = end
-                if let retry {
-                    retries.append(retry)
-                    retried.append(settled)
-                } else {
-                    finished.append(settled)
+        }
+        // The lane waits for the parts of apps that are not failing and have no part detached already.
+        let waited = parts.map { !self.dispatcher.isFailing($0.appID) ? self.pace.patience($0.appID) : nil }
+        let patiences = waited.compactMap { $0 }
+        let round = patiences.isEmpty ? nil : OutboxRoundWait(
+            parts: patiences.count, patience: patiences.max()!,
+            usual: parts.indices.filter { waited[$0] != nil }.map { self.pace.usual(parts[$0].appID) }.max()!
+        )
+        for (index, (appID, items)) in parts.enumerated() {
+            let part = OutboxRoundPart(appID: appID, pace: self.pace, round: waited[index] == nil ? nil : round)
+            if waited[index] == nil {
+                part.detachIfOut()
+            } else {
+                round?.add(part)
+            }
+            // Deliveries run to completion even when shutdown cancels the loop: their outcome must be stored.
+            self.outstanding.run {
+                await self.deliverAndSettle(items)
+                part.finish()
+            }
+        }
+        await round?.wait()
+        return total
+    }
+
+    /// Delivers every token of `batch` (entries of one app) at once, then completes the entries that
+    /// finished and reschedules the others, each in one store write.
+    private func deliverAndSettle(_ batch: [Work]) async {
+        // Each token's attempt lands at its place: the entries' tokens one after another.
+        let total = batch.reduce(0) { $0 + $1.tokens.count }
+        let handled = await withTaskGroup(of: Attempt.self) { group in
+            var handled = [Handled?](repeating: nil, count: total)
+            var place = 0
+            for item in batch {
+                for token in item.tokens {
+                    group.addTask { [place] in Attempt(place: place, handled: await self.handle(item, token: token)) }
+                    place += 1
                 }
             }
-            async let completed: Void = self.complete(finished)
-            await self.reschedule(retries, finishing: retried)
-            await completed
-            return total
-        }.value
+            for await attempt in group { handled[attempt.place] = attempt.handled }
+            return handled
+        }
+        var finished: [Settled] = []
+        var retried: [Settled] = []
+        var retries: [OutboxRetry] = []
+        var start = 0
+        for entry in batch {
+            let end = start + entry.tokens.count
+            let (settled, retry) = Self.settle(entry, handled[start..<end])
+            start = end
+            if let retry {
+                retries.append(retry)
+                retried.append(settled)
+            } else {
+                finished.append(settled)
+            }
+        }
+        async let completed: Void = self.complete(finished)
+        await self.reschedule(retries, finishing: retried)
+        await completed
     }
 
     /// What the round's attempts mean for one entry (`handled` in the order of its tokens): the tokens it

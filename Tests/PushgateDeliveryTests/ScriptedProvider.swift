@@ -14,6 +14,10 @@ final class ScriptedProvider: PushProvider {
     /// Deliveries under way now, and the most seen at once since the last ``resetPeakInFlight()``.
     private let inFlight = Mutex<(now: Int, peak: Int)>((0, 0))
     let delay: Duration
+    /// While closed, deliveries wait (a provider that accepts and never answers); opening lets them finish.
+    let gate = ProviderGate()
+    /// When each call came, in order.
+    private let callTimes = Mutex<[(token: String, at: ContinuousClock.Instant)]>([])
 
     init(appID: String, script: [String: [DeliveryOutcome]] = [:], delay: Duration = .zero) {
         self.appID = appID
@@ -23,6 +27,8 @@ final class ScriptedProvider: PushProvider {
 
     func deliver(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
         self.calls.withLock { $0.append(token) }
+        self.callTimes.withLock { $0.append((token, ContinuousClock.now)) }
+        await self.gate.pass()
         self.inFlight.withLock { count in
             count.now += 1
             count.peak = max(count.peak, count.now)
@@ -39,12 +45,49 @@ final class ScriptedProvider: PushProvider {
 
     var deliveredTokens: [String] { self.calls.withLock { $0 } }
 
+    /// When the first call for each token came.
+    var firstCalls: [String: ContinuousClock.Instant] {
+        self.callTimes.withLock { calls in
+            var first: [String: ContinuousClock.Instant] = [:]
+            for call in calls where first[call.token] == nil { first[call.token] = call.at }
+            return first
+        }
+    }
+
     /// The most deliveries that were under way at once since the last reset.
     var peakInFlight: Int { self.inFlight.withLock { $0.peak } }
 
     /// Starts counting the peak again from the deliveries under way now.
     func resetPeakInFlight() {
         self.inFlight.withLock { $0.peak = $0.now }
+    }
+}
+
+/// Holds callers while closed.
+final class ProviderGate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((true, []))
+
+    /// Returns at once while open; otherwise when the gate opens.
+    func pass() async {
+        await withCheckedContinuation { continuation in
+            let now = self.state.withLock { state -> Bool in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func close() { self.state.withLock { $0.open = false } }
+
+    func open() {
+        let waiters = self.state.withLock { state in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 }
 
