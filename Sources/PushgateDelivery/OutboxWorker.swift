@@ -96,9 +96,12 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                                 try? await Task.sleep(for: self.configuration.helperQuietPeriod)
                                 continue
                             }
-                            let handled = await self.runRound()
+                            let (handled, waited) = await self.runRound()
                             if lane == 0 {
-                                if handled == 0 { await self.wakeUp.wait(timeout: self.configuration.pollInterval) }
+                                // A round whose every part went on by itself (apps that hang or fail) is no
+                                // reason to take the next at once: its lane waits for news like an idle one,
+                                // instead of claiming again and again while the other apps are quiet.
+                                if handled == 0 || !waited { await self.wakeUp.wait(timeout: self.configuration.pollInterval) }
                             } else if !self.isFull(round: handled) {
                                 try? await Task.sleep(for: self.configuration.pollInterval)
                             }
@@ -131,8 +134,9 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     }
 
     /// Takes one batch of whole entries holding about `batchSize` tokens (handed-over entries first, then
-    /// claimed ones), delivers every token of it and returns how many tokens it handled.
-    func runRound() async -> Int {
+    /// claimed ones), delivers every token of it and returns how many tokens it handled, and whether the
+    /// lane waited for any of its parts.
+    func runRound() async -> (handled: Int, waited: Bool) {
         // A handed-over entry whose lease would end before its delivery's deadline is left to be claimed
         // when the lease ends, so no other worker ever delivers it while this one does.
         let leaseNeeded = Date().addingTimeInterval(self.configuration.deliveryTimeout.timeInterval + 1)
@@ -145,7 +149,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         if handedOver < self.configuration.batchSize, work.isEmpty || self.claimClock.due(every: self.configuration.pollInterval) {
             work += await self.claim(limit: self.configuration.batchSize - handedOver)
         }
-        guard !work.isEmpty else { return 0 }
+        guard !work.isEmpty else { return (0, false) }
         let total = work.reduce(0) { $0 + $1.tokens.count }
         // One part per app, in the order the apps first appear: each is delivered and settled by a task of
         // its own, so an app whose provider hangs holds up neither the others' settling nor, past its
@@ -181,7 +185,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             }
         }
         await round?.wait()
-        return total
+        return (total, round != nil)
     }
 
     /// Delivers every token of `batch` (entries of one app) at once, then completes the entries that
