@@ -85,6 +85,23 @@ struct APNsHTTP2HandlerTests {
         #expect(boxes[2].error == .streamReset("INTERNAL_ERROR"))
     }
 
+    @Test func aLowerStreamLimitMidConnectionHoldsNewStreamsUntilEnoughClose() throws {
+        let peer = try HTTP2TestPeer.connected([(3, 10)])
+        let boxes = (0..<3).map { _ in Self.send(peer) }
+        #expect(try peer.read().filter { $0.type == 1 }.map(\.streamID) == [1, 3, 5])
+        // The server lowers SETTINGS_MAX_CONCURRENT_STREAMS to 2 with three streams open (RFC 9113 §6.5.2).
+        try peer.sendSettings([(3, 2)])
+        let fourth = Self.send(peer)
+        #expect(try peer.read().filter { $0.type == 1 }.isEmpty)
+        try peer.answer(1)
+        #expect(try peer.read().filter { $0.type == 1 }.isEmpty)  // two still open: at the limit
+        try peer.answer(3)
+        #expect(try peer.read().filter { $0.type == 1 }.map(\.streamID) == [7])
+        try peer.answer(5)
+        try peer.answer(7)
+        #expect(boxes.allSatisfy { $0.answer?.status == 200 } && fourth.answer?.status == 200)
+    }
+
     @Test func aBodyWaitsForTheStreamsWindow() throws {
         let peer = try HTTP2TestPeer.connected([(4, 10)])  // SETTINGS_INITIAL_WINDOW_SIZE
         let box = Self.send(peer, Self.request(body: String(repeating: "x", count: 25)))

@@ -96,28 +96,27 @@ struct APNsLivenessTests {
         #expect(!peer.channel.isActive)
     }
 
-    @Test func aStreamThatHeardNothingBeforeItsDeadlineHasTheConnectionProbed() throws {
-        let liveness = APNsLiveness(pingInterval: .seconds(600), pingTimeout: .seconds(300))
-        let peer = try HTTP2TestPeer.connected(liveness: liveness)
-        let deadline = peer.channel.embeddedEventLoop.now + .seconds(2)
-        let box = APNsHTTP2HandlerTests.send(peer, deadline: deadline)
+    /// A request with a 2-second deadline on a connection whose PING timers are far off; `meanwhile`
+    /// runs before the deadline passes. Returns the frames the client wrote after it.
+    static func expireOneRequest(meanwhile: (HTTP2TestPeer) throws -> Void) throws -> [HTTP2TestPeer.Frame] {
+        let peer = try HTTP2TestPeer.connected(liveness: APNsLiveness(pingInterval: .seconds(600), pingTimeout: .seconds(300)))
+        let box = APNsHTTP2HandlerTests.send(peer, deadline: peer.channel.embeddedEventLoop.now + .seconds(2))
         _ = try peer.read()
+        try meanwhile(peer)
         peer.advance(by: .seconds(3))
         #expect(box.error == .deadlineExceeded)
-        let frames = try peer.read()
+        return try peer.read()
+    }
+
+    @Test func aStreamThatHeardNothingBeforeItsDeadlineHasTheConnectionProbed() throws {
+        let frames = try Self.expireOneRequest { _ in }
         #expect(frames.contains { $0.type == 3 && $0.streamID == 1 })  // RST_STREAM
         #expect(Self.pings(frames).count == 1)
     }
 
     @Test func aStreamAnsweredSlowlyButWithFramesMeanwhileDoesNotProbe() throws {
-        let liveness = APNsLiveness(pingInterval: .seconds(600), pingTimeout: .seconds(300))
-        let peer = try HTTP2TestPeer.connected(liveness: liveness)
-        let deadline = peer.channel.embeddedEventLoop.now + .seconds(2)
-        let box = APNsHTTP2HandlerTests.send(peer, deadline: deadline)
-        _ = try peer.read()
-        try peer.send(type: 8, payload: [0, 0, 0x10, 0])  // WINDOW_UPDATE on the connection: a frame heard
-        peer.advance(by: .seconds(3))
-        #expect(box.error == .deadlineExceeded)
-        #expect(Self.pings(try peer.read()).isEmpty)
+        // A WINDOW_UPDATE on the connection: a frame heard while the request was out.
+        let frames = try Self.expireOneRequest { try $0.send(type: 8, payload: [0, 0, 0x10, 0]) }
+        #expect(Self.pings(frames).isEmpty)
     }
 }
