@@ -72,27 +72,74 @@ public enum StoreStatements {
         "ALTER TABLE outbox ADD COLUMN token_count INTEGER NOT NULL DEFAULT 1",
     ]
 
-    /// Leases due entries, oldest due first, as many as hold at most `limit` tokens together and always the
-    /// first; binds owner, lease end (ms), now (ms), limit; returns ``outboxColumns``. (An entry holds at
-    /// least one token, so the first `limit` due entries are all the candidates.) `lockClause` ends the
-    /// candidates' SELECT: PostgreSQL's `FOR UPDATE SKIP LOCKED`, so instances claiming at once skip each
-    /// other's rows; nothing for SQLite, whose writes take turns.
-    public static func claimDueOutboxEntries(lockClause: String) -> String {
-        """
-        UPDATE outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1
-        WHERE id IN (
-            SELECT id FROM (
-                SELECT id,
-                    SUM(token_count) OVER (ORDER BY not_before, id) AS tokens_so_far,
-                    ROW_NUMBER() OVER (ORDER BY not_before, id) AS position
-                FROM (
-                    SELECT id, not_before, token_count FROM outbox
-                    WHERE not_before <= $3 AND (lease_until IS NULL OR lease_until <= $3)
-                    ORDER BY not_before, id LIMIT $4 \(lockClause)) AS candidates
-                ) AS ranked
-            WHERE tokens_so_far <= $4 OR position = 1)
-        RETURNING \(Self.outboxColumns)
-        """
+    /// The outbox's index for claims taken app by app (migration 6), the same on both databases: it gives
+    /// the apps with entries (a loose index scan, one probe an app) and each app's due entries oldest
+    /// first. It replaces the index on `(not_before, id)` alone, which only the claim read.
+    public static let outboxDueByAppSchema = [
+        "CREATE INDEX outbox_due_by_app ON outbox (app_id, not_before, id)",
+        "DROP INDEX outbox_due",
+    ]
+
+    /// How a database reads each app's first due entries in ``claimDueOutboxEntries(_:)``.
+    public enum ClaimDialect: Sendable {
+        /// A correlated `IN` list an app (SQLite has no `LATERAL`; its writes take turns, so nothing is
+        /// locked).
+        case sqlite
+        /// A `LATERAL` subquery an app, its rows taken `FOR UPDATE SKIP LOCKED`, so instances claiming at
+        /// once skip each other's rows.
+        case postgres
+    }
+
+    /// Leases due entries round-robin across apps: every app's due entries are ranked oldest due first
+    /// (`not_before`, then `id`) and taken by rank (each app's first, then each app's second…, apps in the
+    /// order of those entries' due times), as many as hold at most `limit` tokens together and always the
+    /// first; binds owner, lease end (ms), now (ms), limit; returns ``outboxColumns``. So a backlog of one
+    /// app never holds back another's entries: each claim gives every app with due entries a share.
+    ///
+    /// The apps come from a loose index scan of ``outboxDueByAppSchema``'s index (one probe an app, not a
+    /// row), and each app gives at most `limit` candidates, its oldest due, read in that index's order
+    /// (an entry holds at least one token, so they are all the app's candidates): a claim reads at most
+    /// `limit` rows an app whatever the backlog.
+    public static func claimDueOutboxEntries(_ dialect: ClaimDialect) -> String {
+        let due = "not_before <= $3 AND (lease_until IS NULL OR lease_until <= $3)"
+        let eachAppsDue: String
+        switch dialect {
+        case .sqlite:
+            eachAppsDue = """
+                apps JOIN outbox AS due ON due.id IN (
+                                SELECT id FROM outbox WHERE app_id = apps.app_id AND \(due)
+                                ORDER BY not_before, id LIMIT $4)
+                """
+        case .postgres:
+            eachAppsDue = """
+                apps CROSS JOIN LATERAL (
+                                SELECT id, app_id, not_before, token_count FROM outbox WHERE app_id = apps.app_id AND \(due)
+                                ORDER BY not_before, id LIMIT $4 FOR UPDATE SKIP LOCKED) AS due
+                """
+        }
+        // The final LIMIT changes nothing (at most `limit` rows pass the filter) but tells PostgreSQL's
+        // planner so, which then updates them through the primary key instead of scanning the table.
+        return """
+            WITH RECURSIVE apps(app_id) AS (
+                SELECT MIN(app_id) FROM outbox
+                UNION ALL
+                SELECT (SELECT MIN(app_id) FROM outbox WHERE app_id > apps.app_id) FROM apps WHERE apps.app_id IS NOT NULL)
+            UPDATE outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1
+            WHERE id IN (
+                SELECT id FROM (
+                    SELECT id,
+                        SUM(token_count) OVER (ORDER BY app_rank, not_before, id) AS tokens_so_far,
+                        ROW_NUMBER() OVER (ORDER BY app_rank, not_before, id) AS position
+                    FROM (
+                        SELECT due.id, due.not_before, due.token_count,
+                            ROW_NUMBER() OVER (PARTITION BY due.app_id ORDER BY due.not_before, due.id) AS app_rank
+                        FROM \(eachAppsDue)
+                        ) AS candidates
+                    ) AS ranked
+                WHERE tokens_so_far <= $4 OR position = 1
+                LIMIT $4)
+            RETURNING \(Self.outboxColumns)
+            """
     }
 
     /// Removes a leased entry; binds id, owner; returns the id when removed.

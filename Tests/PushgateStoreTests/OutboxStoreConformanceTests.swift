@@ -108,6 +108,48 @@ struct OutboxStoreConformanceTests {
         }
     }
 
+    /// A claim is shared between the apps with due entries: a fresh entry of one app is claimed in the
+    /// next claim even behind thousands of older entries of another.
+    @Test(arguments: StoreKind.allCases)
+    func aBacklogOfOneAppDoesNotHoldBackAnotherAppsEntry(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let backlog = try await store.enqueue(
+                (0..<5_000).map { OutboxMessage(appID: "app.a", pushToken: "a-\($0)", payload: [1], notBefore: Self.now.addingTimeInterval(-60)) }
+            )
+            let fresh = try await store.enqueue([OutboxMessage(appID: "app.b", pushToken: "b", payload: [2], notBefore: Self.now)])
+            let claimed = try await store.claimDue(now: Self.now, limit: 128, leaseFor: .seconds(30), owner: "w")
+            #expect(claimed.count == 128)
+            #expect(claimed.contains { $0.id == fresh[0] }, "app.b's entry is in the first claim")
+            // The rest of the claim is app.a's oldest, in order.
+            #expect(claimed.filter { $0.message.appID == "app.a" }.map(\.id) == Array(backlog.prefix(127)))
+        }
+    }
+
+    /// Each app's oldest due entry, then each app's second…: apps with fewer due entries leave their room
+    /// to the others, entries not due or leased do not count, and an app's entries keep their order.
+    @Test(arguments: StoreKind.allCases)
+    func claimsTakeDueEntriesRoundRobinAcrossApps(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            func messages(_ app: String, _ count: Int, dueIn seconds: Double) -> [OutboxMessage] {
+                (0..<count).map { OutboxMessage(appID: app, pushToken: "\(app)-\($0)", payload: [1], notBefore: Self.now.addingTimeInterval(seconds)) }
+            }
+            let a = try await store.enqueue(messages("a", 10, dueIn: -30))
+            let b = try await store.enqueue(messages("b", 10, dueIn: -20))
+            // c: one entry due, one leased by another worker, one not yet due.
+            let c = try await store.enqueue(messages("c", 1, dueIn: -10))
+            _ = try await store.enqueue(messages("c", 1, dueIn: -10), leasedTo: OutboxLease(owner: "other", until: Self.now.addingTimeInterval(60)))
+            _ = try await store.enqueue(messages("c", 1, dueIn: 60))
+            let first = try await store.claimDue(now: Self.now, limit: 6, leaseFor: .seconds(30), owner: "w")
+            #expect(Set(first.map(\.id)) == Set(Array(a.prefix(3)) + Array(b.prefix(2)) + c))
+            // c has nothing more due: a and b share the claim.
+            let second = try await store.claimDue(now: Self.now, limit: 6, leaseFor: .seconds(30), owner: "w")
+            #expect(Set(second.map(\.id)) == Set(Array(a[3..<6]) + Array(b[2..<5])))
+            // b runs out: a takes the room.
+            let third = try await store.claimDue(now: Self.now, limit: 20, leaseFor: .seconds(30), owner: "w")
+            #expect(third.map(\.id) == Array(a[6...]) + Array(b[5...]), "oldest due first")
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aLeaseHidesAnEntryUntilItEnds(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
