@@ -53,9 +53,9 @@ enum PostgresMigrations {
         Migration(version: 3, name: "status server", statements: StatusStoreStatements.schema(blob: "BYTEA", integer: "BIGINT")),
         Migration(version: 4, name: "status seen claims", statements: StatusStoreStatements.seenClaimColumn(blob: "BYTEA")),
         Migration(version: 5, name: "several tokens an outbox entry", statements: StoreStatements.outboxTokensSchema),
-        Migration(version: 6, name: "outbox claims app by app", statements: StoreStatements.outboxDueByAppSchema),
+        Migration(version: 6, name: "outbox claims shared between apps", statements: StoreStatements.outboxDueByAppSchema),
     ])
 
-    /// Leases due entries round-robin across apps (see ``StoreStatements/claimDueOutboxEntries(_:)``).
+    /// Leases due entries shared between apps (see ``StoreStatements/claimDueOutboxEntries(_:)``).
     static let claimDue = StoreStatements.claimDueOutboxEntries(.postgres)
 }

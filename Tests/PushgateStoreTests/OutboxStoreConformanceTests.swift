@@ -125,8 +125,9 @@ struct OutboxStoreConformanceTests {
         }
     }
 
-    /// Each app's oldest due entry, then each app's second…: apps with fewer due entries leave their room
-    /// to the others, entries not due or leased do not count, and an app's entries keep their order.
+    /// Each app's share (the claim's limit ÷ the apps in the outbox) taken round-robin: each app's oldest
+    /// due entry, then each app's second…; the room that apps with fewer due entries leave goes to the
+    /// oldest due entries; entries not due or leased do not count; an app's entries keep their order.
     @Test(arguments: StoreKind.allCases)
     func claimsTakeDueEntriesRoundRobinAcrossApps(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
@@ -141,12 +142,27 @@ struct OutboxStoreConformanceTests {
             _ = try await store.enqueue(messages("c", 1, dueIn: 60))
             let first = try await store.claimDue(now: Self.now, limit: 6, leaseFor: .seconds(30), owner: "w")
             #expect(Set(first.map(\.id)) == Set(Array(a.prefix(3)) + Array(b.prefix(2)) + c))
-            // c has nothing more due: a and b share the claim.
+            // c has nothing more due: b gets its share of two, and c's room goes to the oldest due, a's.
             let second = try await store.claimDue(now: Self.now, limit: 6, leaseFor: .seconds(30), owner: "w")
-            #expect(Set(second.map(\.id)) == Set(Array(a[3..<6]) + Array(b[2..<5])))
-            // b runs out: a takes the room.
+            #expect(Set(second.map(\.id)) == Set(Array(a[3..<7]) + Array(b[2..<4])))
+            // Room for more than is due: everything due, returned oldest due first.
             let third = try await store.claimDue(now: Self.now, limit: 20, leaseFor: .seconds(30), owner: "w")
-            #expect(third.map(\.id) == Array(a[6...]) + Array(b[5...]), "oldest due first")
+            #expect(third.map(\.id) == Array(a[7...]) + Array(b[4...]))
+        }
+    }
+
+    /// Two apps with a backlog each share every claim equally, whichever backlog is older.
+    @Test(arguments: StoreKind.allCases)
+    func twoBacklogsShareEachClaimEqually(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let old = try await store.enqueue(
+                (0..<300).map { OutboxMessage(appID: "old", pushToken: "o\($0)", payload: [1], notBefore: Self.now.addingTimeInterval(-60)) }
+            )
+            let new = try await store.enqueue((0..<300).map { OutboxMessage(appID: "new", pushToken: "n\($0)", payload: [2], notBefore: Self.now) })
+            for round in 0..<3 {
+                let claimed = try await store.claimDue(now: Self.now, limit: 128, leaseFor: .seconds(30), owner: "w")
+                #expect(claimed.map(\.id) == Array(old[64 * round..<64 * (round + 1)]) + Array(new[64 * round..<64 * (round + 1)]), "claim \(round)")
+            }
         }
     }
 
