@@ -74,7 +74,7 @@ SQL
     postgres) cat <<SQL
 BEGIN;
 INSERT INTO outbox (app_id, push_token, payload, not_before, created_at)
-  SELECT 'demo.fcm', 'bench-token-' || i, convert_to('$fcm', 'UTF8'), $now - 60000 + i * 60000 / $BACKLOG, $now
+  SELECT 'demo.fcm', 'bench-token-' || i, convert_to('$fcm', 'UTF8'), $now - 60000 + i::bigint * 60000 / $BACKLOG, $now
   FROM generate_series(0, $BACKLOG - 1) AS i;
 INSERT INTO outbox (app_id, push_token, payload, not_before, created_at)
   VALUES ('demo.apns', '$(printf 'a1%.0s' $(seq 32))', convert_to('$apns', 'UTF8'), $now, $now);
