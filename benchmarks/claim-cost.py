@@ -3,6 +3,7 @@
 
     benchmarks/claim-cost.py sqlite [BACKLOG] [RUNS]
     benchmarks/claim-cost.py postgres URL [BACKLOG] [RUNS]     # URL: an empty database, e.g. as scripts/test makes
+    benchmarks/claim-cost.py postgres-drain URL [BACKLOG] [CLAIMS]   # claims committed, their entries deleted
 
 For each layout of the backlog (one app holding all of it and one entry of another app; 20 apps sharing
 it) it builds the outbox of schema version 5 (index on (not_before, id): "before") and of version 6 (and an
@@ -15,6 +16,7 @@ statements are the stores' (Sources/PushgateStore/StoreStatements.swift, `claimD
 and after the change, with the binds written in.
 """
 import json
+import re
 import sqlite3
 import statistics
 import subprocess
@@ -208,8 +210,38 @@ def run_postgres(url, backlog, runs):
             report(layout, version, times, check.strip())
 
 
+def run_postgres_drain(url, backlog, claims):
+    """Claims committed and their entries deleted, as a worker draining the backlog does: dead index
+    entries pile up at the head of the due range until VACUUM, and each claim walks them again."""
+    def psql(sql):
+        return subprocess.run(["psql", "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", url], input=sql, text=True,
+                              capture_output=True, check=True).stdout
+
+    for layout, apps in layouts(backlog):
+        for version in ("before", "after"):
+            setup = ["DROP TABLE IF EXISTS outbox;", TABLE["postgres"] + ";"] + [index + ";" for index in INDEX[version]]
+            offset = 0
+            for app, count in apps:
+                setup.append(f"INSERT INTO outbox (app_id, push_token, payload, not_before, created_at) "
+                             f"SELECT '{app}', 't' || i, convert_to('{PAYLOAD}', 'UTF8'), {NOW - 60_000 + offset} + i, {NOW} "
+                             f"FROM generate_series(0, {count - 1}) AS i;")
+                offset += count
+            setup.append("VACUUM ANALYZE outbox;")
+            psql("\n".join(setup))
+            script = "\\timing on\n"
+            for _ in range(claims):
+                if version == "after":
+                    script += COUNT_APPS + ";\n"
+                script += statement(version, "postgres", len(apps)) + ";\nDELETE FROM outbox WHERE lease_owner = 'w';\n"
+            each = [float(t) for t in re.findall(r"Time: ([0-9.]+) ms", psql(script))]
+            step = 3 if version == "after" else 2  # (count,) claim, delete
+            report(layout, version + " drain", [sum(each[i:i + step - 1]) for i in range(0, len(each), step)], "each claim deleted")
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "sqlite":
+    if sys.argv[1] == "postgres-drain":
+        run_postgres_drain(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 50_000, int(sys.argv[4]) if len(sys.argv) > 4 else 60)
+    elif sys.argv[1] == "sqlite":
         run_sqlite(int(sys.argv[2]) if len(sys.argv) > 2 else 50_000, int(sys.argv[3]) if len(sys.argv) > 3 else 50)
     else:
         run_postgres(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 50_000, int(sys.argv[4]) if len(sys.argv) > 4 else 50)
