@@ -26,12 +26,34 @@ final class OutboxHandOff: Sendable {
         let leaseUntil: Date
     }
 
+    /// The entries of one app waiting, oldest first.
+    private struct AppQueue {
+        var entries: [Entry] = []
+        var head = 0
+
+        var first: Entry? { self.head < self.entries.count ? self.entries[self.head] : nil }
+
+        mutating func removeFirst() {
+            self.head += 1
+            if self.head == self.entries.count {
+                self.entries.removeAll(keepingCapacity: true)
+                self.head = 0
+            } else if self.head >= 1_024, self.head * 2 >= self.entries.count {
+                self.entries.removeFirst(self.head)
+                self.head = 0
+            }
+        }
+    }
+
     private struct State {
         /// The lease new entries get; nil while no worker takes them.
         var lease: (owner: String, duration: Duration)?
-        var queue: [Entry] = []
-        var head = 0
-        /// The tokens of the entries from `head` on.
+        /// The waiting entries of each app with any.
+        var queues: [String: AppQueue] = [:]
+        /// The apps with waiting entries, in turn: ``take(_:)`` goes round them from `next` on.
+        var rotation: [String] = []
+        var next = 0
+        /// The tokens of the waiting entries.
         var queuedTokens = 0
         /// Room (tokens) promised to writes under way.
         var reserved = 0
@@ -57,8 +79,9 @@ final class OutboxHandOff: Sendable {
         self.state.withLock { state in
             state.lease = nil
             defer {
-                state.queue = []
-                state.head = 0
+                state.queues = [:]
+                state.rotation = []
+                state.next = 0
                 state.queuedTokens = 0
             }
             return state.queuedTokens
@@ -83,32 +106,43 @@ final class OutboxHandOff: Sendable {
             // A worker that closed (or another that opened since) does not take them: their lease runs
             // out in the store and they are claimed then.
             guard state.lease?.owner == owner else { return }
-            state.queue += entries
-            state.queuedTokens += entries.reduce(0) { $0 + $1.tokens.count }
+            for entry in entries {
+                // An app that had nothing waiting joins the round just before the app whose turn is next,
+                // so it waits at most one turn of each other app.
+                if state.queues[entry.appID] == nil {
+                    state.rotation.insert(entry.appID, at: state.next)
+                    state.next += 1
+                }
+                state.queues[entry.appID, default: AppQueue()].entries.append(entry)
+                state.queuedTokens += entry.tokens.count
+            }
         }
     }
 
-    /// The oldest waiting entries that hold at most `limit` tokens together, and at least the oldest one
-    /// (whatever its tokens).
+    /// Waiting entries round-robin across apps (each app's oldest in turn, from the app after the last
+    /// one served, so a fresh entry of one app is taken before another app's older ones run out) that hold
+    /// at most `limit` tokens together, and at least one (whatever its tokens). Within an app, oldest first.
     func take(_ limit: Int) -> [Entry] {
         self.state.withLock { state in
-            var end = state.head
+            var taken: [Entry] = []
             var tokens = 0
-            while end < state.queue.count, end == state.head || tokens + state.queue[end].tokens.count <= limit {
-                tokens += state.queue[end].tokens.count
-                end += 1
+            while !state.rotation.isEmpty {
+                if state.next >= state.rotation.count { state.next = 0 }
+                let appID = state.rotation[state.next]
+                guard let entry = state.queues[appID]?.first else { break }
+                // The round stops at the first entry that does not fit: that app's turn comes first next time.
+                guard taken.isEmpty || tokens + entry.tokens.count <= limit else { break }
+                taken.append(entry)
+                tokens += entry.tokens.count
+                state.queues[appID]!.removeFirst()
+                if state.queues[appID]!.first == nil {
+                    state.queues[appID] = nil
+                    state.rotation.remove(at: state.next)
+                } else {
+                    state.next += 1
+                }
             }
-            guard end > state.head else { return [] }
-            let taken = Array(state.queue[state.head..<end])
-            state.head = end
             state.queuedTokens -= tokens
-            if state.head == state.queue.count {
-                state.queue.removeAll(keepingCapacity: true)
-                state.head = 0
-            } else if state.head >= 1_024, state.head * 2 >= state.queue.count {
-                state.queue.removeFirst(state.head)
-                state.head = 0
-            }
             return taken
         }
     }

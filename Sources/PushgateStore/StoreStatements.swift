@@ -72,27 +72,98 @@ public enum StoreStatements {
         "ALTER TABLE outbox ADD COLUMN token_count INTEGER NOT NULL DEFAULT 1",
     ]
 
-    /// Leases due entries, oldest due first, as many as hold at most `limit` tokens together and always the
-    /// first; binds owner, lease end (ms), now (ms), limit; returns ``outboxColumns``. (An entry holds at
-    /// least one token, so the first `limit` due entries are all the candidates.) `lockClause` ends the
-    /// candidates' SELECT: PostgreSQL's `FOR UPDATE SKIP LOCKED`, so instances claiming at once skip each
-    /// other's rows; nothing for SQLite, whose writes take turns.
-    public static func claimDueOutboxEntries(lockClause: String) -> String {
+    /// The outbox's index for claims shared between apps (migration 6), the same on both databases: it
+    /// gives the apps with entries (a loose index scan, one probe an app) and each app's due entries oldest
+    /// first. The index on `(not_before, id)` stays: it gives the oldest due entries of all apps.
+    public static let outboxDueByAppSchema = ["CREATE INDEX outbox_due_by_app ON outbox (app_id, not_before, id)"]
+
+    /// How a database reads each app's first due entries in ``claimDueOutboxEntries(_:)``.
+    public enum ClaimDialect: Sendable {
+        /// A correlated `IN` list an app (SQLite has no `LATERAL`; its writes take turns, so nothing is
+        /// locked).
+        case sqlite
+        /// A `LATERAL` subquery an app; candidates are taken `FOR UPDATE SKIP LOCKED`, so instances
+        /// claiming at once skip each other's rows.
+        case postgres
+    }
+
+    /// The apps with entries in the outbox, one row each and a last row of NULL: a loose index scan of
+    /// ``outboxDueByAppSchema``'s index (one probe an app, however many entries each holds).
+    static let outboxApps = """
+        WITH RECURSIVE apps(app_id) AS (
+            SELECT MIN(app_id) FROM outbox
+            UNION ALL
+            SELECT (SELECT MIN(app_id) FROM outbox WHERE app_id > apps.app_id) FROM apps WHERE apps.app_id IS NOT NULL)
         """
-        UPDATE outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1
-        WHERE id IN (
-            SELECT id FROM (
-                SELECT id,
-                    SUM(token_count) OVER (ORDER BY not_before, id) AS tokens_so_far,
-                    ROW_NUMBER() OVER (ORDER BY not_before, id) AS position
-                FROM (
-                    SELECT id, not_before, token_count FROM outbox
-                    WHERE not_before <= $3 AND (lease_until IS NULL OR lease_until <= $3)
-                    ORDER BY not_before, id LIMIT $4 \(lockClause)) AS candidates
-                ) AS ranked
-            WHERE tokens_so_far <= $4 OR position = 1)
-        RETURNING \(Self.outboxColumns)
-        """
+
+    /// Counts the apps with entries in the outbox (leased, due or not); binds nothing.
+    public static let countOutboxApps = Self.outboxApps + "\nSELECT COUNT(app_id) FROM apps"
+
+    /// Each app's share of a claim of `limit` tokens among `apps` apps with entries in the outbox: the
+    /// number of its first due entries ``claimDueOutboxEntries(_:)`` takes as candidates.
+    public static func claimShare(limit: Int, apps: Int) -> Int {
+        max(1, (max(limit, 1) + apps - 1) / max(apps, 1))
+    }
+
+    /// Leases due entries shared between apps, as many as hold at most `limit` tokens together and always
+    /// the first; binds owner, lease end (ms), now (ms), limit, each app's share (``claimShare(limit:apps:)``
+    /// with ``countOutboxApps``); returns ``outboxColumns``.
+    ///
+    /// The candidates are each app's share (its first due entries) and the `limit` oldest due entries of
+    /// all apps; they are taken round-robin across apps: each app's candidates ranked oldest due first
+    /// (`not_before`, then `id`), all apps' first, then all apps' second…, apps in the order of those
+    /// entries' due times. So every app with due entries gets its share of each claim however old another
+    /// app's backlog is, and the room shares leave (apps with fewer due entries than their share) goes to
+    /// the oldest due entries. (An entry holds at least one token, so no more candidates are needed.)
+    ///
+    /// The apps come from a loose index scan of ``outboxDueByAppSchema``'s index, and a claim reads about
+    /// twice `limit` candidates at most, whatever the backlog and the number of apps. The share is a bind
+    /// (not computed in the statement) so that PostgreSQL plans with its value: an unknown `LIMIT` is
+    /// guessed at a tenth of an app's rows, and with 50,000 of them the guess makes the plan costly
+    /// enough to be compiled (JIT), 60 ms a claim.
+    public static func claimDueOutboxEntries(_ dialect: ClaimDialect) -> String {
+        let due = "not_before <= $3 AND (lease_until IS NULL OR lease_until <= $3)"
+        let lock = dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
+        let shares: String
+        switch dialect {
+        case .sqlite:
+            shares = """
+                SELECT due.id, due.app_id, due.not_before, due.token_count FROM apps JOIN outbox AS due ON due.id IN (
+                                    SELECT id FROM outbox WHERE app_id = apps.app_id AND \(due) ORDER BY not_before, id LIMIT $5)
+                """
+        case .postgres:
+            shares = """
+                SELECT due.id, due.app_id, due.not_before, due.token_count FROM apps CROSS JOIN LATERAL (
+                                    SELECT id, app_id, not_before, token_count FROM outbox WHERE app_id = apps.app_id AND \(due)
+                                    ORDER BY not_before, id LIMIT $5\(lock)) AS due
+                """
+        }
+        // The final LIMIT changes nothing (at most `limit` rows pass the filter) but tells PostgreSQL's
+        // planner so, which then updates them through the primary key instead of scanning the table.
+        return Self.outboxApps + """
+
+            UPDATE outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1
+            WHERE id IN (
+                SELECT id FROM (
+                    SELECT id,
+                        SUM(token_count) OVER (ORDER BY app_rank, not_before, id) AS tokens_so_far,
+                        ROW_NUMBER() OVER (ORDER BY app_rank, not_before, id) AS position
+                    FROM (
+                        SELECT id, not_before, token_count,
+                            ROW_NUMBER() OVER (PARTITION BY app_id ORDER BY not_before, id) AS app_rank
+                        FROM (
+                            SELECT id, app_id, not_before, token_count FROM (
+                                SELECT id, app_id, not_before, token_count FROM outbox WHERE \(due)
+                                ORDER BY not_before, id LIMIT $4\(lock)) AS oldest
+                            UNION
+                            \(shares)
+                            ) AS candidates
+                        ) AS ranked_in_app
+                    ) AS ranked
+                WHERE tokens_so_far <= $4 OR position = 1
+                LIMIT $4)
+            RETURNING \(Self.outboxColumns)
+            """
     }
 
     /// Removes a leased entry; binds id, owner; returns the id when removed.

@@ -53,8 +53,9 @@ enum PostgresMigrations {
         Migration(version: 3, name: "status server", statements: StatusStoreStatements.schema(blob: "BYTEA", integer: "BIGINT")),
         Migration(version: 4, name: "status seen claims", statements: StatusStoreStatements.seenClaimColumn(blob: "BYTEA")),
         Migration(version: 5, name: "several tokens an outbox entry", statements: StoreStatements.outboxTokensSchema),
+        Migration(version: 6, name: "outbox claims shared between apps", statements: StoreStatements.outboxDueByAppSchema),
     ])
 
-    /// Leases due entries (see ``StoreStatements/claimDueOutboxEntries(lockClause:)``).
-    static let claimDue = StoreStatements.claimDueOutboxEntries(lockClause: "FOR UPDATE SKIP LOCKED")
+    /// Leases due entries shared between apps (see ``StoreStatements/claimDueOutboxEntries(_:)``).
+    static let claimDue = StoreStatements.claimDueOutboxEntries(.postgres)
 }

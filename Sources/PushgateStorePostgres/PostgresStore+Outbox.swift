@@ -55,6 +55,8 @@ extension PostgresStore {
         binds.append(nowMS + lease.wholeMilliseconds)
         binds.append(nowMS)
         binds.append(Int64(limit))
+        let apps: Int = try await self.scalar(StoreStatements.countOutboxApps, PostgresBindings())
+        binds.append(Int64(StoreStatements.claimShare(limit: limit, apps: apps)))
         let rows = try await self.rows(PostgresMigrations.claimDue, binds)
             .decode((Int64, String, String, ByteBuffer, Int, Int64, Int64, String?, String?).self).all()
         return try rows.map { row in

@@ -78,10 +78,14 @@ extension SQLiteStore {
 
     public func claimDue(now: Date, limit: Int, leaseFor lease: Duration, owner: String) async throws -> [OutboxEntry] {
         let nowMS = now.millisecondsSince1970
+        let apps: Int = try await self.scalar(on: self.reader, StoreStatements.countOutboxApps, [])
         let rows = try await self.run(
             on: self.writer,
             SQLiteMigrations.claimDue,
-            [.text(owner), .integer(Int(nowMS + lease.wholeMilliseconds)), .integer(Int(nowMS)), .integer(limit)]
+            [
+                .text(owner), .integer(Int(nowMS + lease.wholeMilliseconds)), .integer(Int(nowMS)), .integer(limit),
+                .integer(StoreStatements.claimShare(limit: limit, apps: apps)),
+            ]
         )
         return try rows.map(Self.decodeOutboxEntry).sorted { ($0.message.notBefore, $0.id) < ($1.message.notBefore, $1.id) }
     }

@@ -109,6 +109,44 @@ struct OutboxHandOffTests {
         #expect(handOff.waiting == 0)
     }
 
+    /// Takes go round the apps with entries waiting: a fresh entry of one app is taken before another
+    /// app's older entries run out, each app's entries stay in order, and an app that had nothing waiting
+    /// gets its turn after at most one entry of each other app.
+    @Test func takesGoRoundRobinAcrossApps() throws {
+        let handOff = OutboxHandOff(capacity: 1_000)
+        let now = Date()
+        handOff.open(owner: "w", lease: .seconds(60))
+        func hand(_ app: String, _ ids: Range<Int64>) throws {
+            let lease = try #require(handOff.reserve(ids.count, now: now))
+            let entries = ids.map { id in
+                OutboxHandOff.Entry(
+                    id: id, appID: app, tokens: ["t\(id)"], content: OutboxContent(notification: DispatcherAndOutboxTests.notification, report: nil),
+                    createdAt: now, leaseUntil: lease.until
+                )
+            }
+            handOff.fulfil(ids.count, with: entries, owner: "w")
+        }
+        // A backlog of app a, then one entry of app b.
+        try hand("a", 0..<100)
+        try hand("b", 100..<101)
+        let first = handOff.take(5)
+        #expect(first.count == 5)
+        #expect(first.contains { $0.id == 100 }, "b's entry is in the first take")
+        #expect(first.filter { $0.appID == "a" }.map(\.id) == [0, 1, 2, 3])
+        // Only a waits: its entries follow in order.
+        #expect(handOff.take(3).map(\.id) == [4, 5, 6])
+        // c arrives while a is served: its entry comes after one more of a at most.
+        try hand("c", 200..<202)
+        try hand("a", 101..<102)
+        let third = handOff.take(4)
+        #expect(third.map(\.appID).filter { $0 == "c" }.count == 2)
+        #expect(third.filter { $0.appID == "a" }.map(\.id) == [7, 8])
+        #expect(handOff.waiting == 100 - 9 + 1)
+        // Everything else is a's, in order.
+        #expect(handOff.take(1_000).map(\.id) == Array(9..<100) + [101])
+        #expect(handOff.waiting == 0)
+    }
+
     /// A helper lane keeps going after a full round; a round of one 100-token entry is full at a batch
     /// size of 128, though it holds fewer than 128 tokens.
     @Test func aRoundOfWholeEntriesIsFullWithinAnEntryOfTheBatchSize() async throws {

@@ -34,6 +34,7 @@ struct MigrationTests {
         let database = try await TestDatabase.make(kind)
         try await withStores(kind, on: database) { _ async throws in }
         // Back to version 4's outbox, with one entry written as version 4 wrote it.
+        try await Self.undoClaimsAppByApp(on: database)
         try await database.execute("ALTER TABLE outbox DROP COLUMN more_tokens")
         try await database.execute("ALTER TABLE outbox DROP COLUMN token_count")
         try await database.execute("DELETE FROM pushgate_migrations WHERE version = 5")
@@ -48,6 +49,32 @@ struct MigrationTests {
             #expect(claimed.map(\.message.pushTokens) == [["old-token"]])
             #expect(claimed.first?.message.payload == Array("{}".utf8))
         }
+    }
+
+    /// Takes a database back to version 5: the outbox indexed by due time alone.
+    static func undoClaimsAppByApp(on database: TestDatabase) async throws {
+        try await database.execute("DROP INDEX outbox_due_by_app")
+        try await database.execute("DELETE FROM pushgate_migrations WHERE version = 6")
+    }
+
+    /// A version 5 outbox gets the index of claims shared between apps, and its backlog is shared.
+    @Test(arguments: StoreKind.allCases)
+    func aBacklogFromBeforeClaimsAppByAppIsSharedAfterTheUpgrade(kind: StoreKind) async throws {
+        let database = try await TestDatabase.make(kind)
+        try await withStores(kind, on: database) { _ async throws in }
+        try await Self.undoClaimsAppByApp(on: database)
+        try await withStores(kind, on: database) { stores async throws in
+            let now = Date()
+            _ = try await stores[0].enqueue((0..<20).map { OutboxMessage(appID: "a", pushToken: "a\($0)", payload: [1], notBefore: now) })
+            _ = try await stores[0].enqueue([OutboxMessage(appID: "b", pushToken: "b", payload: [2], notBefore: now)])
+        }
+        try await withStores(kind, on: database) { stores async throws in
+            let claimed = try await stores[0].claimDue(now: Date(), limit: 5, leaseFor: .seconds(30), owner: "w")
+            #expect(claimed.count == 5)
+            #expect(claimed.contains { $0.message.appID == "b" })
+        }
+        // The upgrade made the index again (dropping it fails otherwise).
+        try await Self.undoClaimsAppByApp(on: database)
     }
 
     @Test func planRejectsNothingValidAndComputesPendingSteps() throws {
@@ -67,7 +94,7 @@ struct MigrationTests {
             StoreStatements.upsertDevice, StoreStatements.insertDeviceIfAbsent, StoreStatements.selectDevice,
             StoreStatements.deleteDevice, StoreStatements.deleteDevicesByToken, StoreStatements.countDevices,
             StoreStatements.completeOutboxEntry, StoreStatements.rescheduleOutboxEntries(count: 1), StoreStatements.rescheduleOutboxEntries(count: 3),
-            StoreStatements.claimDueOutboxEntries(lockClause: ""), StoreStatements.claimDueOutboxEntries(lockClause: "FOR UPDATE SKIP LOCKED"),
+            StoreStatements.claimDueOutboxEntries(.sqlite), StoreStatements.claimDueOutboxEntries(.postgres), StoreStatements.countOutboxApps,
             StoreStatements.incrementCounter,
             StoreStatements.selectCounter, StoreStatements.purgeCounters, StoreStatements.recordMigration,
             StoreStatements.upsertInvalidToken, StoreStatements.selectInvalidToken, StoreStatements.deleteInvalidToken,

@@ -108,6 +108,64 @@ struct OutboxStoreConformanceTests {
         }
     }
 
+    /// A claim is shared between the apps with due entries: a fresh entry of one app is claimed in the
+    /// next claim even behind thousands of older entries of another.
+    @Test(arguments: StoreKind.allCases)
+    func aBacklogOfOneAppDoesNotHoldBackAnotherAppsEntry(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let backlog = try await store.enqueue(
+                (0..<5_000).map { OutboxMessage(appID: "app.a", pushToken: "a-\($0)", payload: [1], notBefore: Self.now.addingTimeInterval(-60)) }
+            )
+            let fresh = try await store.enqueue([OutboxMessage(appID: "app.b", pushToken: "b", payload: [2], notBefore: Self.now)])
+            let claimed = try await store.claimDue(now: Self.now, limit: 128, leaseFor: .seconds(30), owner: "w")
+            #expect(claimed.count == 128)
+            #expect(claimed.contains { $0.id == fresh[0] }, "app.b's entry is in the first claim")
+            // The rest of the claim is app.a's oldest, in order.
+            #expect(claimed.filter { $0.message.appID == "app.a" }.map(\.id) == Array(backlog.prefix(127)))
+        }
+    }
+
+    /// Each app's share (the claim's limit ÷ the apps in the outbox) taken round-robin: each app's oldest
+    /// due entry, then each app's second…; the room that apps with fewer due entries leave goes to the
+    /// oldest due entries; entries not due or leased do not count; an app's entries keep their order.
+    @Test(arguments: StoreKind.allCases)
+    func claimsTakeDueEntriesRoundRobinAcrossApps(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            func messages(_ app: String, _ count: Int, dueIn seconds: Double) -> [OutboxMessage] {
+                (0..<count).map { OutboxMessage(appID: app, pushToken: "\(app)-\($0)", payload: [1], notBefore: Self.now.addingTimeInterval(seconds)) }
+            }
+            let a = try await store.enqueue(messages("a", 10, dueIn: -30))
+            let b = try await store.enqueue(messages("b", 10, dueIn: -20))
+            // c: one entry due, one leased by another worker, one not yet due.
+            let c = try await store.enqueue(messages("c", 1, dueIn: -10))
+            _ = try await store.enqueue(messages("c", 1, dueIn: -10), leasedTo: OutboxLease(owner: "other", until: Self.now.addingTimeInterval(60)))
+            _ = try await store.enqueue(messages("c", 1, dueIn: 60))
+            let first = try await store.claimDue(now: Self.now, limit: 6, leaseFor: .seconds(30), owner: "w")
+            #expect(Set(first.map(\.id)) == Set(Array(a.prefix(3)) + Array(b.prefix(2)) + c))
+            // c has nothing more due: b gets its share of two, and c's room goes to the oldest due, a's.
+            let second = try await store.claimDue(now: Self.now, limit: 6, leaseFor: .seconds(30), owner: "w")
+            #expect(Set(second.map(\.id)) == Set(Array(a[3..<7]) + Array(b[2..<4])))
+            // Room for more than is due: everything due, returned oldest due first.
+            let third = try await store.claimDue(now: Self.now, limit: 20, leaseFor: .seconds(30), owner: "w")
+            #expect(third.map(\.id) == Array(a[7...]) + Array(b[4...]))
+        }
+    }
+
+    /// Two apps with a backlog each share every claim equally, whichever backlog is older.
+    @Test(arguments: StoreKind.allCases)
+    func twoBacklogsShareEachClaimEqually(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let old = try await store.enqueue(
+                (0..<300).map { OutboxMessage(appID: "old", pushToken: "o\($0)", payload: [1], notBefore: Self.now.addingTimeInterval(-60)) }
+            )
+            let new = try await store.enqueue((0..<300).map { OutboxMessage(appID: "new", pushToken: "n\($0)", payload: [2], notBefore: Self.now) })
+            for round in 0..<3 {
+                let claimed = try await store.claimDue(now: Self.now, limit: 128, leaseFor: .seconds(30), owner: "w")
+                #expect(claimed.map(\.id) == Array(old[64 * round..<64 * (round + 1)]) + Array(new[64 * round..<64 * (round + 1)]), "claim \(round)")
+            }
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aLeaseHidesAnEntryUntilItEnds(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in

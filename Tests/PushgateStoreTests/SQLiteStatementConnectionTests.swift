@@ -61,7 +61,7 @@ struct SQLiteStatementConnectionTests {
         }
     }
 
-    /// The outbox claim binds its LIMIT; SQLite would prepare the kept statement again whenever that value
+    /// The outbox claim binds its LIMITs (the claim's and each app's share); SQLite would prepare the kept statement again whenever that value
     /// moved between 0 or 1 and anything else, unless the plan is fixed whatever is bound.
     @Test func aKeptStatementIsNotPreparedAgainWhenItsBoundValuesChange() async throws {
         try await Self.withDatabase { path in
@@ -77,7 +77,11 @@ struct SQLiteStatementConnectionTests {
             }
             var claimed = 0
             for (round, limit) in [1, 3, 1, 0, 2, 1].enumerated() {
-                let rows = try await connection.query(SQLiteMigrations.claimDue, [.text("me"), .integer(100_000), .integer(1_000 + round), .integer(limit)])
+                let binds: [SQLiteData] = [
+                    .text("me"), .integer(100_000), .integer(1_000 + round), .integer(limit),
+                    .integer(StoreStatements.claimShare(limit: limit, apps: 1)),
+                ]
+                let rows = try await connection.query(SQLiteMigrations.claimDue, binds)
                 #expect(rows.count == min(limit, 5 - claimed))
                 claimed += rows.count
             }

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# One app's fresh notification behind another app's outbox backlog, out of process: the provider
+# emulators (`pushgate sandbox`) and the gateway (`pushgate serve`) on this machine's loopback, on SQLite
+# and on PostgreSQL (a throw-away cluster started as scripts/test starts one).
+#
+#   benchmarks/backlog-fairness.sh [BINARY] [BACKLOG]
+#   STORES=sqlite benchmarks/backlog-fairness.sh …   # one store only (default: "sqlite postgres")
+#
+# For each store: the gateway starts once to create the schema and stops; BACKLOG one-token entries of
+# demo.fcm (app A, due a minute ago, oldest first) and then one entry of demo.apns (app B, due now) are
+# written straight into the outbox, as entries queued while no worker ran (another instance's, or this
+# one's before a restart): the worker claims them from the store, nothing is handed over in memory. Then
+# the gateway starts again and its deliveries are read from its metrics (every 20 ms until B's entry is
+# delivered, then every 250 ms). It prints:
+#   - B's time: from the gateway's start (exec) and from its first /health answer until B is delivered,
+#     and how many of A's entries were delivered before it;
+#   - A's drain: from the first /health answer until all BACKLOG are delivered, in entries a second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=$(realpath "${1:-.build-release/release/pushgate}")
+BACKLOG=${2:-50000}
+source benchmarks/frontends-lib.sh  # begin_run, start_sandbox, http_section, free_port, start_gateway, stop_gateway, metric_sum
+begin_run backlog-fairness
+
+pg_bin() {
+  local dir
+  for dir in /usr/lib/postgresql/*/bin; do [ -x "$dir/pg_ctl" ] && { echo "$dir"; return 0; }; done
+  return 1
+}
+
+# A PostgreSQL cluster in $work/pg on a free loopback port (as the postgres user when run as root, since
+# initdb refuses root); stopped at exit. Sets $pg_url.
+start_postgres() {
+  PG_BIN=$(pg_bin) || { echo "PostgreSQL not found (Debian: apt-get install postgresql)" >&2; return 1; }
+  mkdir -p "$work/pg"
+  if [ "$(id -u)" = 0 ]; then
+    id postgres >/dev/null 2>&1 || useradd --system --no-create-home postgres
+    chown postgres "$work/pg"
+    chmod 711 "$work"
+    pg_run() { runuser -u postgres -- "$@"; }
+  else
+    pg_run() { "$@"; }
+  fi
+  pg_port=$(free_port)
+  pg_run "$PG_BIN/initdb" -D "$work/pg/data" -U pushgate --auth=trust -E UTF8 >/dev/null
+  pg_run "$PG_BIN/pg_ctl" -D "$work/pg/data" -l "$work/pg/server.log" -w -t 60 \
+    -o "-p $pg_port -k $work/pg -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null
+  # At exit: the cluster, then what begin_run's trap does.
+  trap 'pg_run "$PG_BIN/pg_ctl" -D "$work/pg/data" -m immediate stop >/dev/null 2>&1 || true
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+  "$PG_BIN/psql" -h 127.0.0.1 -p "$pg_port" -U pushgate -d postgres -qc 'CREATE DATABASE pushgate_bench' >/dev/null
+  pg_url="postgres://pushgate@127.0.0.1:$pg_port/pushgate_bench?sslmode=disable"
+}
+
+now_ms() { date +%s%3N; }
+
+# The backlog: BACKLOG entries of demo.fcm due a minute ago (one millisecond apart, oldest first), then one
+# of demo.apns due now. The payloads are stored notifications as the gateway writes them.
+backlog_sql() { # sqlite|postgres
+  local now; now=$(now_ms)
+  local fcm='{"kind":"alert","payload":{"data":{"room_id":"!r:example.org","unread":"2"}},"priority":"high"}'
+  local apns='{"kind":"alert","payload":{"aps":{"alert":"fresh"}},"priority":"high"}'
+  case $1 in
+    sqlite) cat <<SQL
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < $BACKLOG)
+INSERT INTO outbox (app_id, push_token, payload, not_before, created_at)
+  SELECT 'demo.fcm', 'bench-token-' || i, CAST('$fcm' AS BLOB), $now - 60000 + i * 60000 / $BACKLOG, $now FROM n;
+INSERT INTO outbox (app_id, push_token, payload, not_before, created_at)
+  VALUES ('demo.apns', '$(printf 'a1%.0s' $(seq 32))', CAST('$apns' AS BLOB), $now, $now);
+COMMIT;
+SQL
+    ;;
+    postgres) cat <<SQL
+BEGIN;
+INSERT INTO outbox (app_id, push_token, payload, not_before, created_at)
+  SELECT 'demo.fcm', 'bench-token-' || i, convert_to('$fcm', 'UTF8'), $now - 60000 + i::bigint * 60000 / $BACKLOG, $now
+  FROM generate_series(0, $BACKLOG - 1) AS i;
+INSERT INTO outbox (app_id, push_token, payload, not_before, created_at)
+  VALUES ('demo.apns', '$(printf 'a1%.0s' $(seq 32))', convert_to('$apns', 'UTF8'), $now, $now);
+COMMIT;
+ANALYZE outbox;
+SQL
+    ;;
+  esac
+}
+
+start_sandbox
+
+for store in ${STORES:-sqlite postgres}; do
+  port=$(free_port)
+  case $store in
+    sqlite) url="sqlite:$work/backlog.sqlite" ;;
+    postgres) start_postgres; url=$pg_url ;;
+  esac
+  { cat "$work/sandbox/pushgate-sandbox.yaml"; cat <<YAML
+$(http_section "$port")
+log: {level: warning}
+database: {url: '$url'}
+YAML
+  } > "$work/$store.yaml"
+  # The schema, then the backlog, with no gateway running.
+  start_gateway "$store" "$port" 300
+  stop_gateway
+  case $store in
+    sqlite) backlog_sql sqlite | sqlite3 "$work/backlog.sqlite" ;;
+    postgres) backlog_sql postgres | "$PG_BIN/psql" -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pg_port" -U pushgate -d pushgate_bench ;;
+  esac
+
+  started=$(date +%s.%N)
+  "$BIN" serve --config "$work/$store.yaml" > "$work/$store-run.log" 2>&1 &
+  gateway=$!
+  pids+=($gateway)
+  up=""
+  b_at=""; a_before_b=0; a_done_at=""
+  for _ in $(seq 30000); do
+    kill -0 "$gateway" 2>/dev/null || { echo "the gateway stopped:" >&2; tail -5 "$work/$store-run.log" >&2; exit 1; }
+    if [ -z "$up" ]; then
+      curl -sf "http://127.0.0.1:$port/health" > /dev/null 2>&1 && up=$(date +%s.%N)
+      sleep 0.02
+      continue
+    fi
+    a=$(metric_sum "$port" pushgate_deliveries_total 'app="demo.fcm"' 'outcome="delivered"')
+    if [ -z "$b_at" ]; then
+      b=$(metric_sum "$port" pushgate_deliveries_total 'app="demo.apns"' 'outcome="delivered"')
+      if [ "$b" -ge 1 ]; then b_at=$(date +%s.%N); a_before_b=$a; fi
+    fi
+    if [ "$a" -ge "$BACKLOG" ]; then a_done_at=$(date +%s.%N); break; fi
+    if [ -z "$b_at" ]; then sleep 0.02; else sleep 0.25; fi
+  done
+  [ -n "$b_at" ] && [ -n "$a_done_at" ] || { echo "$store: not every entry was delivered in time" >&2; exit 1; }
+  stop_gateway
+  python3 - "$store" "$BACKLOG" "$started" "$up" "$b_at" "$a_before_b" "$a_done_at" <<'PY'
+import sys
+store, backlog, started, up, b_at, a_before_b, a_done = sys.argv[1:]
+started, up, b_at, a_done = map(float, (started, up, b_at, a_done))
+print(f"{store:8} backlog {int(backlog):,} of demo.fcm: demo.apns's entry delivered {b_at - started:6.3f} s after the start, "
+      f"{b_at - up:6.3f} s after the first /health answer, behind {int(a_before_b):,} of demo.fcm's; "
+      f"demo.fcm drained in {a_done - up:6.2f} s = {int(backlog) / (a_done - up):8,.0f} entries/s")
+PY
+done
