@@ -1,3 +1,4 @@
+import PushgateCore
 import Synchronization
 
 /// How long a lane waits for its round: until every part it waits for has finished, or until a
@@ -12,9 +13,8 @@ final class OutboxRoundWait: Sendable {
         var deadline: ContinuousClock.Instant
         var firstFinished = false
         var waiter: CheckedContinuation<Void, Never>?
-        var timer: Task<Void, Never>?
-        /// The deadline ``timer`` wakes the waiter at.
-        var armed: ContinuousClock.Instant?
+        /// The deadline the scheduler wakes the waiter at, and its token.
+        var armed: (deadline: ContinuousClock.Instant, token: DeadlineScheduler.Token)?
     }
 
     private let started = ContinuousClock.now
@@ -67,31 +67,34 @@ final class OutboxRoundWait: Sendable {
             }
             if let deadline { self.arm(deadline) } else { continuation.resume() }
         }
-        self.state.withLock { state in
-            state.timer?.cancel()
-            state.timer = nil
+        if let armed = self.state.withLock({ state in defer { state.armed = nil }; return state.armed }) {
+            DeadlineScheduler.shared.cancel(armed.token)
         }
         for part in self.parts.withLock({ $0 }) { part.detachIfOut() }
     }
 
-    /// Wakes the waiter at `deadline` (unless everything finished by then, or a timer for an earlier
-    /// deadline is set already).
+    /// Wakes the waiter at `deadline` (unless everything finished by then, or an earlier deadline is set
+    /// already), through the shared scheduler: a timer task a round would hold its memory until the
+    /// deadline even when cancelled at once.
     private func arm(_ deadline: ContinuousClock.Instant) {
-        self.state.withLock { state in
-            if let armed = state.armed, armed <= deadline { return }
-            state.timer?.cancel()
-            state.armed = deadline
-            state.timer = Task {
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                guard !Task.isCancelled else { return }
-                let waiter = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
-                    // The deadline in force has passed (it can only have come nearer since).
-                    guard state.deadline <= deadline else { return nil }
-                    defer { state.waiter = nil }
-                    return state.waiter
-                }
-                waiter?.resume()
-            }
+        let replaced = self.state.withLock { state -> DeadlineScheduler.Token?? in
+            if let armed = state.armed, armed.deadline <= deadline { return .none }
+            let previous = state.armed?.token
+            let token = DeadlineScheduler.shared.schedule(at: deadline) { self.expire(deadline) }
+            state.armed = (deadline, token)
+            return .some(previous)
         }
+        if case .some(let previous?) = replaced { DeadlineScheduler.shared.cancel(previous) }
+    }
+
+    /// A deadline set by ``arm(_:)`` came: the waiter goes on if the deadline in force has passed (it can
+    /// only have come nearer since).
+    private func expire(_ deadline: ContinuousClock.Instant) {
+        let waiter = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard state.deadline <= deadline else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
     }
 }
