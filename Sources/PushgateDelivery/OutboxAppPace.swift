@@ -4,18 +4,18 @@ import Synchronization
 /// patience: what decides whether a lane waits for an app's deliveries.
 ///
 /// A lane waits for an app's part of a round for at most four times what that app's rounds usually take
-/// (between ``floor`` and ``ceiling``; ``initial`` before any finished), and less beside a faster part
-/// (``OutboxRoundWait``). A part still out then is detached: it goes on by itself (the app's in-flight
+/// (between ``floor`` and ``ceiling``; ``initial`` before any finished), and less beside a faster part or
+/// when new work arrives (``OutboxRoundWait``). A part still out then is detached: it goes on by itself (the app's in-flight
 /// cap bounds how many deliveries it holds) and the lane moves on. While an app has a detached part out,
 /// lanes do not wait for its parts at all, so a provider that hangs costs every other app one short
 /// wait, once.
 final class OutboxAppPace: Sendable {
     /// The shortest patience: well above a healthy provider's round.
-    static let floor: Duration = .milliseconds(50)
+    static let floor: Duration = .milliseconds(500)
     /// The longest patience.
     static let ceiling: Duration = .seconds(5)
     /// The patience before an app's first round has finished.
-    static let initial: Duration = .milliseconds(250)
+    static let initial: Duration = .milliseconds(500)
 
     private struct Pace {
         /// A moving average of the app's rounds that finished within their patience.

@@ -4,9 +4,12 @@ import Synchronization
 /// How long a lane waits for its round: until every part it waits for has finished, or until a
 /// deadline. The deadline starts at the longest patience of the round's apps (``OutboxAppPace``) and
 /// comes nearer once the first part finishes: the others may then take at most twice as long as it did,
-/// or what their apps' rounds usually take, or 10 ms, whichever is longest. So a part whose
-/// provider hangs beside a healthy one is let go within milliseconds, and a healthy slower app is not.
-/// Parts still out at the deadline are detached and go on by themselves.
+/// or what their apps' rounds usually take, or 10 ms, whichever is longest; and when new work arrives for
+/// an app the round does not wait for (an enqueue's signal), the round may take no longer than twice
+/// what its apps' rounds usually take, or 10 ms. So a part whose provider hangs is let go within
+/// milliseconds of another app's work to do, while a healthy slower app, a drain, or a steady inflow of
+/// the same app's work keeps its lane waiting as before. Parts still out at the deadline are
+/// detached and go on by themselves.
 final class OutboxRoundWait: Sendable {
     private struct State {
         var pending: Int
@@ -22,6 +25,8 @@ final class OutboxRoundWait: Sendable {
     private let slack: Duration
     private let state: Mutex<State>
     private let parts = Mutex<[OutboxRoundPart]>([])
+    /// The apps of the parts waited for.
+    private let apps = Mutex<Set<String>>([])
 
     /// - Parameters:
     ///   - parts: how many parts the lane waits for.
@@ -35,6 +40,7 @@ final class OutboxRoundWait: Sendable {
     /// Makes `part` one of those waited for (before it can finish).
     func add(_ part: OutboxRoundPart) {
         self.parts.withLock { $0.append(part) }
+        self.apps.withLock { _ = $0.insert(part.appID) }
     }
 
     /// One of the parts waited for has finished.
@@ -55,6 +61,19 @@ final class OutboxRoundWait: Sendable {
         }
         waiter?.resume()
         if let rearm { self.arm(rearm) }
+    }
+
+    /// New work has arrived for `apps`: if any is not an app the round waits for, the round may take no
+    /// longer than twice its apps' usual round (or 10 ms).
+    func newWorkArrived(for apps: Set<String>) {
+        guard !apps.isSubset(of: self.apps.withLock({ $0 })) else { return }
+        let cut = self.started + max(.milliseconds(10), self.slack * 2)
+        let rearm = self.state.withLock { state -> Bool in
+            guard state.pending > 0, cut < state.deadline else { return false }
+            state.deadline = cut
+            return state.waiter != nil
+        }
+        if rearm { self.arm(cut) }
     }
 
     /// Waits until every part has finished or the deadline passes; parts still out then are detached.

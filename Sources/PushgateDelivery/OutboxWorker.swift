@@ -184,7 +184,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                 part.finish()
             }
         }
-        await round?.wait()
+        if let round { await self.wakeUp.listening({ round.newWorkArrived(for: $0) }) { await round.wait() } }
         return (total, round != nil)
     }
 

@@ -64,14 +64,10 @@ struct OutboxIsolationTests {
             let before = Self.p99(baseline)
             let during = Self.p99(hung)
             print("b's p99 delivery latency: \(before) with a healthy, \(during) with a hanging")
-            let order = hung.sorted()
-            print("hung: p50 \(order[order.count / 2]) p90 \(order[order.count * 9 / 10]) top \(order.suffix(8).map { "\($0)" }.joined(separator: " "))")
-            let orderBefore = baseline.sorted()
-            print("healthy: p50 \(orderBefore[orderBefore.count / 2]) p90 \(orderBefore[orderBefore.count * 9 / 10]) top \(orderBefore.suffix(8).map { "\($0)" }.joined(separator: " "))")
-            // Within twice the healthy figure and 50 ms: on a busy two-core machine the healthy p99 is only a
-            // few milliseconds and the hung phase's tail 20–40 ms (benchmarks/README.md); a lane waiting on
-            // the hung app's rounds costs seconds (3.1 s before rounds were split per app).
-            #expect(during <= before * 2 + .milliseconds(50), "p99 \(during) against \(before)")
+            // Within twice the healthy figure; the 20 ms beside it absorbs a busy machine's timer noise when
+            // the healthy figure is a few milliseconds. A lane waiting on the hung app's rounds costs
+            // seconds (3.1 s before rounds were split per app).
+            #expect(during <= before * 2 + .milliseconds(20), "p99 \(during) against \(before)")
 
             hanging.gate.open()
             let accepted = Set(queuedForA.withLock { $0 })
