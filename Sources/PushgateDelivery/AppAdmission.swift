@@ -28,8 +28,9 @@ final class AppAdmission: Sendable {
         case admitted(probe: Bool)
         /// The app has `inflight_request_limit` deliveries in flight.
         case overLimit
-        /// The app's circuit is open for this much longer (zero while a probe is out).
-        case circuitOpen(remaining: Duration)
+        /// The app's circuit is open for this much longer (zero while a probe is out); `requested` is
+        /// the pause the provider itself asked for last, if it did.
+        case circuitOpen(remaining: Duration, requested: Duration?)
     }
 
     /// What a release changed about the app's circuit, for the log and metrics.
@@ -50,6 +51,8 @@ final class AppAdmission: Sendable {
         var openUntil: ContinuousClock.Instant?
         var openFor: Duration = .zero
         var probing = false
+        /// The pause the provider asked for with its last retry-later outcome (Retry-After), if any.
+        var requested: Duration?
     }
 
     private let slots = Mutex<[String: Slot]>([:])
@@ -91,8 +94,8 @@ final class AppAdmission: Sendable {
         var probe = false
         if let openUntil = slot.openUntil {
             let now = ContinuousClock.now
-            guard now >= openUntil else { return .circuitOpen(remaining: openUntil - now) }
-            guard !slot.probing else { return .circuitOpen(remaining: .zero) }
+            guard now >= openUntil else { return .circuitOpen(remaining: openUntil - now, requested: slot.requested) }
+            guard !slot.probing else { return .circuitOpen(remaining: .zero, requested: slot.requested) }
             probe = true
         }
         guard slot.count < slot.limit else { return .overLimit }
@@ -102,9 +105,10 @@ final class AppAdmission: Sendable {
     }
 
     private func record(_ outcome: DeliveryOutcome, probe: Bool, in slot: inout Slot) -> CircuitChange {
-        guard case .retryLater = outcome else {
+        guard case .retryLater(let requested, _) = outcome else {
             // The provider answered: whatever it said, it is there.
             slot.failuresInARow = 0
+            slot.requested = nil
             guard slot.openUntil != nil else { return .none }
             slot.openUntil = nil
             slot.openFor = .zero
@@ -112,15 +116,19 @@ final class AppAdmission: Sendable {
             return .closed
         }
         slot.failuresInARow += 1
+        slot.requested = requested
         if probe {
             slot.probing = false
             slot.openFor = min(self.circuit.maximumOpen, slot.openFor * 2)
-            slot.openUntil = ContinuousClock.now + slot.openFor
-            return .opened(for: slot.openFor, failures: slot.failuresInARow)
+            // Never probing sooner than the provider asked.
+            let open = max(slot.openFor, requested ?? .zero)
+            slot.openUntil = ContinuousClock.now + open
+            return .opened(for: open, failures: slot.failuresInARow)
         }
         guard slot.openUntil == nil, slot.failuresInARow >= self.circuit.failures else { return .none }
         slot.openFor = self.circuit.initialOpen
-        slot.openUntil = ContinuousClock.now + slot.openFor
-        return .opened(for: slot.openFor, failures: slot.failuresInARow)
+        let open = max(slot.openFor, requested ?? .zero)
+        slot.openUntil = ContinuousClock.now + open
+        return .opened(for: open, failures: slot.failuresInARow)
     }
 }

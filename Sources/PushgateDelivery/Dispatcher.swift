@@ -66,9 +66,12 @@ public struct Dispatcher: Sendable {
         case .overLimit:
             self.metrics.recordInflightDrop(appID: provider.appID)
             return .retryLater(after: nil, reason: "in-flight limit reached for \(provider.appID)")
-        case .circuitOpen(let remaining):
+        case .circuitOpen(let remaining, let requested):
             self.metrics.recordCircuitRefusal(appID: provider.appID)
-            return .retryLater(after: remaining > .zero ? remaining : nil, reason: "the provider of \(provider.appID) is failing (circuit open)")
+            // The provider's own Retry-After when it gave one (so its pause is kept), else when the
+            // circuit lets a probe through.
+            let after = requested.map { max($0, remaining) } ?? (remaining > .zero ? remaining : nil)
+            return .retryLater(after: after, reason: "the provider of \(provider.appID) is failing (circuit open)")
         }
         let started = ContinuousClock.now
         let outcome = await provider.deliver(notification, to: token, deadline: deadline)

@@ -84,4 +84,20 @@ struct ProviderCircuitTests {
         for _ in 0..<10 { _ = await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) }
         #expect(provider.deliveredTokens.count == 10)
     }
+
+    @Test func anOpenCircuitKeepsThePauseTheProviderAskedFor() async throws {
+        let busy = DeliveryOutcome.retryLater(after: .seconds(30), reason: "429")
+        let provider = ScriptedProvider(appID: "app", script: ["t": [busy]])
+        let dispatcher = try await Self.dispatcher([provider])
+        for _ in 0..<5 { _ = await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) }
+        guard case .retryLater(let after, _) = await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) else {
+            Issue.record("expected an open circuit")
+            return
+        }
+        #expect(after == .seconds(30))
+        // No probe before the provider's pause has passed, though the circuit's own first interval is 1 s.
+        try await Task.sleep(for: .milliseconds(1_100))
+        _ = await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5))
+        #expect(provider.deliveredTokens.count == 5)
+    }
 }
