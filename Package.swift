@@ -382,6 +382,7 @@ let package = Package(
                 "PushgateStore",
                 "PushgateStoreSQLite",
                 .coreMetrics,
+                .prometheus,
                 .logging,
                 .serviceLifecycle,
                 .serviceLifecycleTestKit,

@@ -144,7 +144,8 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
             promise.fail(APNsExchangeError.notProcessed("connection is closing"))
             return
         }
-        guard deadline > context.eventLoop.now else {
+        let now = context.eventLoop.now
+        guard deadline > now else {
             promise.fail(APNsExchangeError.deadlineExceeded)
             return
         }
@@ -159,7 +160,7 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         self.streams[streamID] = stream
         // A connection silent for the whole ping interval may have died unseen (a NAT or a proxy forgot
         // it): new streams wait until it answers a PING.
-        if self.settingsReceived, !self.verifying, context.eventLoop.now - self.lastHeard >= self.liveness.pingInterval {
+        if self.settingsReceived, !self.verifying, now - self.lastHeard >= self.liveness.pingInterval {
             self.verifying = true
             if self.outstandingPing == nil { self.sendPing(context: context) }
         }

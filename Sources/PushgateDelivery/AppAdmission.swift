@@ -1,4 +1,4 @@
-public import PushgateCore
+import PushgateCore
 import Synchronization
 
 /// Decides, per app, whether a delivery may go to the provider now: at most `inflight_request_limit`

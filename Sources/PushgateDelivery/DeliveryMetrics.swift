@@ -7,7 +7,9 @@ import PushgateCore
 /// the last, `sygnal_inflight_request_limit_drop_total{pushkin}`, so existing dashboards keep working; the
 /// circuit (``AppAdmission``): `pushgate_provider_circuit_open{app}` (1 while open),
 /// `pushgate_provider_circuit_opened_total{app}` and `pushgate_provider_circuit_refusals_total{app}`
-/// (deliveries failed at once while it was open).
+/// (deliveries failed at once while it was open); the outbox's backlog (``OutboxBacklogSampler``):
+/// `pushgate_outbox_depth{app}` (tokens waiting, leased or not) and
+/// `pushgate_outbox_oldest_age_seconds{app}` (how long the oldest has waited; 0 when none waits).
 ///
 /// Each metric's handle is made once per app (and outcome) and kept: looking one up in the factory on
 /// every delivery costs more than the delivery's own bookkeeping.
@@ -16,6 +18,7 @@ public struct DeliveryMetrics: Sendable {
     private let counters = MemoTable<HandleKey, Counter>()
     private let timers = MemoTable<String, Timer>()
     private let gauges = MemoTable<String, Gauge>()
+    private let backlogGauges = MemoTable<String, BacklogGauges>()
 
     /// Creates metrics recorded through `factory` (the composition root passes the Prometheus one).
     public init(factory: any MetricsFactory) {
@@ -43,13 +46,14 @@ public struct DeliveryMetrics: Sendable {
     }
 
     /// Creates each app's in-flight drop counters at zero, as Sygnal does, so they are listed before
-    /// the first drop, and its circuit metrics.
+    /// the first drop, and its circuit and backlog metrics.
     public func prepare(appIDs: [String]) {
         for appID in appIDs {
             _ = self.inflightDropCounters(appID)
             self.circuitGauge(appID).record(0)
             self.counter(.circuitOpened, appID, "pushgate_provider_circuit_opened_total").increment(by: 0)
             self.counter(.circuitRefusals, appID, "pushgate_provider_circuit_refusals_total").increment(by: 0)
+            self.recordBacklog(appID: appID, tokens: 0, oldestAge: .zero)
         }
     }
 
@@ -60,6 +64,17 @@ public struct DeliveryMetrics: Sendable {
 
     func recordCircuitRefusal(appID: String) {
         self.counter(.circuitRefusals, appID, "pushgate_provider_circuit_refusals_total").increment()
+    }
+
+    func recordBacklog(appID: String, tokens: Int, oldestAge: Duration) {
+        let gauges = self.backlogGauges.value(for: appID) {
+            BacklogGauges(
+                depth: Gauge(label: "pushgate_outbox_depth", dimensions: [("app", appID)], factory: self.factory),
+                oldestAge: Gauge(label: "pushgate_outbox_oldest_age_seconds", dimensions: [("app", appID)], factory: self.factory)
+            )
+        }
+        gauges.depth.record(tokens)
+        gauges.oldestAge.record(Double(oldestAge.components.seconds) + Double(oldestAge.components.attoseconds) / 1e18)
     }
 
     private func circuitGauge(_ appID: String) -> Gauge {
@@ -82,6 +97,12 @@ public struct DeliveryMetrics: Sendable {
             },
         ]
     }
+}
+
+/// An app's two backlog gauges.
+private struct BacklogGauges: Sendable {
+    var depth: Gauge
+    var oldestAge: Gauge
 }
 
 /// Which counter, for which app and outcome.

@@ -161,7 +161,7 @@ public struct Dispatcher: Sendable {
         }
         guard !written.isEmpty else { return }
         try await self.groupCommit.enqueue(written)
-        self.wakeUp.signal(apps: Set(groups.lazy.filter { !$0.tokens.isEmpty }.map(\.appID)))
+        self.wakeUp.signal(apps: groups.lazy.filter { !$0.tokens.isEmpty }.map(\.appID))
     }
 
     private func recordInvalid(appID: String, token: String, reason: String) async {

@@ -18,15 +18,16 @@ final class OutboxRoundWait: Sendable {
         var waiter: CheckedContinuation<Void, Never>?
         /// The deadline the scheduler wakes the waiter at, and its token.
         var armed: (deadline: ContinuousClock.Instant, token: DeadlineScheduler.Token)?
+        /// The parts waited for.
+        var parts: [OutboxRoundPart] = []
+        /// Their apps.
+        var apps: Set<String> = []
     }
 
     private let started = ContinuousClock.now
     /// The longest usual round of the apps waited for.
     private let slack: Duration
     private let state: Mutex<State>
-    private let parts = Mutex<[OutboxRoundPart]>([])
-    /// The apps of the parts waited for.
-    private let apps = Mutex<Set<String>>([])
 
     /// - Parameters:
     ///   - parts: how many parts the lane waits for.
@@ -39,8 +40,10 @@ final class OutboxRoundWait: Sendable {
 
     /// Makes `part` one of those waited for (before it can finish).
     func add(_ part: OutboxRoundPart) {
-        self.parts.withLock { $0.append(part) }
-        self.apps.withLock { _ = $0.insert(part.appID) }
+        self.state.withLock { state in
+            state.parts.append(part)
+            state.apps.insert(part.appID)
+        }
     }
 
     /// One of the parts waited for has finished.
@@ -66,10 +69,9 @@ final class OutboxRoundWait: Sendable {
     /// New work has arrived for `apps`: if any is not an app the round waits for, the round may take no
     /// longer than twice its apps' usual round (or 10 ms).
     func newWorkArrived(for apps: Set<String>) {
-        guard !apps.isSubset(of: self.apps.withLock({ $0 })) else { return }
         let cut = self.started + max(.milliseconds(10), self.slack * 2)
         let rearm = self.state.withLock { state -> Bool in
-            guard state.pending > 0, cut < state.deadline else { return false }
+            guard state.pending > 0, cut < state.deadline, !apps.isSubset(of: state.apps) else { return false }
             state.deadline = cut
             return state.waiter != nil
         }
@@ -86,10 +88,12 @@ final class OutboxRoundWait: Sendable {
             }
             if let deadline { self.arm(deadline) } else { continuation.resume() }
         }
-        if let armed = self.state.withLock({ state in defer { state.armed = nil }; return state.armed }) {
-            DeadlineScheduler.shared.cancel(armed.token)
+        let (armed, parts) = self.state.withLock { state in
+            defer { state.armed = nil }
+            return (state.armed, state.parts)
         }
-        for part in self.parts.withLock({ $0 }) { part.detachIfOut() }
+        if let armed { DeadlineScheduler.shared.cancel(armed.token) }
+        for part in parts { part.detachIfOut() }
     }
 
     /// Wakes the waiter at `deadline` (unless everything finished by then, or an earlier deadline is set

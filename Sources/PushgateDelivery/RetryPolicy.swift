@@ -1,3 +1,5 @@
+import PushgateCore
+
 /// When to try a failed outbox delivery again, and when to give up.
 public struct RetryPolicy: Sendable {
     /// The first pause.
@@ -21,10 +23,7 @@ public struct RetryPolicy: Sendable {
     ///   - requested: the provider's Retry-After, if any.
     ///   - random: a number in 0..<1 (injected for tests).
     public func delay(afterAttempts attempts: Int, requested: Duration?, random: Double) -> Duration {
-        let exponent = min(max(attempts - 1, 0), 30)
-        var backoff = self.initialDelay * (1 << exponent)
-        if backoff > self.maximumDelay { backoff = self.maximumDelay }
-        let jittered = backoff / 2 + backoff / 2 * random
+        let jittered = JitteredBackoff.pause(afterFailures: attempts, initial: self.initialDelay, maximum: self.maximumDelay, random: random)
         guard let requested else { return jittered }
         return max(jittered, min(requested, self.maximumAge))
     }

@@ -1,4 +1,5 @@
 public import NIOCore
+import PushgateCore
 
 /// When a connection may be attempted again after failed attempts: not before an exponential backoff
 /// (``initial`` doubling up to ``maximum``) with jitter in its upper half has passed since the last
@@ -34,10 +35,11 @@ public struct ReconnectBackoff: Sendable {
     /// An attempt failed at `now`: the next waits longer.
     public mutating func failed(at now: NIODeadline) {
         self.failures += 1
-        let exponent = min(self.failures - 1, 20)
-        let pause = min(self.maximum.nanoseconds, self.initial.nanoseconds << exponent)
-        let jittered = pause / 2 + Int64(Double(pause / 2) * self.random())
-        self.notBefore = now + .nanoseconds(jittered)
+        let pause = JitteredBackoff.pause(
+            afterFailures: self.failures, initial: .nanoseconds(self.initial.nanoseconds), maximum: .nanoseconds(self.maximum.nanoseconds),
+            random: self.random()
+        )
+        self.notBefore = now + .nanoseconds(pause.nanosecondsClamped)
     }
 
     /// An attempt succeeded: the next may be made at once.

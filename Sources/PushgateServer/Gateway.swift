@@ -123,7 +123,8 @@ public struct Gateway: Sendable {
             logger: logger
         )
         let sweeper = ExpiredCounterSweeper(store: store, logger: logger)
-        var services: [any Service] = try (sandbox?.services() ?? []) + [store] + backEnds.map(\.service) + [worker, sweeper]
+        let backlogSampler = OutboxBacklogSampler(store: store, metrics: deliveryMetrics, logger: logger)
+        var services: [any Service] = try (sandbox?.services() ?? []) + [store] + backEnds.map(\.service) + [worker, sweeper, backlogSampler]
             + frontEnds.flatMap(\.services)
         var limits = ListenerLimits(configuration.http)
         limits.bodyLimits = GatewayRouterBuilder.bodyLimits(routes: frontEnds.flatMap(\.routes), maxRequestBodySize: configuration.http.maxRequestBodySize)

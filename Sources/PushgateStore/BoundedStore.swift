@@ -150,6 +150,10 @@ public final class BoundedStore: PushStore {
         try await self.read { try await $0.pendingCount() }
     }
 
+    public func backlogByApp() async throws -> [OutboxAppBacklog] {
+        try await self.read { try await $0.backlogByApp() }
+    }
+
     // MARK: Counters
 
     public func incrementCounter(_ name: String, by amount: Int64, expiresAt: Date?, now: Date) async throws -> Int64 {

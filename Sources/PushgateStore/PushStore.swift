@@ -53,6 +53,10 @@ public protocol OutboxStore: Sendable {
     func reschedule(_ retries: [OutboxRetry], owner: String) async throws -> Int
     /// How many tokens wait in the outbox (all entries' tokens), leased or not.
     func pendingCount() async throws -> Int
+    /// Each app's backlog: its tokens in the outbox (leased or not) and its oldest entry's age, one row for
+    /// each app with entries, in no particular order. One pass over the outbox: for metrics sampled now and
+    /// then, not for every claim.
+    func backlogByApp() async throws -> [OutboxAppBacklog]
 }
 
 extension OutboxStore {

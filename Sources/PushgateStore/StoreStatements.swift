@@ -200,6 +200,9 @@ public enum StoreStatements {
     /// Counts the tokens of all outbox entries.
     public static let countOutbox = "SELECT COALESCE(SUM(token_count), 0) FROM outbox"
 
+    /// Each app's tokens in the outbox and its oldest entry's `created_at` (ms); binds nothing.
+    public static let outboxBacklogByApp = "SELECT app_id, SUM(token_count), MIN(created_at) FROM outbox GROUP BY app_id"
+
     /// Adds to a counter, restarting it when expired; binds name, amount, expiry (ms or NULL), now (ms);
     /// returns the new value.
     public static let incrementCounter = """

@@ -111,4 +111,10 @@ extension PostgresStore {
     public func pendingCount() async throws -> Int {
         try await self.scalar(StoreStatements.countOutbox, PostgresBindings())
     }
+
+    public func backlogByApp() async throws -> [OutboxAppBacklog] {
+        try await self.rows(StoreStatements.outboxBacklogByApp, PostgresBindings()).decode((String, Int, Int64).self).all().map {
+            OutboxAppBacklog(appID: $0.0, tokens: $0.1, oldestCreatedAt: Date(millisecondsSince1970: $0.2))
+        }
+    }
 }

@@ -133,4 +133,13 @@ extension SQLiteStore {
     public func pendingCount() async throws -> Int {
         try await self.scalar(on: self.reader, StoreStatements.countOutbox, [])
     }
+
+    public func backlogByApp() async throws -> [OutboxAppBacklog] {
+        try await self.run(on: self.reader, StoreStatements.outboxBacklogByApp, []).map { row in
+            guard row.count == 3, let appID = row[0].string, let tokens = row[1].integer, let oldest = row[2].integer else {
+                throw StoreError.corruptRow("unreadable outbox backlog row")
+            }
+            return OutboxAppBacklog(appID: appID, tokens: tokens, oldestCreatedAt: Date(millisecondsSince1970: Int64(oldest)))
+        }
+    }
 }

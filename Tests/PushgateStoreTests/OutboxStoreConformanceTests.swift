@@ -246,6 +246,34 @@ struct OutboxStoreConformanceTests {
         }
     }
 
+    /// Each app's backlog counts its tokens, leased, due or not, and dates its oldest entry; an app whose
+    /// entries were all completed is not listed.
+    @Test(arguments: StoreKind.allCases)
+    func theBacklogByAppCountsTokensAndDatesTheOldestEntry(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            #expect(try await store.backlogByApp().isEmpty)
+            let start = Date()
+            _ = try await store.enqueue([OutboxMessage(appID: "a", pushTokens: ["1", "2", "3"], payload: [1], notBefore: Self.now)])
+            let end = Date()
+            try await Task.sleep(for: .milliseconds(20))
+            let laterIDs = try await store.enqueue([
+                OutboxMessage(appID: "a", pushToken: "4", payload: [2], notBefore: Self.now.addingTimeInterval(3600)),
+                OutboxMessage(appID: "b", pushToken: "5", payload: [3], notBefore: Self.now),
+            ])
+            _ = try await store.claimDue(now: Self.now, limit: 10, leaseFor: .seconds(30), owner: "w1")
+            let backlogs = Dictionary(uniqueKeysWithValues: try await store.backlogByApp().map { ($0.appID, $0) })
+            #expect(Set(backlogs.keys) == ["a", "b"])
+            #expect(backlogs["a"]?.tokens == 4)
+            #expect(backlogs["b"]?.tokens == 1)
+            // Stores keep milliseconds.
+            let oldest = try #require(backlogs["a"]?.oldestCreatedAt)
+            #expect(oldest >= start.addingTimeInterval(-0.001) && oldest <= end.addingTimeInterval(0.001))
+            #expect(try #require(backlogs["b"]?.oldestCreatedAt) > oldest)
+            #expect(try await store.complete(id: laterIDs[1], owner: "w1"))
+            #expect(try await store.backlogByApp().map(\.appID) == ["a"])
+        }
+    }
+
     /// An entry of several tokens, as one notification's tokens are queued: its tokens come back in
     /// order (tokens with quotes, backslashes, non-ASCII and the empty string included), the pending count
     /// counts tokens, and a claim's limit counts tokens without splitting an entry.
