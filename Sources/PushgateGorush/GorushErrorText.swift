@@ -3,8 +3,10 @@ import PushgateCore
 /// The `error` of a log entry for a delivery outcome, as gorush shows its providers' errors: for APNs the
 /// bare reason (`Unregistered`, `PayloadTooLarge`: `notify/notification_apns.go` `PushToIOS` logs
 /// `errors.New(res.Reason)`), for FCM the message of Google's error answer (firebase-admin-go's
-/// `FirebaseError` text, which `PushToAndroid` logs) where Pushgate knows it.
+/// `FirebaseError` text, which `PushToAndroid` logs) where Pushgate knows it. Huawei's refusals keep
+/// Pushgate's reason (its code and a fixed text): gorush lists none (`PushToHuawei` only counts them).
 enum GorushErrorText {
+    /// The entry's `error`, or nil for a delivery.
     static func text(for outcome: DeliveryOutcome, platform: GorushNotification.Platform) -> String? {
         switch outcome {
         case .delivered: return nil
