@@ -75,7 +75,9 @@ public struct APNsRequestFactory: Sendable {
         return headers
     }
 
-    /// Why a notification cannot be sent at all, or nil when it can.
+    /// Why a notification cannot be sent at all, or nil when it can. Where APNs would refuse it, the text
+    /// starts with APNs' reason (`PayloadTooLarge`, `BadCollapseId`, `InvalidPushType`, `BadMessageId`)
+    /// and explains after a colon.
     /// - Parameter body: the encoded payload.
     public func problem(with notification: PushNotification, body: [UInt8]) -> String? {
         let limit = notification.kind == .voip ? APNs.maximumVoIPPayloadSize : APNs.maximumPayloadSize
@@ -83,18 +85,18 @@ public struct APNsRequestFactory: Sendable {
             return "PayloadTooLarge: \(body.count) bytes, APNs accepts \(limit)"
         }
         if let collapseID = notification.collapseID {
-            if collapseID.utf8.count > APNs.maximumCollapseIDSize { return "collapse id longer than \(APNs.maximumCollapseIDSize) bytes" }
+            if collapseID.utf8.count > APNs.maximumCollapseIDSize { return "BadCollapseId: collapse id longer than \(APNs.maximumCollapseIDSize) bytes" }
             if !Self.isValidFieldValue(collapseID) { return "collapse id is not a valid HTTP/2 header value" }
         }
         if let pushType = notification.apnsPushType, APNsPushType(rawValue: pushType) == nil {
-            return "apns-push-type \(pushType) is not one APNs defines"
+            return "InvalidPushType: apns-push-type \(pushType) is not one APNs defines"
         }
         if let topic = notification.apnsTopic {
             if topic != self.topic, !topic.hasPrefix(self.topic + ".") { return "apns-topic \(topic) is not this app's topic \(self.topic) or a suffix of it" }
             if !Self.isValidFieldValue(topic) { return "apns-topic is not a valid HTTP/2 header value" }
         }
         if let apnsID = notification.apnsID, UUID(uuidString: apnsID) == nil {
-            return "apns-id \(apnsID) is not a UUID"
+            return "BadMessageId: apns-id \(apnsID) is not a UUID"
         }
         return nil
     }

@@ -2,8 +2,9 @@ import PushgateCore
 
 /// The APNs notification gorush would send for a platform-1 notification: the `aps` dictionary built
 /// from the fields as gorush builds it, every `data` key as a top-level payload key, and the headers
-/// (`apns-topic` = `topic`, `apns-push-type` = `push_type`, `priority` normal → 5 / high → 10 and no
-/// `apns-priority` for any other value or none, `expiration`, `apns_id`, `collapse_id`).
+/// (`apns-topic` = `topic`, with `.voip` appended for VoIP where gorush sends it without, `apns-push-type`
+/// = `push_type`, `priority` normal → 5 / high → 10 and no `apns-priority` for any other value or none,
+/// `expiration`, `apns_id`, `collapse_id`).
 enum GorushAPNsPayload {
     /// The `alert` members gorush's `Alert` holds as strings.
     static let alertStringKeys: [StaticString] = [
@@ -45,11 +46,20 @@ enum GorushAPNsPayload {
             priority: Self.priority(request.priority),
             payload: .object(payload),
             collapseID: request.collapseID.isEmpty ? nil : request.collapseID,
-            apnsTopic: request.topic.isEmpty ? nil : request.topic,
+            apnsTopic: Self.topic(request),
             apnsPushType: request.pushType.isEmpty ? nil : request.pushType,
             apnsID: request.apnsID.isEmpty ? nil : request.apnsID,
             expiration: request.expiration
         )
+    }
+
+    /// The `apns-topic`: the caller's `topic`, but with `.voip` appended for a VoIP push to a bare bundle id.
+    /// Here Pushgate differs from gorush on purpose: gorush sends the topic unchanged (`GetIOSNotification`),
+    /// and APNs refuses a VoIP push whose topic is not the app's `.voip` topic, so the call never arrives.
+    static func topic(_ request: GorushNotification) -> String? {
+        guard !request.topic.isEmpty else { return nil }
+        guard request.pushType == "voip", !request.topic.hasSuffix(".voip") else { return request.topic }
+        return request.topic + ".voip"
     }
 
     /// The priority gorush states: `normal` and `high` only (`notification_apns.go` `GetIOSNotification`
@@ -107,27 +117,38 @@ enum GorushAPNsPayload {
         return alert.isEmpty ? nil : alert
     }
 
-    /// `sound` as a name or a `{critical, name, volume}` dictionary; `name` and `volume` make it a
-    /// dictionary.
+    /// `sound` as gorush sets it (`notify/notification_apns.go` `setPayloadSound`): a string as it is; an
+    /// object decoded into gorush's `Sound` (`critical` an integer, `name`, `volume`; zero values left out,
+    /// no defaults). Then a top-level `name` or `volume` goes through apns2's `SoundName`/`SoundVolume`
+    /// (`payload/builder.go`), which replace whatever sound was set by apns2's own dictionary,
+    /// `{"critical": 1, "name": "default", "volume": 1}`, and override the given keys.
     private static func sound(_ request: GorushNotification) -> JSONValue? {
-        var dictionary: [String: JSONValue]?
-        var plain: JSONValue?
-        switch request.sound {
-        case .string(let name)?: plain = .string(name)
-        case .object(let members)?:
-            var sound: [String: JSONValue] = [:]
-            if case .number(let critical)? = members["critical"], critical.rounded() == critical, critical != 0 { sound["critical"] = .number(critical) }
-            if case .string(let name)? = members["name"], !name.isEmpty { sound["name"] = .string(name) }
-            if case .number(let volume)? = members["volume"], volume != 0 { sound["volume"] = .number(volume) }
-            dictionary = sound
-        default: break
-        }
         if !request.soundName.isEmpty || request.soundVolume > 0 {
-            var sound = dictionary ?? [:]
+            var sound: [String: JSONValue] = ["critical": 1, "name": "default", "volume": 1]
             if !request.soundName.isEmpty { sound["name"] = .string(request.soundName) }
             if request.soundVolume > 0 { sound["volume"] = .number(request.soundVolume) }
-            dictionary = sound
+            return .object(sound)
         }
-        return dictionary.map(JSONValue.object) ?? plain
+        switch request.sound {
+        case .string(let name)?: return .string(name)
+        case .object(let members)?: return .object(Self.gorushSound(members))
+        default: return nil
+        }
+    }
+
+    /// A `sound` object as mapstructure decodes it into gorush's `Sound`: keys matched ignoring case, a
+    /// member of the wrong type skipped, `critical` truncated to an integer, and the zero values left out
+    /// (its `omitempty` tags).
+    private static func gorushSound(_ members: [String: JSONValue]) -> [String: JSONValue] {
+        func member(_ key: String) -> JSONValue? {
+            members[key] ?? members.first { $0.key.lowercased() == key }?.value
+        }
+        var sound: [String: JSONValue] = [:]
+        if case .number(let critical)? = member("critical"), critical.magnitude < 9.2e18, critical.rounded(.towardZero) != 0 {
+            sound["critical"] = .number(critical.rounded(.towardZero))
+        }
+        if case .string(let name)? = member("name"), !name.isEmpty { sound["name"] = .string(name) }
+        if case .number(let volume)? = member("volume"), volume != 0 { sound["volume"] = .number(volume) }
+        return sound
     }
 }

@@ -1,7 +1,8 @@
 import PushgateCore
 
 /// The FCM HTTP v1 message gorush would send for a platform-2 notification, without its recipient:
-/// `notification` from `title`/`message`/`image` (over the caller's `notification`), `data` converted to
+/// `notification` from `title`/`message`/`image` (over the caller's `notification`, which holds only
+/// `title`, `body` and `image`: see ``GorushRequestReader``), `data` converted to
 /// strings as gorush converts it, `android.priority` from `priority`, the `apns` section gorush makes for
 /// `mutable_content`, `content_available` and `sound`, and the caller's `android`, `webpush`, `apns` and
 /// `fcm_options` passed through in FCM v1's JSON form.
@@ -49,7 +50,8 @@ enum GorushFCMPayload {
         let data = Self.stringData(request.data)
         if !data.isEmpty { message["data"] = .object(data.mapValues(JSONValue.string)) }
         if toTopic {
-            if !request.topic.isEmpty { message["topic"] = .string(request.topic) }
+            let topic = Self.bareTopic(request.topic)
+            if !topic.isEmpty { message["topic"] = .string(topic) }
             if !request.condition.isEmpty { message["condition"] = .string(request.condition) }
         }
         // Only what the message says: gorush sends no `android.priority` unless the caller gave `priority`
@@ -61,6 +63,12 @@ enum GorushFCMPayload {
         default: priority = nil
         }
         return PushNotification(kind: request.contentAvailable && notification == nil ? .background : .alert, priority: priority, payload: .object(message))
+    }
+
+    /// The topic as firebase-admin-go puts it in the message (`messaging.go` `Message.MarshalJSON`): without
+    /// a leading `/topics/`, which FCM v1's `topic` does not take.
+    static func bareTopic(_ topic: String) -> String {
+        topic.hasPrefix("/topics/") ? String(topic.dropFirst("/topics/".count)) : topic
     }
 
     /// `data` as gorush sends it to FCM: strings as they are, anything else as its compact JSON text.

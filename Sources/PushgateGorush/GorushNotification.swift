@@ -85,6 +85,13 @@ struct GorushNotification: Sendable, Equatable {
         (self.platform == Platform.android.rawValue || self.platform == Platform.huawei.rawValue) && (!self.topic.isEmpty || !self.condition.isEmpty)
     }
 
+    /// Whether gorush has anyone to send it to: a token, or for FCM and HMS also `to`, a topic or a
+    /// condition (`notify/notification.go` `CheckMessage`, which `PushToIOS` does not call).
+    var hasTarget: Bool {
+        guard self.tokens.isEmpty else { return true }
+        return self.platform != Platform.ios.rawValue && (!self.to.isEmpty || self.isTopicSend)
+    }
+
     /// The targets gorush counts in `counts`: the tokens, plus one for a topic.
     var countedTargets: Int {
         self.tokens.count + (self.topic.isEmpty ? 0 : 1)

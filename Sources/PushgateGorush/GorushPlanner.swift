@@ -15,6 +15,10 @@ struct GorushPlanner: Sendable {
         for (index, notification) in notifications.enumerated() {
             guard let platform = notification.knownPlatform, self.router.serves(platform.rawValue) else { continue }
             plan.counts += notification.countedTargets
+            // Nothing to send to: gorush sends nothing and lists nothing (`PushToIOS` has no token to loop
+            // over; `PushToAndroid` and `PushToHuawei` stop at `CheckMessage`'s error, which the sync answer
+            // drops and the feedback lists for no token).
+            guard notification.hasTarget else { continue }
             func refuse(_ tokens: [String], _ error: String) {
                 for token in tokens {
                     plan.refusals.append(
@@ -49,10 +53,6 @@ struct GorushPlanner: Sendable {
             case .android, .huawei:
                 var tokens = notification.tokens
                 if !notification.to.isEmpty { tokens.append(notification.to) }
-                guard !tokens.isEmpty || notification.isTopicSend else {
-                    refuse([""], "please provide at least one device token")
-                    continue
-                }
                 plan.appIDs.insert(appID)
                 if notification.isTopicSend {
                     let target = notification.condition.isEmpty ? notification.topic : notification.condition

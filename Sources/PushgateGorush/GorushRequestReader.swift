@@ -50,7 +50,7 @@ enum GorushRequestReader {
         notification.data = try fields.object("data") ?? [:]
         notification.retry = try fields.int("retry") ?? 0
         notification.app = try fields.string("app")
-        notification.notification = try fields.object("notification")
+        notification.notification = try Self.fcmNotification(fields)
         notification.android = try fields.object("android")
         notification.webpush = try fields.object("webpush")
         notification.apns = try fields.object("apns")
@@ -104,6 +104,22 @@ enum GorushRequestReader {
             if !value.isEmpty { result[key.description] = .array(value.map(JSONValue.string)) }
         }
         if let count = try alert.int("summary-arg-count"), count > 0 { result["summary-arg-count"] = .number(Double(count)) }
+        return result
+    }
+
+    /// The `notification` object as gorush reads it, into firebase-admin-go's `messaging.Notification`
+    /// (`notify/notification.go` `PushNotification.Notification`): `title`, `body` and `image`, strings,
+    /// the empty ones left out as its `omitempty` leaves them out; every other member (`icon`, `color`,
+    /// `click_action`, `sound`, `tag`, …) is dropped, since FCM v1's `notification` has no such fields and
+    /// refuses the whole message for one of them. Nil when absent; an object (maybe empty) when given.
+    private static func fcmNotification(_ fields: Fields) throws(Unreadable) -> [String: JSONValue]? {
+        guard let members = try fields.object("notification") else { return nil }
+        let notification = Fields(members, path: fields.path + "notification.")
+        var result: [String: JSONValue] = [:]
+        for key: StaticString in ["title", "body", "image"] {
+            let value = try notification.string(key)
+            if !value.isEmpty { result[key.description] = .string(value) }
+        }
         return result
     }
 

@@ -26,8 +26,6 @@ struct GorushAPNsPayloadTests {
         (#""badge":5"#, #"{"aps":{"badge":5}}"#),
         (#""badge":-1"#, #"{"aps":{}}"#),
         (#""sound":"default""#, #"{"aps":{"sound":"default"}}"#),
-        (#""sound":{"name":"bell.caf","volume":0.7,"critical":1}"#, #"{"aps":{"sound":{"name":"bell.caf","volume":0.7,"critical":1}}}"#),
-        (#""name":"bell.caf","volume":0.3"#, #"{"aps":{"sound":{"name":"bell.caf","volume":0.3}}}"#),
         (#""content_available":true,"mutable_content":true"#, #"{"aps":{"content-available":1,"mutable-content":1}}"#),
         (#""category":"C","thread-id":"T","url-args":["u"],"interruption_level":"time-sensitive""#,
          #"{"aps":{"category":"C","thread-id":"T","url-args":["u"],"interruption-level":"time-sensitive"}}"#),
@@ -40,6 +38,61 @@ struct GorushAPNsPayloadTests {
     ])
     func payloadRules(_ fields: String, _ expected: String) throws {
         #expect(try Self.build(fields).payload == Self.json(expected))
+    }
+
+    /// The sound as gorush sets it (`notify/notification_apns.go` `setPayloadSound`): a string as given; an
+    /// object decoded by mapstructure into gorush's `Sound` (`critical` int, `name`, `volume`, each
+    /// `omitempty`, no defaults); then a top-level `name` or `volume` through apns2 v0.25.0's `SoundName` /
+    /// `SoundVolume` (`payload/builder.go`), whose `aps.sound()` replaces any other sound (the string, or
+    /// gorush's `Sound`, which is not apns2's type) by `{"critical":1,"name":"default","volume":1}` before
+    /// setting the given key.
+    @Test(arguments: [
+        (#""sound":"ding""#, #""ding""#),
+        (#""sound":"""#, #""""#),
+        (#""sound":{"name":"bell.caf"}"#, #"{"name":"bell.caf"}"#),
+        (#""sound":{"name":"bell.caf","volume":0.7,"critical":1}"#, #"{"name":"bell.caf","volume":0.7,"critical":1}"#),
+        // mapstructure truncates a float into the int `critical`, skips a member of the wrong type, and
+        // matches keys ignoring case; zero values are left out.
+        (#""sound":{"critical":2.9,"name":7,"Volume":0.25}"#, #"{"critical":2,"volume":0.25}"#),
+        (#""sound":{"critical":0,"volume":0,"name":""}"#, #"{}"#),
+        (#""name":"bell.caf""#, #"{"critical":1,"name":"bell.caf","volume":1}"#),
+        (#""volume":0.5"#, #"{"critical":1,"name":"default","volume":0.5}"#),
+        (#""name":"bell.caf","volume":0.3"#, #"{"critical":1,"name":"bell.caf","volume":0.3}"#),
+        (#""sound":"ding","name":"bell.caf""#, #"{"critical":1,"name":"bell.caf","volume":1}"#),
+        (#""sound":"ding","volume":0.2"#, #"{"critical":1,"name":"default","volume":0.2}"#),
+        // gorush's own `TestIOSSoundAndVolume`: the object's critical 3 and volume 4.5 are gone.
+        (#""sound":{"critical":3,"name":"test","volume":4.5},"name":"foobar","volume":5.5"#, #"{"critical":1,"name":"foobar","volume":5.5}"#),
+        (#""sound":{"critical":3},"volume":0.8"#, #"{"critical":1,"name":"default","volume":0.8}"#),
+        // `volume` 0 (or below) and an empty `name` are not set (`setPayloadSound` checks `> 0` and length).
+        (#""sound":"ding","name":"","volume":0"#, #""ding""#),
+    ])
+    func theSoundIsAStringGorushsSoundOrApns2sDictionary(_ fields: String, _ sound: String) throws {
+        #expect(try Self.build(fields).payload == Self.json(#"{"aps":{"sound":\#(sound)}}"#))
+    }
+
+    @Test func withoutASoundThereIsNone() throws {
+        #expect(try Self.build(#""volume":0,"sound":5"#).payload == Self.json(#"{"aps":{}}"#))
+    }
+
+    /// gorush sends the caller's `topic` as `apns-topic` whatever the push type (`GetIOSNotification`), and
+    /// APNs refuses a VoIP push to the bare bundle id. Pushgate differs on purpose (the README lists it): a
+    /// VoIP push's topic gets `.voip` when it has no such suffix; any other topic is unchanged.
+    @Test(arguments: [
+        ("im.example", "voip", "im.example.voip"),
+        ("im.example.voip", "voip", "im.example.voip"),
+        ("im.example", "alert", "im.example"),
+        ("im.example", "", "im.example"),
+        ("im.example.voip", "alert", "im.example.voip"),
+        ("im.example", "liveactivity", "im.example"),
+    ])
+    func aVoIPPushToABareBundleIDGoesToItsVoIPTopic(_ topic: String, _ pushType: String, _ sent: String) throws {
+        let notification = try Self.build(#""message":"m","topic":"\#(topic)","push_type":"\#(pushType)""#)
+        #expect(notification.apnsTopic == sent)
+        #expect(notification.apnsPushType == (pushType.isEmpty ? nil : pushType))
+    }
+
+    @Test func withoutATopicNoneIsStatedEvenForVoIP() throws {
+        #expect(try Self.build(#""message":"m","push_type":"voip""#).apnsTopic == nil)
     }
 
     @Test func headersFollowTheRequest() throws {

@@ -18,7 +18,7 @@ struct GorushFCMPayloadTests {
 
     @Test(arguments: [
         (#""title":"T","message":"M","image":"https://i/x.png""#, #"{"notification":{"title":"T","body":"M","image":"https://i/x.png"}}"#),
-        (#""notification":{"title":"N","click_action":"open"},"message":"M""#, #"{"notification":{"title":"N","click_action":"open","body":"M"}}"#),
+        (#""notification":{"title":"N"},"message":"M""#, #"{"notification":{"title":"N","body":"M"}}"#),
         // data: strings unchanged, anything else as Go's JSON text (HTML characters escaped).
         (#""data":{"s":"v","n":1,"f":1.5,"b":true,"o":{"z":1,"a":"<&>"},"l":[1,"x"],"nil":null}"#,
          #"{"data":{"s":"v","n":"1","f":"1.5","b":"true","o":"{\"a\":\"\\u003c\\u0026\\u003e\",\"z\":1}","l":"[1,\"x\"]","nil":"null"}}"#),
@@ -33,6 +33,39 @@ struct GorushFCMPayloadTests {
     ])
     func messageRules(_ fields: String, _ expected: String) throws {
         #expect(try Self.build(fields).payload == Self.json(expected))
+    }
+
+    /// The caller's `notification` is read into firebase-admin-go's `messaging.Notification` (gorush
+    /// `notify/notification.go` `PushNotification.Notification`; firebase-admin-go v4 `messaging.go`
+    /// `Notification`: `title`, `body`, `image`), so every other member is dropped, and nothing of it goes
+    /// to `android.notification` either: only the top-level `sound` string does (`notification_fcm.go`
+    /// `setupFCMSound`). FCM v1 refuses a `notification` with any other member.
+    @Test(arguments: [
+        (##""notification":{"title":"N","body":"B","image":"https://i/x.png","icon":"ic","color":"#ff0000","click_action":"open","sound":"ding","tag":"t","body_loc_key":"k","badge":"1","android_channel_id":"c"}"##,
+         #"{"notification":{"title":"N","body":"B","image":"https://i/x.png"}}"#),
+        // Only dropped members: gorush still has a (now empty) `Notification`, which marshals as `{}`.
+        (#""notification":{"icon":"ic","click_action":"open"}"#, #"{"notification":{}}"#),
+        // `title`/`message`/`image` win over the object's (`setupFCMNotification`); empty strings are left out.
+        (#""notification":{"title":"N","body":"","icon":"ic"},"title":"T","message":"M""#, #"{"notification":{"title":"T","body":"M"}}"#),
+        (#""notification":{"sound":"ignored","tag":"t"},"message":"M","sound":"ding""#,
+         #"{"notification":{"body":"M"},"android":{"notification":{"sound":"ding"}},"apns":{"payload":{"aps":{"sound":"ding"}}}}"#),
+    ])
+    func theNotificationObjectKeepsOnlyTitleBodyAndImage(_ fields: String, _ expected: String) throws {
+        #expect(try Self.build(fields).payload == Self.json(expected))
+    }
+
+    /// firebase-admin-go sends `topic` without a leading `/topics/` (`messaging.go` `Message.MarshalJSON`,
+    /// `strings.TrimPrefix(m.Topic, "/topics/")`); gorush passes the caller's topic to it as written
+    /// (`notification_fcm.go` `GetAndroidNotification`). A condition goes unchanged.
+    @Test(arguments: [
+        (#""topic":"/topics/news""#, #"{"notification":{"body":"M"},"topic":"news"}"#),
+        (#""topic":"news""#, #"{"notification":{"body":"M"},"topic":"news"}"#),
+        (#""topic":"/topics/a/topics/b""#, #"{"notification":{"body":"M"},"topic":"a/topics/b"}"#),
+        (#""topic":"topics/news""#, #"{"notification":{"body":"M"},"topic":"topics/news"}"#),
+        (#""condition":"'/topics/news' in topics""#, #"{"notification":{"body":"M"},"condition":"'/topics/news' in topics"}"#),
+    ])
+    func aTopicIsSentWithoutTheTopicsPrefix(_ fields: String, _ expected: String) throws {
+        #expect(try Self.build(fields + #","message":"M""#, toTopic: true).payload == Self.json(expected))
     }
 
     @Test func aTopicSendCarriesTheTopicOrCondition() throws {

@@ -67,17 +67,41 @@ struct GorushPlannerTests {
               {"notif_id":"x1","platform":1,"tokens":[""],"message":"m"},
               {"platform":1,"tokens":["t"],"app":"android.main"},
               {"platform":1,"tokens":["u"],"title":"t","data":{"aps":{}}},
-              {"platform":2,"message":"no tokens"},
               {"platform":2,"to":"via-to","message":"m"}]}
             """#)
         #expect(plan.refusals.map(\.error) == [
             "the device token cannot be empty", "app android.main is not a configured ios app",
             "data.aps cannot be combined with fields that build the aps dictionary (message, title, alert, badge, sound, …)",
-            "please provide at least one device token",
         ])
         #expect(plan.refusals[0].notifID == "x1")
         #expect(plan.refusals[0].json == #"{"notif_id":"x1","type":"failed-push","platform":"ios","token":"","message":"m","error":"the device token cannot be empty"}"#)
         #expect(plan.deliveries.map(\.token) == ["via-to"])
+    }
+
+    /// A notification with nobody to send to is counted 0 and listed nowhere: `PushToAndroid` and
+    /// `PushToHuawei` stop at `CheckMessage`'s "please provide at least one device token", whose error
+    /// `handleNotification` (`router/server.go`) drops in sync mode, and `makeErrorLogs` has no token to
+    /// list for the feedback; `PushToIOS` loops over no token. `countNotificationTargets` counts tokens and
+    /// the topic. `to` is a token for FCM and HMS (`CheckMessage` appends it) but not for APNs.
+    @Test(arguments: [
+        (#"{"platform":2,"message":"m"}"#, 0, 0),
+        (#"{"platform":2,"tokens":[],"message":"m"}"#, 0, 0),
+        (#"{"platform":2,"tokens":null,"to":"","topic":"","condition":"","message":"m"}"#, 0, 0),
+        (#"{"platform":2,"message":"m","app":"no.such.app"}"#, 0, 0),
+        (#"{"platform":3,"message":"m"}"#, 0, 0),
+        // gorush counts an iOS topic too, and sends nothing.
+        (#"{"platform":1,"message":"m","topic":"com.example.main"}"#, 1, 0),
+        (#"{"platform":1,"message":"m","to":"ios-to"}"#, 0, 0),
+        // With a target it is sent (and counted as gorush counts it: `to` is not, a condition is not).
+        (#"{"platform":2,"to":"via-to","message":"m"}"#, 0, 1),
+        (#"{"platform":2,"condition":"'a' in topics","message":"m"}"#, 0, 1),
+        (#"{"platform":2,"topic":"news","message":"m"}"#, 1, 1),
+    ])
+    func aNotificationWithoutTargetsIsCountedZeroAndNotListed(_ notification: String, _ counts: Int, _ deliveries: Int) throws {
+        let plan = try Self.plan(#"{"notifications":[\#(notification)]}"#)
+        #expect(plan.counts == counts)
+        #expect(plan.refusals.isEmpty)
+        #expect(plan.deliveries.count == deliveries)
     }
 
     @Test(arguments: [

@@ -14,6 +14,8 @@ struct GorushRequestReaderTests {
         #"{"notifications":[{"platform":1.5}]}"#, #"{"notifications":[{"badge":true}]}"#, #"{"notifications":[{"data":[]}]}"#,
         #"{"notifications":[{"content_available":"yes"}]}"#, #"{"notifications":[{"alert":{"loc-args":"x"}}]}"#,
         #"{"notifications":[{"android":"high"}]}"#, #"{"notifications":[{"huawei_collapse_key":"1"}]}"#,
+        // `notification` is firebase-admin-go's `messaging.Notification`: its three members are strings.
+        #"{"notifications":[{"notification":{"title":1}}]}"#, #"{"notifications":[{"notification":{"image":["x"]}}]}"#,
     ])
     func whatGorushsBindingRefusesIsUnreadable(_ body: String) {
         #expect(throws: GorushRequestReader.Unreadable.self) { try Self.read(body) }
@@ -43,6 +45,13 @@ struct GorushRequestReaderTests {
         #expect(first.sound == nil)
         #expect(notifications[1] == GorushNotification())
         #expect(notifications[1].badge == nil)
+    }
+
+    /// Members `messaging.Notification` does not have are ignored whatever their type, as Go ignores
+    /// unknown keys.
+    @Test func theNotificationObjectIsReadAsFirebasesNotification() throws {
+        let notifications = try Self.read(#"{"notifications":[{"platform":2,"notification":{"Title":"t","icon":1,"color":{"x":[]},"image":"i"}},{"platform":2}]}"#)
+        #expect(notifications.map(\.notification) == [["title": "t", "image": "i"], nil])
     }
 
     @Test func countsAreTokensPlusOneForATopic() throws {
