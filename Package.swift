@@ -10,8 +10,8 @@ let sharedSwiftSettings: [SwiftSetting] = [
 
 /// What every delivery back end builds on; each may add more.
 let backEndDependencies: [Target.Dependency] = [
-    "PushgateCore", "PushgateConfig", "PushgateProviderSupport", .asyncHTTPClient, .crypto, .cryptoExtras, .logging, .nioCore,
-    .nioHTTP1, .nioSSL, .serviceLifecycle,
+    "PushgateCore", "PushgateConfig", "PushgateProviderSupport", .asyncHTTPClient, .coreMetrics, .crypto, .cryptoExtras, .logging,
+    .nioCore, .nioHTTP1, .nioSSL, .serviceLifecycle,
 ]
 
 /// What every back end's test target builds on.
@@ -108,6 +108,7 @@ let package = Package(
             name: "PushgateProviderSupport",
             dependencies: [
                 "PushgateCore",
+                .coreMetrics,
                 .crypto,
                 .cryptoExtras,
                 .asyncHTTPClient,
@@ -121,7 +122,7 @@ let package = Package(
         // Delivery back ends, one per provider. They know their provider and nothing of front ends or stores.
         .target(
             name: "PushgateAPNs",
-            dependencies: backEndDependencies + [.swiftASN1, .x509, .nioPosix, .coreMetrics]
+            dependencies: backEndDependencies + [.swiftASN1, .x509, .nioPosix]
         ),
         .target(
             name: "PushgateFCM",

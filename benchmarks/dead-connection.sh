@@ -23,7 +23,7 @@ provider, run, report = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 counts = report["arrivals"].values()
 print(f"{provider} run {run}: recovered {report['recovered_after_seconds']:.2f} s after the drop; "
       f"{sum(1 for c in counts if c == 1)} of {len(counts)} notifications arrived exactly once; "
-      f"PINGs missed {report.get('apns_pings_missed')}, APNs connections opened {report.get('apns_connections_opened')}")
+      f"PINGs missed {report.get('apns_pings_missed')}, connections opened {report.get('connections_opened')}")
 PY
   done
 done

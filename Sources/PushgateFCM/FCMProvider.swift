@@ -1,3 +1,4 @@
+public import CoreMetrics
 public import Foundation
 public import Logging
 import NIOCore
@@ -37,12 +38,17 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
     /// - Parameters:
     ///   - configuration: the app's checked settings.
     ///   - logger: where delivery failures are reported (without secrets).
+    ///   - metricsFactory: records its connections as the app's metrics (``ProviderConnectionEvents``).
     ///   - now: the wall clock for access-token expiry, injectable for tests.
     /// - Throws: when the service account's key cannot be parsed.
-    public init(configuration: FCMConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) throws {
+    public init(
+        configuration: FCMConfiguration, logger: Logger, metricsFactory: (any MetricsFactory)? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
         let key = try configuration.serviceAccount.signingKey()
         let connections = PushAPIConnections(
-            sendURL: configuration.sendURL, caFile: configuration.caFile, proxy: configuration.proxy, maxConnections: configuration.maxConnections
+            sendURL: configuration.sendURL, caFile: configuration.caFile, proxy: configuration.proxy, maxConnections: configuration.maxConnections,
+            events: ProviderConnectionEvents(appID: configuration.appID, factory: metricsFactory)
         )
         self.connections = connections
         self.messageHeaders = BearerHeaderLines(

@@ -1,3 +1,4 @@
+public import CoreMetrics
 import Foundation
 public import Logging
 import NIOCore
@@ -30,10 +31,12 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
     private let messageHeaders: BearerHeaderLines
     private let logger: Logger
 
-    /// Creates the provider, its connection pool and the token endpoint's client.
-    public init(configuration: HMSConfiguration, logger: Logger) {
+    /// Creates the provider, its connection pool and the token endpoint's client; `metricsFactory` records
+    /// its connections as the app's metrics (``ProviderConnectionEvents``).
+    public init(configuration: HMSConfiguration, logger: Logger, metricsFactory: (any MetricsFactory)? = nil) {
         let connections = PushAPIConnections(
-            sendURL: configuration.sendURL, caFile: configuration.caFile, proxy: configuration.proxy, maxConnections: configuration.maxConnections
+            sendURL: configuration.sendURL, caFile: configuration.caFile, proxy: configuration.proxy, maxConnections: configuration.maxConnections,
+            events: ProviderConnectionEvents(appID: configuration.appID, factory: metricsFactory)
         )
         self.connections = connections
         self.messageHeaders = BearerHeaderLines(fixed: HTTP1HeaderLines(constant: [("Content-Type", "application/json;charset=utf-8")]))

@@ -1,6 +1,6 @@
 import BigInt
 import CryptoExtras
-public import Foundation
+import Foundation
 
 /// Verifies RSASSA-PKCS1-v1_5 signatures over a SHA-512 digest the caller already has, as the Nextcloud
 /// push proxy must for `deviceIdentifierSignature`: the `deviceIdentifier` *is* the SHA-512 digest, and

@@ -106,6 +106,7 @@ public final class HTTP1ConnectionPool: Sendable {
     private let maximumIdlePerOrigin: Int
     private let bodyLimit: Int
     private let cancellationGrace: TimeAmount
+    private let events: ProviderConnectionEvents
     private let state = Mutex(State())
 
     /// Creates a pool.
@@ -120,10 +121,13 @@ public final class HTTP1ConnectionPool: Sendable {
     ///   - cancellationGrace: when the task waiting for an answer is cancelled, the request's deadline
     ///     moves to at most this far off: an answer already on its way is still read (and taken, as a
     ///     destructive read's must be), and a server that never answers holds the task up no longer.
+    ///   - events: told of each connection opened and closed (an app's connection metrics).
     public init(
         tls: Result<NIOSSLContext, any Error>? = nil, proxy: OutboundProxy?, connectTimeout: TimeAmount, idleTimeout: TimeAmount,
-        maximumIdlePerOrigin: Int, bodyLimit: Int = HTTP1ConnectionPool.defaultBodyLimit, cancellationGrace: TimeAmount = .seconds(5)
+        maximumIdlePerOrigin: Int, bodyLimit: Int = HTTP1ConnectionPool.defaultBodyLimit, cancellationGrace: TimeAmount = .seconds(5),
+        events: ProviderConnectionEvents = ProviderConnectionEvents()
     ) {
+        self.events = events
         self.bodyLimit = bodyLimit
         self.cancellationGrace = cancellationGrace
         self.tls = tls
@@ -334,7 +338,11 @@ public final class HTTP1ConnectionPool: Sendable {
             let handler = HTTP1ExchangeHandler(bodyLimit: self.bodyLimit)
             try pipeline.addHandler(handler)
             let connection = Connection(channel: channel, handler: handler)
-            channel.closeFuture.whenComplete { _ in self.forget(connection, origin: origin) }
+            self.events.opened()
+            channel.closeFuture.whenComplete { _ in
+                self.events.closed()
+                self.forget(connection, origin: origin)
+            }
             return connection
         }
     }

@@ -1,5 +1,5 @@
 public import AsyncHTTPClient
-public import Foundation
+import Foundation
 import NIOCore
 import NIOSSL
 
@@ -22,7 +22,10 @@ public struct PushAPIConnections: Sendable {
     ///   - caFile: a PEM file of extra trust roots.
     ///   - proxy: the CONNECT proxy both go through.
     ///   - maxConnections: the most message connections kept (and the token client's soft limit).
-    public init(sendURL: String, caFile: String?, proxy: OutboundProxy?, maxConnections: Int) {
+    ///   - events: told of each message connection opened and closed.
+    public init(
+        sendURL: String, caFile: String?, proxy: OutboundProxy?, maxConnections: Int, events: ProviderConnectionEvents = ProviderConnectionEvents()
+    ) {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile { tls.additionalTrustRoots = [.file(caFile)] }
         var clientConfiguration = HTTPClient.Configuration(
@@ -36,7 +39,8 @@ public struct PushAPIConnections: Sendable {
         messageTLS.applicationProtocols = ["http/1.1"]
         self.messages = HTTP1ConnectionPool(
             tls: caFile == nil ? nil : Result { try NIOSSLContext(configuration: messageTLS) },
-            proxy: proxy, connectTimeout: .seconds(10), idleTimeout: .seconds(60), maximumIdlePerOrigin: maxConnections, bodyLimit: 64 * 1024
+            proxy: proxy, connectTimeout: .seconds(10), idleTimeout: .seconds(60), maximumIdlePerOrigin: maxConnections, bodyLimit: 64 * 1024,
+            events: events
         )
         guard let destination = URL(string: sendURL).flatMap(HTTP1ConnectionPool.Destination.init) else {
             preconditionFailure("a configuration accepted a send URL that is not an http(s) URL")

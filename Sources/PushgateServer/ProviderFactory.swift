@@ -70,16 +70,16 @@ enum ProviderFactory {
     static func build(_ configured: Configured, logger: Logger, metricsFactory: (any MetricsFactory)? = nil) throws -> Built {
         switch configured {
         case .webPush(let configuration):
-            let provider = WebPushProvider(configuration: configuration, logger: logger)
+            let provider = WebPushProvider(configuration: configuration, logger: logger, metricsFactory: metricsFactory)
             return (provider, provider)
         case .fcm(let configuration):
-            let provider = try FCMProvider(configuration: configuration, logger: logger)
+            let provider = try FCMProvider(configuration: configuration, logger: logger, metricsFactory: metricsFactory)
             return (provider, provider)
         case .apns(let configuration):
             let provider = try APNsProvider(configuration: configuration, logger: logger, metricsFactory: metricsFactory)
             return (provider, provider)
         case .hms(let configuration):
-            let provider = HMSProvider(configuration: configuration, logger: logger)
+            let provider = HMSProvider(configuration: configuration, logger: logger, metricsFactory: metricsFactory)
             return (provider, provider)
         }
     }

@@ -1,3 +1,4 @@
+public import CoreMetrics
 import Foundation
 public import Logging
 import NIOCore
@@ -36,12 +37,19 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     private let subscriptions = WebPushSubscriptionCache()
     private let logger: Logger
 
-    /// Creates the provider (connections open on first use).
-    public convenience init(configuration: WebPushConfiguration, logger: Logger) {
-        self.init(configuration: configuration, logger: logger, policy: WebPushEndpointPolicy(allowedEndpoints: configuration.allowedEndpoints))
+    /// Creates the provider (connections open on first use); `metricsFactory` records its connections as
+    /// the app's metrics (``ProviderConnectionEvents``).
+    public convenience init(configuration: WebPushConfiguration, logger: Logger, metricsFactory: (any MetricsFactory)? = nil) {
+        self.init(
+            configuration: configuration, logger: logger, policy: WebPushEndpointPolicy(allowedEndpoints: configuration.allowedEndpoints),
+            events: ProviderConnectionEvents(appID: configuration.appID, factory: metricsFactory)
+        )
     }
 
-    init(configuration: WebPushConfiguration, logger: Logger, policy: WebPushEndpointPolicy, now: @escaping @Sendable () -> Date = { Date() }) {
+    init(
+        configuration: WebPushConfiguration, logger: Logger, policy: WebPushEndpointPolicy,
+        events: ProviderConnectionEvents = ProviderConnectionEvents(), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger
@@ -50,7 +58,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         self.requestSlots = ConcurrencyGate(permits: configuration.maxConnections)
         self.connections = HTTP1ConnectionPool(
             proxy: configuration.proxy, connectTimeout: .seconds(10),
-            idleTimeout: .seconds(60), maximumIdlePerOrigin: configuration.maxConnections
+            idleTimeout: .seconds(60), maximumIdlePerOrigin: configuration.maxConnections, events: events
         )
     }
 

@@ -148,10 +148,11 @@ gorush:
         after = established(emulator_port)
         metrics = http("GET", f"http://127.0.0.1:{port}/metrics")[1]
         missed = re.search(r'^pushgate_apns_pings_missed_total\{app="demo\.apns"\} (\d+)', metrics, re.M)
-        opened = re.search(r'^pushgate_provider_connections_opened_total\{app="demo\.apns"\} (\d+)', metrics, re.M)
+        app = "demo.apns" if PROVIDER == "apns" else "demo.fcm"
+        opened = re.search(r'^pushgate_provider_connections_opened_total\{app="' + re.escape(app) + r'"\} (\d+)', metrics, re.M)
         print(json.dumps({
             "apns_pings_missed": int(missed.group(1)) if missed else None,
-            "apns_connections_opened": int(opened.group(1)) if opened else None,
+            "connections_opened": int(opened.group(1)) if opened else None,
             "dropped_connections": before,
             "connections_after": after,
             "recovered_after_seconds": max(min(seen[t]) for t in expected) - dropped_at,
