@@ -58,14 +58,18 @@ struct RecordedMetrics {
 /// A Status server's parts around one identity, for the backfill tests.
 struct BackfillFixture {
     let identity: StatusServerIdentity
-    let store = MemoryStatusStore()
+    let store: MemoryStatusStore
     let topics: StatusListeningTopics
     let metrics = RecordedMetrics()
     let statusMetrics: StatusMetrics
     let processor: StatusMessageProcessor
 
-    init(relay: any WakuRelay, logger: Logger = .quiet) throws {
-        self.identity = StatusServerIdentity(privateKey: try Secp256k1.PrivateKey())
+    /// - Parameters:
+    ///   - identity: the server's identity; nil: a new one.
+    ///   - store: the server's store; nil: a new, empty one (pass another fixture's to restart that server).
+    init(relay: any WakuRelay, logger: Logger = .quiet, identity: StatusServerIdentity? = nil, store: MemoryStatusStore? = nil) throws {
+        self.identity = try identity ?? StatusServerIdentity(privateKey: try Secp256k1.PrivateKey())
+        self.store = store ?? MemoryStatusStore()
         self.topics = StatusListeningTopics(identity: self.identity)
         self.statusMetrics = StatusMetrics(factory: self.metrics.factory)
         self.processor = StatusMessageProcessor(

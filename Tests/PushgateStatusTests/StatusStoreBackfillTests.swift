@@ -66,6 +66,27 @@ struct StatusStoreBackfillTests {
         #expect(fixture.metrics.value("pushgate_status_backfill_messages_recovered_total") == 2)
     }
 
+    /// A restarted server catches up on the last hour, which holds messages it handled before it stopped:
+    /// a registration is not taken again (its hash was recorded in the store), so the client does not get
+    /// a second answer, a version mismatch.
+    @Test func aRestartedServerDoesNotAnswerARegistrationItHandledBeforeItStopped() async throws {
+        let relay = PublishRecordingRelay()
+        let before = try BackfillFixture(relay: relay)
+        let now = StatusMessageProcessor.nowNanoseconds()
+        let (handled, client) = try before.registration(timestamp: now - 120 * Self.second)
+        let (missed, missedClient) = try before.registration(timestamp: now - 60 * Self.second)
+        #expect(await before.processor.process(handled) == .answered(16))
+        // The same server, restarted: same identity and store, nothing in memory.
+        let after = try BackfillFixture(relay: relay, identity: before.identity, store: before.store)
+        let error = await self.backfill(ScriptedStore([handled, missed]), after).catchUp(.init(start: now - 3_600 * Self.second, end: now))
+        #expect(error == nil)
+        let answers = relay.published.withLock { $0 }
+        #expect(answers.count == 2, "one answer each")
+        #expect(BackfillFixture.answered(client, in: answers) && BackfillFixture.answered(missedClient, in: answers))
+        #expect(after.metrics.value(#"pushgate_status_registrations_total{result="version_mismatch"}"#) == 0)
+        #expect(after.metrics.value("pushgate_status_messages_duplicate_total") == 1)
+    }
+
     @Test func noQueryReachesBackFurtherThanTheLimitAndACursorGivenTwiceEndsTheTopics() async throws {
         /// Always the same page and cursor.
         final class LoopingStore: WakuStore {
