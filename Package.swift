@@ -429,7 +429,8 @@ let package = Package(
             name: "PushgateStatusTests",
             dependencies: [
                 "PushgateStatus", "PushgateStatusWire", "PushgateTestSupport", "PushgateConfig", "PushgateCore", "PushgateDelivery",
-                "PushgateStore", "PushgateStoreSQLite", .logging, .swiftProtobuf, .coreMetrics,
+                "PushgateStore", "PushgateStoreSQLite", "PushgateSandbox", "PushgateWaku", .logging, .swiftProtobuf, .coreMetrics, .prometheus,
+                .hummingbird,
             ]
         ),
         .testTarget(name: "PushgateConfigTests", dependencies: ["PushgateConfig", "PushgateCore"]),

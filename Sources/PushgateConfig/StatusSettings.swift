@@ -16,6 +16,8 @@ import Foundation
 ///   poll_interval_ms: 100                   # pause between polls that found nothing
 ///   request_timeout: 5                      # seconds per Waku REST request; polls wait at least 60
 ///   seen_retention_days: 30                 # how long processed message ids are remembered
+///   waku_cache_capacity: 50                 # the node's --rest-relay-cache-capacity: a poll this full may have lost messages
+///   backfill_window_minutes: 60             # how far back the store is asked for missed messages; 0: never
 /// ```
 public struct StatusSettings: Sendable, Equatable {
     /// Which gorush payload generation devices get.
@@ -73,6 +75,12 @@ public struct StatusSettings: Sendable, Equatable {
     public var requestTimeout: Duration = .seconds(5)
     /// How long processed message ids are remembered.
     public var seenRetention: Duration = .seconds(30 * 86_400)
+    /// How many messages the node's relay cache holds (nwaku's `--rest-relay-cache-capacity`, default 50):
+    /// a poll returning this many may have lost some to eviction, so the store is asked for them.
+    public var wakuCacheCapacity = 50
+    /// How far back, at most, the node's store is asked for messages the polls missed (at start-up, after
+    /// a full cache or a gap in polling); zero turns catching up from the store off.
+    public var backfillWindow: Duration = .seconds(3_600)
 
     /// Settings for a node at `wakuRESTURL`, defaults elsewhere.
     public init(wakuRESTURL: String) {
@@ -81,7 +89,7 @@ public struct StatusSettings: Sendable, Equatable {
 
     static let knownKeys: Set<String> = [
         "waku_rest_url", "pubsub_topic", "identity_key_file", "ios_app", "android_app", "payload_style", "gorush_url", "texts",
-        "poll_interval_ms", "request_timeout", "seen_retention_days",
+        "poll_interval_ms", "request_timeout", "seen_retention_days", "waku_cache_capacity", "backfill_window_minutes",
     ]
 
     init(_ section: ConfigSection, warnings: inout [String]) throws {
@@ -118,6 +126,8 @@ public struct StatusSettings: Sendable, Equatable {
         self.pollInterval = .milliseconds(try section.int("poll_interval_ms", in: 0...60_000) ?? 100)
         self.requestTimeout = .seconds(try section.int("request_timeout", in: 1...120) ?? 5)
         self.seenRetention = .seconds(86_400 * (try section.int("seen_retention_days", in: 1...3650) ?? 30))
+        self.wakuCacheCapacity = try section.int("waku_cache_capacity", in: 1...10_000_000) ?? 50
+        self.backfillWindow = .seconds(60 * (try section.int("backfill_window_minutes", in: 0...10_080) ?? 60))
         if self.iosApp == nil && self.androidApp == nil && self.gorushURL == nil {
             warnings.append("\(section.path): neither ios_app, android_app nor gorush_url is set, so registrations are accepted but nothing is delivered")
         }

@@ -25,6 +25,13 @@ final class StatusListeningTopics: Sendable {
         self.state.withLock { _ = $0.queryTopics[contentTopic, default: []].insert(keyHash) }
     }
 
+    /// Every content topic listened on: the personal and partitioned topics, then the query topics in
+    /// order (what the store is asked for).
+    var contentTopics: [String] {
+        let queryTopics = self.state.withLock { Array($0.queryTopics.keys) }.sorted()
+        return [self.identity.personalContentTopic, self.identity.partitionedContentTopic] + queryTopics
+    }
+
     /// How many query topics are listened on.
     var queryTopicCount: Int { self.state.withLock { $0.queryTopics.values.reduce(0) { $0 + $1.count } } }
 

@@ -6,9 +6,11 @@ import PushgateStore
 import Synchronization
 import SwiftProtobuf
 
-/// Handles one polled Waku message from start to answer: skips the server's own answers and repeats
-/// (by 14/WAKU2 message hash: in memory, then in the store so instances sharing it take each message
-/// once), drops what it cannot open, runs the handler of the AMM type and publishes the answer.
+/// Handles one polled (or store-recovered) Waku message from start to answer: skips the server's own
+/// answers and repeats (by 14/WAKU2 message hash: in memory, then in the store so instances sharing it
+/// take each message once, and — for registrations — so a restarted server catching up from the Waku
+/// store does not take one again), drops what it cannot open, runs the handler of the AMM type and
+/// publishes the answer.
 final class StatusMessageProcessor: Sendable {
     let pubsubTopic: String
     /// Whether other instances share the store.
@@ -53,9 +55,17 @@ final class StatusMessageProcessor: Sendable {
         case own, notOurs, duplicate, ignored, answered(Int), unanswered(Int)
     }
 
+    /// Where a message came from.
+    enum Source: Sendable {
+        /// A relay poll.
+        case relay
+        /// The node's store, catching up (``StatusStoreBackfill``).
+        case store
+    }
+
     @discardableResult
-    func process(_ message: WakuMessage) async -> Disposition {
-        self.metrics.polled.increment()
+    func process(_ message: WakuMessage, source: Source = .relay) async -> Disposition {
+        if source == .relay { self.metrics.polled.increment() }
         let hash = WakuMessageHash.compute(
             pubsubTopic: self.pubsubTopic, payload: message.payload, contentTopic: message.contentTopic, meta: message.meta,
             timestampNanoseconds: message.timestamp
@@ -80,8 +90,11 @@ final class StatusMessageProcessor: Sendable {
             return .notOurs
         }
         // Instances sharing the store may all see the message (each polling its own node): the first to
-        // record its hash takes it. Alone on its store, the in-memory set above is enough.
-        if self.storeIsShared {
+        // record its hash takes it. Alone on its store, the in-memory set above is enough, but for
+        // registrations: after a restart the store backfill brings back the last hour, and a registration
+        // taken again would be answered with a version mismatch (push requests are kept once by their
+        // message id; a query answered twice harms no one).
+        if self.storeIsShared || inbound.type == 16 {
             do {
                 guard try await self.seenMarker.mark(StatusSeenID.wakuHash(hash)) else {
                     self.metrics.duplicate.increment()

@@ -1,8 +1,9 @@
 import CoreMetrics
 import PushgateCore
+import PushgateStatusWire
 
 /// The Status server's counters on `/metrics`: registrations, queries and push requests with their
-/// outcomes, what the poll loop saw, and Waku REST failures.
+/// outcomes, what the poll loop saw, Waku REST failures, and catching up from the node's store.
 struct StatusMetrics: Sendable {
     private let factory: any MetricsFactory
     let polled: Counter
@@ -14,6 +15,8 @@ struct StatusMetrics: Sendable {
     let pushRequests: Counter
     let dropped: Counter
     let answersPublished: Counter
+    let backfillQueries: Counter
+    let recovered: Counter
 
     init(factory: any MetricsFactory) {
         self.factory = factory
@@ -26,6 +29,8 @@ struct StatusMetrics: Sendable {
         self.pushRequests = Counter(label: "pushgate_status_push_requests_total", factory: factory)
         self.dropped = Counter(label: "pushgate_status_registrations_dropped_total", factory: factory)
         self.answersPublished = Counter(label: "pushgate_status_answers_published_total", factory: factory)
+        self.backfillQueries = Counter(label: "pushgate_status_backfill_queries_total", factory: factory)
+        self.recovered = Counter(label: "pushgate_status_backfill_messages_recovered_total", factory: factory)
     }
 
     func registration(_ result: StatusRegistrationHandler.Result) {
@@ -45,4 +50,21 @@ struct StatusMetrics: Sendable {
     }
 
     func registrationDropped() { self.dropped.increment() }
+
+    /// A window asked of the store, and why.
+    func backfill(_ reason: StatusBackfillPlanner.Reason) {
+        Counter(label: "pushgate_status_backfills_total", dimensions: [("reason", reason.rawValue)], factory: self.factory).increment()
+    }
+
+    /// A store query that failed, by kind (`no_store_peer`, `unreachable`, `refused`, `malformed`).
+    func storeError(_ error: WakuRelayError) {
+        let kind =
+            switch error {
+            case .noStorePeer: "no_store_peer"
+            case .unreachable: "unreachable"
+            case .malformedAnswer: "malformed"
+            case .initializing, .notSubscribed, .refused: "refused"
+            }
+        Counter(label: "pushgate_status_store_errors_total", dimensions: [("kind", kind)], factory: self.factory).increment()
+    }
 }

@@ -8,7 +8,8 @@ import ServiceLifecycle
 
 /// The Status server as one long-lived service: settles the identity (the configured key, else the one
 /// in the store, else a new one saved there, so instances sharing a store agree), logs its public key,
-/// then runs the poll loop until the gateway stops.
+/// then runs the poll loop (with the store backfill when the relay client also reaches the node's store)
+/// until the gateway stops.
 struct StatusServerService: Service {
     let settings: StatusSettings
     let configuredKey: Secp256k1.PrivateKey?
@@ -34,7 +35,7 @@ struct StatusServerService: Service {
             logger: self.logger
         )
         let poller = StatusWakuPoller(
-            relay: self.relay, processor: processor, topics: topics, store: self.store, settings: self.settings, metrics: self.metrics,
+            relay: self.relay, archive: self.relay as? any WakuStore, processor: processor, topics: topics, store: self.store, settings: self.settings, metrics: self.metrics,
             logger: self.logger
         )
         try await poller.run()

@@ -9,24 +9,30 @@ import Synchronization
 
 /// The Status server's loop: subscribes the Waku node to the pubsub topic (retrying with backoff while
 /// the node initialises), then polls it continuously — at once again after a poll that returned
-/// messages, after a pause that doubles from 5 ms with each empty poll up to `poll_interval_ms` — and hands each message to a handler task, up to 256 at
-/// a time, without waiting for a poll's messages to be handled before the next poll (a node's cache is
-/// small and drops what is not read in time). A poll
-/// that comes back with as many messages as nwaku's default cache holds is logged: messages were likely
-/// evicted before they were read. Every REST call has the client's deadline. Also prunes old seen ids and
-/// picks up query topics registered through other instances.
+/// messages, after a pause that doubles from 5 ms with each empty poll up to `poll_interval_ms` — and hands
+/// each message to a handler task, up to 256 at a time, without waiting for a poll's messages to be
+/// handled before the next poll (a node's cache is small and drops what is not read in time). A poll that
+/// comes back with as many messages as the node's cache holds (`waku_cache_capacity`) is logged: messages
+/// were likely evicted before they were read. Those, and whatever was missed while the node could not be
+/// polled or before start-up, are caught up from the node's store (``StatusStoreBackfill``, when the node
+/// has a store API and `backfill_window_minutes` is not 0) while polling goes on. Every REST call has a
+/// deadline. Also prunes old seen ids and picks up query topics registered through other instances.
 struct StatusWakuPoller: Service {
     let relay: any WakuRelay
+    /// The node's store API, to catch up on missed messages; nil: none.
+    let archive: (any WakuStore)?
     let processor: StatusMessageProcessor
     let topics: StatusListeningTopics
     let store: any StatusServerStore
     let settings: StatusSettings
     let metrics: StatusMetrics
     let logger: Logger
-    /// A poll returning at least this many messages may have lost some (nwaku's default cache is 50).
-    let fullPollWarning = 50
     /// Messages handled at once.
     let concurrency = 256
+    /// The store backfill's first pause after a failed window (it doubles up to ``backfillLongestPause``).
+    var backfillFirstPause: Duration = .seconds(2)
+    /// The store backfill's pause after a 412 (no store peer), and its longest after other failures.
+    var backfillLongestPause: Duration = .seconds(60)
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -44,6 +50,15 @@ struct StatusWakuPoller: Service {
     private func loop(group: inout DiscardingTaskGroup, inFlight: InFlightCount) async {
         guard await self.subscribe() else { return }
         await self.refreshQueryTopics()
+        var planner = StatusBackfillPlanner(
+            limit: self.settings.backfillWindow, cacheCapacity: self.settings.wakuCacheCapacity, pollInterval: self.settings.pollInterval
+        )
+        let backfill = self.makeBackfill()
+        defer { backfill?.finish() }
+        if let backfill {
+            group.addTask { await backfill.run() }
+            backfill.request(planner.startUp(now: StatusMessageProcessor.nowNanoseconds()), reason: .startUp)
+        }
         var backoff: Duration = .milliseconds(100)
         var lastMaintenance = ContinuousClock.now
         var lastFullWarning: ContinuousClock.Instant?
@@ -57,10 +72,12 @@ struct StatusWakuPoller: Service {
                 await self.prune()
             }
             let messages: [WakuMessage]
+            let pollStart = StatusMessageProcessor.nowNanoseconds()
             do throws(WakuRelayError) {
                 messages = try await self.relay.poll(pubsubTopic: self.settings.pubsubTopic)
                 backoff = .milliseconds(100)
             } catch {
+                planner.pollFailed()
                 self.metrics.wakuError("poll")
                 if error == .notSubscribed {
                     self.logger.warning("status: the Waku node forgot the subscription; subscribing again")
@@ -72,12 +89,15 @@ struct StatusWakuPoller: Service {
                 }
                 continue
             }
-            if messages.count >= self.fullPollWarning {
+            if let backfill, let missed = planner.polled(startedAt: pollStart, endedAt: StatusMessageProcessor.nowNanoseconds(), count: messages.count) {
+                backfill.request(missed.0, reason: missed.1)
+            }
+            if messages.count >= self.settings.wakuCacheCapacity {
                 self.metrics.cacheFull.increment()
                 if lastFullWarning.map({ ContinuousClock.now - $0 > .seconds(60) }) ?? true {
                     lastFullWarning = .now
                     self.logger.warning(
-                        "status: a poll returned \(messages.count) messages, as many as the node's default cache holds: some may have been evicted unread (raise the node's --rest-relay-cache-capacity)"
+                        "status: a poll returned \(messages.count) messages, as many as the node's cache holds (waku_cache_capacity): some may have been evicted unread; they are caught up from the store if the node has one (raise the node's --rest-relay-cache-capacity)"
                     )
                 }
             }
@@ -98,6 +118,15 @@ struct StatusWakuPoller: Service {
                 }
             }
         }
+    }
+
+    /// The store backfill, when the node has a store API and catching up is on.
+    private func makeBackfill() -> StatusStoreBackfill? {
+        guard let archive = self.archive, self.settings.backfillWindow > .zero else { return nil }
+        return StatusStoreBackfill(
+            archive: archive, processor: self.processor, topics: self.topics, pubsubTopic: self.settings.pubsubTopic, limit: self.settings.backfillWindow,
+            metrics: self.metrics, logger: self.logger, firstPause: self.backfillFirstPause, longestPause: self.backfillLongestPause
+        )
     }
 
     /// Subscribes, retrying with backoff until it works or the gateway stops. - Returns: false when stopped.

@@ -33,7 +33,7 @@ enum WakuMessageJSON {
         }
     }
 
-    private static func message(_ object: [String: Any]) -> WakuMessage? {
+    static func message(_ object: [String: Any]) -> WakuMessage? {
         guard let payloadText = object["payload"] as? String, let payload = Self.base64(payloadText),
             let contentTopic = object["contentTopic"] as? String, !contentTopic.isEmpty
         else { return nil }

@@ -5,15 +5,16 @@ import PushgateCore
 import PushgateProviderSupport
 public import PushgateStatusWire
 
-/// A ``WakuRelay`` over a Waku node's REST API (nwaku's, which go-waku's matches in paths): relay
-/// subscriptions, `GET`/`POST /relay/v1/messages/{pubsub topic}` with the topic percent-encoded as one
-/// path segment. Every request has the deadline given at creation, except a relay poll, which waits at
-/// least 60 s (see ``poll(pubsubTopic:)``).
+/// A ``WakuRelay`` and ``WakuStore`` over a Waku node's REST API (nwaku's, which go-waku's matches in
+/// paths): relay subscriptions, `GET`/`POST /relay/v1/messages/{pubsub topic}` with the topic
+/// percent-encoded as one path segment, and `GET /store/v3/messages`. Every request has the deadline given
+/// at creation, except a relay poll, which waits at least 60 s (see ``poll(pubsubTopic:)``), and a store
+/// query, which waits at least 10 s (see ``queryStore(_:)``).
 ///
 /// Requests go over the gateway's own keep-alive HTTP/1.1 connections (``HTTP1ConnectionPool``): the
 /// poll loop asks the node several times a second even when idle, and a general-purpose client's
 /// per-request work was half of the idle gateway's CPU.
-public struct WakuRESTClient: WakuRelay {
+public struct WakuRESTClient: WakuRelay, WakuStore {
     private let baseURL: String
     private let pool: HTTP1ConnectionPool
     private let timeout: Duration
@@ -22,6 +23,10 @@ public struct WakuRESTClient: WakuRelay {
     /// The shortest deadline of a relay poll by default, whatever the configured timeout.
     public static let minimumPollTimeout: Duration = .seconds(60)
     private let pollTimeout: Duration
+    /// The shortest deadline of a store query, whatever the configured timeout: nwaku itself gives its
+    /// store peer 5 s before it answers.
+    public static let minimumStoreTimeout: Duration = .seconds(10)
+    private let storeTimeout: Duration
 
     /// A client of the node at `baseURL` (`http://127.0.0.1:8645`; `https` is verified against the
     /// system's trust store).
@@ -33,6 +38,7 @@ public struct WakuRESTClient: WakuRelay {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.timeout = timeout
         self.pollTimeout = max(timeout, minimumPollTimeout)
+        self.storeTimeout = max(timeout, Self.minimumStoreTimeout)
         let connectTimeout = TimeAmount.nanoseconds(max(1, timeout.nanosecondsClamped))
         self.pool = HTTP1ConnectionPool(
             proxy: nil, connectTimeout: connectTimeout, idleTimeout: .seconds(30), maximumIdlePerOrigin: 64, bodyLimit: Self.maximumAnswer
@@ -65,6 +71,30 @@ public struct WakuRESTClient: WakuRelay {
         let body = WakuMessageJSON.publishBody(message)
         let (status, text) = try await self.send(.POST, "/relay/v1/messages/" + Self.pathSegment(pubsubTopic), body: body)
         guard status == 200 else { throw Self.failure(status: status, text: text) }
+    }
+
+    /// Asks the node's store peer for one page (`includeData=true`, oldest first), waiting at least 10 s.
+    /// nwaku's 412 (no store peer and no way to discover one) is ``WakuRelayError/noStorePeer(_:)``.
+    public func queryStore(_ query: WakuStoreQuery) async throws(WakuRelayError) -> WakuStorePage {
+        let (status, text) = try await self.send(.GET, Self.storePath(query), body: nil, timeout: self.storeTimeout)
+        guard status == 200 else {
+            if status == 412 { throw .noStorePeer(String(decoding: text.prefix(300), as: UTF8.self)) }
+            throw Self.failure(status: status, text: text)
+        }
+        return try WakuStoreJSON.page(from: text)
+    }
+
+    /// `/store/v3/messages?…` for a query: every value percent-encoded, the content topics joined by
+    /// commas (nwaku splits the decoded list on them).
+    static func storePath(_ query: WakuStoreQuery) -> String {
+        var items = [
+            "pubsubTopic=" + Self.pathSegment(query.pubsubTopic),
+            "contentTopics=" + query.contentTopics.map(Self.pathSegment).joined(separator: ","),
+            "startTime=\(query.startTime)", "endTime=\(query.endTime)", "includeData=true", "ascending=true",
+            "pageSize=\(min(max(1, query.pageSize), WakuStoreQuery.maximumPageSize))",
+        ]
+        if let cursor = query.cursor { items.append("cursor=" + Self.pathSegment(cursor)) }
+        return "/store/v3/messages?" + items.joined(separator: "&")
     }
 
     /// The pubsub topic as one path segment: everything but RFC 3986's unreserved characters

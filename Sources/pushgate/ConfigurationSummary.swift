@@ -37,6 +37,12 @@ struct ConfigurationSummary {
             )
             let key = status.identityKeyFile.flatMap { try? StatusFrontEnd.publicKeyHex(ofKeyFile: $0) } ?? "generated once and kept in the store"
             lines.append("  server public key: \(key)")
+            let minutes = status.backfillWindow.components.seconds / 60
+            lines.append(
+                minutes > 0
+                    ? "  missed messages: caught up from the node's store, up to \(minutes) min back (node cache: \(status.wakuCacheCapacity) messages)"
+                    : "  missed messages: not caught up (backfill_window_minutes: 0)"
+            )
         }
         if !self.configuration.warnings.isEmpty {
             lines.append("warnings: \(self.configuration.warnings.count)")

@@ -18,6 +18,9 @@ struct SandboxCommand: AsyncParsableCommand {
 
     @Option(help: "The loopback address to listen on.") var host: String = "127.0.0.1"
 
+    @Option(help: "How many messages each emulated Waku node's relay cache holds (nwaku's --rest-relay-cache-capacity).")
+    var wakuCacheCapacity: Int = 1_000
+
     func run() async throws {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -25,7 +28,9 @@ struct SandboxCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "pushgate.sandbox")
-        let environment = try SandboxEnvironment.prepare(directory: URL(fileURLWithPath: self.directory), host: self.host, logger: logger)
+        let environment = try SandboxEnvironment.prepare(
+            directory: URL(fileURLWithPath: self.directory), host: self.host, wakuCacheCapacity: self.wakuCacheCapacity, logger: logger
+        )
         // Written straight to the file descriptor: print() would sit in a buffer when stdout is a pipe.
         FileHandle.standardOutput.write(Data("""
             APNs emulator:     https://\(self.host):\(environment.apnsPort) (CA: \(self.directory)/sandbox-ca.pem)

@@ -18,6 +18,8 @@ struct StatusSettingsTests {
               poll_interval_ms: 25
               request_timeout: 3
               seen_retention_days: 7
+              waku_cache_capacity: 8
+              backfill_window_minutes: 15
             """)
         let status = try #require(configuration.status)
         #expect(status.wakuRESTURL == "http://127.0.0.1:8645")
@@ -29,6 +31,7 @@ struct StatusSettingsTests {
         #expect(status.texts.message == "You have a new message", "the legacy generation's text, where not overridden")
         #expect(status.texts.mention == "Someone needs you")
         #expect(status.pollInterval == .milliseconds(25) && status.requestTimeout == .seconds(3) && status.seenRetention == .seconds(7 * 86_400))
+        #expect(status.wakuCacheCapacity == 8 && status.backfillWindow == .seconds(15 * 60))
         #expect(configuration.warnings.isEmpty)
     }
 
@@ -38,6 +41,8 @@ struct StatusSettingsTests {
         #expect(status.payloadStyle == .current)
         #expect(status.texts.message == "New message in Messenger")
         #expect(status.identityKeyFile == nil && status.gorushURL == nil)
+        #expect(status.wakuCacheCapacity == 50, "nwaku's default cache")
+        #expect(status.backfillWindow == .seconds(3_600), "an hour of catching up from the store at most")
         #expect(try GatewayConfiguration(yaml: "http: {port: 5000}").status == nil)
     }
 
@@ -47,6 +52,8 @@ struct StatusSettingsTests {
         ("status: {waku_rest_url: 'http://x', pubsub_topic: /waku/2/default-waku/proto}", "status.pubsub_topic"),
         ("status: {waku_rest_url: 'http://x', payload_style: newest}", "status.payload_style"),
         ("status: {waku_rest_url: 'http://x', poll_interval_ms: -1}", "status.poll_interval_ms"),
+        ("status: {waku_rest_url: 'http://x', waku_cache_capacity: 0}", "status.waku_cache_capacity"),
+        ("status: {waku_rest_url: 'http://x', backfill_window_minutes: -5}", "status.backfill_window_minutes"),
     ])
     func badValuesNameTheirKey(yaml: String, key: String) {
         #expect {

@@ -215,6 +215,9 @@ struct StatusEndToEndTests {
             let metrics = try await GorushEndToEndTests.get(port, "/metrics").body
             #expect(metrics.contains("pushgate_status_registrations_total{result=\"registered\"}"))
             #expect(metrics.contains("pushgate_status_messages_duplicate_total"))
+            // At start-up the server asked its node's store for what it may have missed.
+            #expect(metrics.contains(#"pushgate_status_backfills_total{reason="start_up"} 1"#))
+            #expect(!metrics.contains("pushgate_status_backfill_queries_total 0") && metrics.contains("pushgate_status_backfill_queries_total"))
             #expect(!gateway.errors.contains(Self.alice) && !gateway.errors.contains(Self.serverSecret), "no secret in the logs")
             gateway.signal(SIGTERM)
             #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)

@@ -9,7 +9,7 @@ import PushgateWaku
 import Testing
 
 /// The sandbox's nwaku REST emulator (paths, shapes, the shared cache and its eviction, relaying between
-/// nodes) and the gateway's REST client against it.
+/// nodes, the store) and the gateway's REST client against it.
 @Suite("Waku REST: the emulator and the client")
 struct WakuRESTTests {
     static let topic = "/waku/2/rs/16/32"
@@ -34,12 +34,12 @@ struct WakuRESTTests {
     /// Runs `count` nodes of one network; `body` gets their base URLs.
     static func withNodes(
         _ count: Int, capacity: Int = 50, seenWindow: Duration = .seconds(120), initializingFor: Duration = .zero,
-        pollAnswerDelay: Duration = .zero, _ body: (WakuNetworkEmulator, [String], [WakuRESTNode]) async throws -> Void
+        pollAnswerDelay: Duration = .zero, hasStorePeer: Bool = true, _ body: (WakuNetworkEmulator, [String], [WakuRESTNode]) async throws -> Void
     ) async throws {
         let network = WakuNetworkEmulator(cacheCapacity: capacity, seenWindow: seenWindow, logger: TestLogging.quiet)
         var ports: [Int] = []
         for _ in 0..<count { ports.append(try #require(FreePort.pick(avoiding: Set(ports)))) }
-        let nodes = ports.indices.map { network.makeNode(name: "node-\($0)", initializingFor: initializingFor, pollAnswerDelay: pollAnswerDelay) }
+        let nodes = ports.indices.map { network.makeNode(name: "node-\($0)", initializingFor: initializingFor, pollAnswerDelay: pollAnswerDelay, hasStorePeer: hasStorePeer) }
         let applications = zip(nodes, ports).map { node, port in node.makeApplication(host: "127.0.0.1", port: port) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for application in applications { group.addTask { try await application.runService(gracefulShutdownSignals: []) } }
@@ -152,6 +152,73 @@ struct WakuRESTTests {
             } throws: { error in
                 if case .unreachable = error as? WakuRelayError { return true }
                 return false
+            }
+        }
+    }
+
+    /// The store keeps every message once (not ephemeral ones) whatever the caches dropped, and serves
+    /// them in nwaku's shape: filtered by content topics and time, oldest first, 100 at most a page, the
+    /// next page from `paginationCursor`; the client reads it back exactly, and names a node without a
+    /// store peer (412).
+    @Test func theStoreServesWhatTheCacheDroppedPageByPage() async throws {
+        try await Self.withNodes(1, capacity: 2) { network, urls, nodes in
+            let client = WakuRESTClient(baseURL: urls[0], timeout: .seconds(5))
+            try await client.subscribe(pubsubTopic: Self.topic)
+            let (wanted, other) = ("/waku/1/0x01020304/rfc26", "/waku/1/0x0a0b0c0d/rfc26")
+            for index in 0..<150 {
+                try await client.publish(
+                    WakuMessage(payload: [UInt8(index % 256), 1], contentTopic: index % 3 == 2 ? other : wanted, timestamp: 1_000 + Int64(index)), pubsubTopic: Self.topic
+                )
+            }
+            try await client.publish(WakuMessage(payload: [9], contentTopic: wanted, timestamp: 2_000, ephemeral: true), pubsubTopic: Self.topic)
+            #expect(nodes[0].evictedCount == 149, "the cache of 2 kept the last two")
+
+            let raw = try await Self.call(.GET, urls[0] + "/store/v3/messages?pubsubTopic=" + Self.encoded + "&contentTopics=%2Fwaku%2F1%2F0x01020304%2Frfc26&includeData=true")
+            let page = try #require(try JSONSerialization.jsonObject(with: Data(raw.body.utf8)) as? [String: Any])
+            #expect(raw.status == 200 && page["statusCode"] as? Int == 200 && page["requestId"] is String)
+            let entries = try #require(page["messages"] as? [[String: Any]])
+            #expect(entries.count == 20, "nwaku's default page")
+            #expect((entries.first?["messageHash"] as? String)?.hasPrefix("0x") == true && entries.first?["pubsubTopic"] as? String == Self.topic)
+            #expect((entries.first?["message"] as? [String: Any])?["timestamp"] as? Int == 1_000)
+            #expect(page["paginationCursor"] is String)
+
+            var query = WakuStoreQuery(pubsubTopic: Self.topic, contentTopics: [wanted], startTime: 1_010, endTime: 1_149)
+            var timestamps: [Int64] = []
+            var pages = 0
+            while true {
+                let answer = try await client.queryStore(query)
+                pages += 1
+                timestamps += answer.messages.map(\.timestamp)
+                #expect(answer.messages.allSatisfy { $0.contentTopic == wanted && $0.payload.count == 2 })
+                guard let cursor = answer.cursor else { break }
+                query.cursor = cursor
+            }
+            let expected = (10..<150).filter { $0 % 3 != 2 }.map { 1_000 + Int64($0) }
+            #expect(timestamps == expected, "every stored message in range, oldest first, none twice, the ephemeral one not kept")
+            #expect(pages == 1, "\(expected.count) messages fit one page of 100")
+            query = WakuStoreQuery(pubsubTopic: Self.topic, contentTopics: [wanted, other], startTime: 1, endTime: 3_000)
+            var all = 0
+            pages = 0
+            while true {
+                let answer = try await client.queryStore(query)
+                pages += 1
+                all += answer.messages.count
+                guard let cursor = answer.cursor else { break }
+                query.cursor = cursor
+            }
+            #expect(all == 150 && pages == 2)
+            let tooMany = (0..<11).map { String(format: "/waku/1/0x%08x/rfc26", $0) }
+            await #expect(throws: WakuRelayError.self) {
+                _ = try await client.queryStore(WakuStoreQuery(pubsubTopic: Self.topic, contentTopics: tooMany, startTime: 1, endTime: 2))
+            }
+            #expect(network.published.count == 151)
+        }
+        try await Self.withNodes(1, hasStorePeer: false) { _, urls, _ in
+            let raw = try await Self.call(.GET, urls[0] + "/store/v3/messages?contentTopics=x")
+            #expect(raw.status == 412 && raw.body == "No suitable service peer & no discovery method")
+            let client = WakuRESTClient(baseURL: urls[0], timeout: .seconds(5))
+            await #expect(throws: WakuRelayError.noStorePeer("No suitable service peer & no discovery method")) {
+                _ = try await client.queryStore(WakuStoreQuery(pubsubTopic: Self.topic, contentTopics: ["/t"], startTime: 1, endTime: 2))
             }
         }
     }

@@ -77,7 +77,7 @@ struct StatusWakuPollerTests {
         )
         var settings = StatusSettings(wakuRESTURL: "http://127.0.0.1:1")
         settings.pollInterval = .milliseconds(20)
-        let poller = StatusWakuPoller(relay: relay, processor: processor, topics: topics, store: store, settings: settings, metrics: metrics, logger: logger)
+        let poller = StatusWakuPoller(relay: relay, archive: nil, processor: processor, topics: topics, store: store, settings: settings, metrics: metrics, logger: logger)
         let task = Task { try await poller.run() }
         defer { task.cancel() }
         let deadline = ContinuousClock.now + .seconds(120)

@@ -41,7 +41,9 @@ public struct SandboxEnvironment: Sendable {
 
     /// Creates the emulators and writes their credentials.
     /// - Throws: when the directory cannot be written or no free port is found.
-    public static func prepare(directory: URL, host: String = "127.0.0.1", logger: Logger) throws -> SandboxEnvironment {
+    /// - Parameter wakuCacheCapacity: how many messages each Waku node's relay cache holds (small, to see the
+    ///   Status server catch up from the store what the cache dropped).
+    public static func prepare(directory: URL, host: String = "127.0.0.1", wakuCacheCapacity: Int = 1_000, logger: Logger) throws -> SandboxEnvironment {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         guard let ports = FreePort.pickBlock(count: 6, host: host), ports.count == 6 else {
             throw SandboxError("no free port on \(host)")
@@ -52,7 +54,7 @@ public struct SandboxEnvironment: Sendable {
         let fcm = try FCMEmulator(log: log)
         let webPush = WebPushEmulator(log: log)
         let hms = HMSEmulator(log: log)
-        let waku = WakuNetworkEmulator(cacheCapacity: 1_000, logger: logger)
+        let waku = WakuNetworkEmulator(cacheCapacity: max(1, wakuCacheCapacity), logger: logger)
         let subscription = webPush.issuer.issue(id: "demo")
         let environment = SandboxEnvironment(
             log: log, apns: apns, fcm: fcm, webPush: webPush, hms: hms, waku: waku, host: host, apnsPort: apnsPort, fcmPort: fcmPort,
@@ -122,6 +124,7 @@ public struct SandboxEnvironment: Sendable {
         #   waku_rest_url: \(self.wakuServerURL)
         #   ios_app: \(Self.demoAppIDs.apns)
         #   android_app: \(Self.demoAppIDs.fcm)
+        #   waku_cache_capacity: \(self.waku.cacheCapacity)
 
         """
     }

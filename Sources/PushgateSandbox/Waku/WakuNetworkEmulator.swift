@@ -2,12 +2,14 @@ import Foundation
 public import Logging
 import Synchronization
 
-/// An in-memory Waku relay network for the sandbox and the tests: several REST nodes (nwaku's relay REST
-/// API), each with its own message cache, on one network. A message published through any node reaches
-/// every node subscribed to its pubsub topic, the publisher included (nwaku relays its own messages to
-/// itself); a message identical to one relayed within the seen window reaches no one again, as in Waku Relay.
+/// An in-memory Waku relay network for the sandbox and the tests: several REST nodes (nwaku's relay and
+/// store REST API), each with its own message cache, on one network with one store. A message published
+/// through any node reaches every node subscribed to its pubsub topic, the publisher included (nwaku
+/// relays its own messages to itself), and the store; a message identical to one relayed within the seen
+/// window reaches no one again, as in Waku Relay.
 public final class WakuNetworkEmulator: Sendable {
-    /// How many messages each node's cache holds (nwaku's `--rest-relay-cache-capacity`, default 50).
+    /// How many messages a node's cache holds unless made with another capacity (nwaku's
+    /// `--rest-relay-cache-capacity`, default 50).
     public let cacheCapacity: Int
     /// The largest message a node publishes (nwaku's `--max-msg-size`, default 150 KiB).
     public let maxMessageSize: Int
@@ -15,6 +17,8 @@ public final class WakuNetworkEmulator: Sendable {
     private let seen: WakuSeenCache
     private let nodes = Mutex<[WakuRESTNode]>([])
     private let log = Mutex<[WakuEmulatedMessage]>([])
+    /// What store peers keep of the traffic.
+    let archive = WakuStoreArchive()
 
     /// Creates an empty network.
     /// - Parameter seenWindow: how long an identical message is dropped after the network relayed it
@@ -32,8 +36,15 @@ public final class WakuNetworkEmulator: Sendable {
     ///     initialises.
     ///   - pollAnswerDelay: how long the node takes to answer a poll, after it took the messages from its
     ///     cache (a slow node, or one on a busy machine).
-    public func makeNode(name: String, initializingFor: Duration = .zero, pollAnswerDelay: Duration = .zero) -> WakuRESTNode {
-        let node = WakuRESTNode(name: name, network: self, initializingFor: initializingFor, pollAnswerDelay: pollAnswerDelay)
+    ///   - cacheCapacity: this node's cache capacity; nil: the network's ``cacheCapacity``.
+    ///   - hasStorePeer: whether the node can reach a store peer; without one it answers store queries 412.
+    public func makeNode(
+        name: String, initializingFor: Duration = .zero, pollAnswerDelay: Duration = .zero, cacheCapacity: Int? = nil, hasStorePeer: Bool = true
+    ) -> WakuRESTNode {
+        let node = WakuRESTNode(
+            name: name, network: self, initializingFor: initializingFor, pollAnswerDelay: pollAnswerDelay, cacheCapacity: cacheCapacity ?? self.cacheCapacity,
+            hasStorePeer: hasStorePeer
+        )
         self.nodes.withLock { $0.append(node) }
         return node
     }
@@ -46,6 +57,7 @@ public final class WakuNetworkEmulator: Sendable {
     public func inject(_ message: WakuEmulatedMessage) {
         self.log.withLock { $0.append(message) }
         guard self.seen.firstSight(of: message.hash) else { return }
+        self.archive.keep(message)
         for node in self.nodes.withLock({ $0 }) { node.receive(message) }
     }
 }

@@ -3,14 +3,19 @@ public import Hummingbird
 import NIOCore
 import Synchronization
 
-/// One emulated nwaku node's relay REST API: `POST`/`DELETE /relay/v1/subscriptions`,
-/// `GET`/`POST /relay/v1/messages/{percent-encoded pubsub topic}`, `GET /health` and
-/// `GET /debug/v1/version`, with nwaku's answers, its one cache for all topics (the oldest timestamp
-/// evicted when full, an identical message kept once) and its refusals.
+/// One emulated nwaku node's REST API: `POST`/`DELETE /relay/v1/subscriptions`,
+/// `GET`/`POST /relay/v1/messages/{percent-encoded pubsub topic}`, `GET /store/v3/messages` (the
+/// network's store, or 412 without a store peer), `GET /health` and `GET /debug/v1/version`, with nwaku's
+/// answers, its one cache for all topics (the oldest timestamp evicted when full, an identical message
+/// kept once) and its refusals.
 public final class WakuRESTNode: Sendable {
     /// The node's name, for logs.
     public let name: String
-    private let network: WakuNetworkEmulator
+    let network: WakuNetworkEmulator
+    /// How many messages the cache holds.
+    public let cacheCapacity: Int
+    /// Whether store queries reach a store peer.
+    let hasStorePeer: Bool
     private let initializingFor: Duration
     /// How long a poll's answer takes once the messages left the cache.
     private let pollAnswerDelay: Duration
@@ -19,14 +24,17 @@ public final class WakuRESTNode: Sendable {
         var cache: [WakuEmulatedMessage] = []
         var hashes: Set<[UInt8]> = []
         var evicted = 0
+        var storeQueries = 0
     }
     private let state = Mutex(State())
     private let started = ContinuousClock.now
     private let readyEarly = Atomic<Bool>(false)
 
-    init(name: String, network: WakuNetworkEmulator, initializingFor: Duration, pollAnswerDelay: Duration) {
+    init(name: String, network: WakuNetworkEmulator, initializingFor: Duration, pollAnswerDelay: Duration, cacheCapacity: Int, hasStorePeer: Bool) {
         self.name = name
         self.network = network
+        self.cacheCapacity = max(1, cacheCapacity)
+        self.hasStorePeer = hasStorePeer
         self.initializingFor = initializingFor
         self.pollAnswerDelay = pollAnswerDelay
     }
@@ -35,6 +43,12 @@ public final class WakuRESTNode: Sendable {
     public var evictedCount: Int { self.state.withLock { $0.evicted } }
     /// How many messages wait in the cache.
     public var cachedCount: Int { self.state.withLock { $0.cache.count } }
+    /// How many store queries the node answered from the store.
+    public var storeQueryCount: Int { self.state.withLock { $0.storeQueries } }
+
+    func countStoreQuery() {
+        self.state.withLock { $0.storeQueries += 1 }
+    }
 
     /// The node's HTTP server.
     public func makeApplication(host: String, port: Int) -> some ApplicationProtocol {
@@ -49,7 +63,7 @@ public final class WakuRESTNode: Sendable {
             guard state.subscriptions.contains(message.pubsubTopic) else { return }
             let hash = message.hash
             guard !state.hashes.contains(hash) else { return }
-            if state.cache.count >= self.network.cacheCapacity, let oldest = state.cache.indices.min(by: { state.cache[$0].timestamp < state.cache[$1].timestamp }) {
+            if state.cache.count >= self.cacheCapacity, let oldest = state.cache.indices.min(by: { state.cache[$0].timestamp < state.cache[$1].timestamp }) {
                 state.hashes.remove(state.cache[oldest].hash)
                 state.cache.remove(at: oldest)
                 state.evicted += 1
@@ -82,7 +96,7 @@ public final class WakuRESTNode: Sendable {
     static let initializing = "/relay endpoints are not available while initializing."
     static let badRequest = "Bad request initiated. Invalid path or method used."
 
-    func handle(method: HTTPRequest.Method, path: String, contentType: String?, body: [UInt8]) -> Reply {
+    func handle(method: HTTPRequest.Method, path: String, query: String? = nil, contentType: String?, body: [UInt8]) -> Reply {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         if method == .get && path == "/health" {
             let ready = !self.isInitializing()
@@ -92,6 +106,7 @@ public final class WakuRESTNode: Sendable {
             )
         }
         if method == .get && path == "/debug/v1/version" { return .text(.ok, "v0.36.0-pushgate-emulator") }
+        if method == .get && path == "/store/v3/messages" { return self.storeQuery(query) }
         guard segments.first == "relay" else { return .text(.badRequest, Self.badRequest) }
         if self.isInitializing() { return .text(.notFound, Self.initializing) }
         if segments == ["relay", "v1", "subscriptions"], method == .post || method == .delete {
@@ -201,7 +216,7 @@ struct WakuRESTResponder: HTTPResponder {
     func respond(to request: Request, context: Context) async throws -> Response {
         let body = try await request.body.collect(upTo: 1 << 20)
         let reply = self.node.handle(
-            method: request.method, path: request.uri.path, contentType: request.headers[.contentType], body: Array(body.readableBytesView)
+            method: request.method, path: request.uri.path, query: request.uri.query, contentType: request.headers[.contentType], body: Array(body.readableBytesView)
         )
         if reply.delay > .zero { try await Task.sleep(for: reply.delay) }
         return Response(

@@ -21,6 +21,8 @@ public enum WakuRelayError: Error, Equatable, CustomStringConvertible {
     case unreachable(String)
     /// The node's answer could not be read.
     case malformedAnswer(String)
+    /// The node has no store peer to ask (nwaku answers 412 to a store query then).
+    case noStorePeer(String)
 
     public var description: String {
         switch self {
@@ -29,6 +31,7 @@ public enum WakuRelayError: Error, Equatable, CustomStringConvertible {
         case .refused(let status, let reason): "the Waku node answered \(status): \(reason)"
         case .unreachable(let reason): "the Waku node cannot be reached: \(reason)"
         case .malformedAnswer(let reason): "the Waku node's answer cannot be read: \(reason)"
+        case .noStorePeer(let reason): "the Waku node has no store peer: \(reason)"
         }
     }
 }
