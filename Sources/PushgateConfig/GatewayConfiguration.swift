@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Pushgate's whole configuration: a superset of Sygnal's `sygnal.yaml`.
 ///

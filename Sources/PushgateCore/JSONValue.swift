@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A JSON document as a value: what front ends build for a provider, and what back ends send.
 public enum JSONValue: Sendable, Hashable, Codable {

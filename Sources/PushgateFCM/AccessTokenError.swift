@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Why an access token could not be obtained.
 public struct AccessTokenError: Error, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Base64url without padding (RFC 4648 §5), as JWTs, VAPID and Web Push keys use it.
 ///

@@ -1,4 +1,4 @@
-public import NIOCore
+import NIOCore
 public import NIOPosix
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 public import Crypto
 public import _CryptoExtras
-public import Foundation
+import Foundation
 
 /// Signs compact JSON Web Tokens with the two algorithms the providers use: ES256 (APNs provider tokens,
 /// VAPID) and RS256 (Google service-account assertions).
