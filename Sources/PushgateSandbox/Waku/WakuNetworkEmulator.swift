@@ -55,9 +55,16 @@ public final class WakuNetworkEmulator: Sendable {
     /// Relays a message to every subscribed node, as if it came from elsewhere on the network, unless the
     /// network relayed the same message within the seen window.
     public func inject(_ message: WakuEmulatedMessage) {
-        self.log.withLock { $0.append(message) }
-        guard self.seen.firstSight(of: message.hash) else { return }
-        self.archive.keep(message)
-        for node in self.nodes.withLock({ $0 }) { node.receive(message) }
+        self.inject(contentsOf: [message])
+    }
+
+    /// Relays messages as ``inject(_:)`` does, all at once: each node caches them together, so a burst
+    /// overflows a small cache before any poll can read it, however busy the machine.
+    public func inject(contentsOf messages: [WakuEmulatedMessage]) {
+        self.log.withLock { $0.append(contentsOf: messages) }
+        let fresh = messages.filter { self.seen.firstSight(of: $0.hash) }
+        guard !fresh.isEmpty else { return }
+        for message in fresh { self.archive.keep(message) }
+        for node in self.nodes.withLock({ $0 }) { node.receive(fresh) }
     }
 }

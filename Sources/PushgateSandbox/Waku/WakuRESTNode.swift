@@ -58,18 +58,23 @@ public final class WakuRESTNode: Sendable {
         )
     }
 
-    func receive(_ message: WakuEmulatedMessage) {
+    /// Caches `messages` at once: no poll reads the cache between two of them.
+    func receive(_ messages: [WakuEmulatedMessage]) {
         self.state.withLock { state in
-            guard state.subscriptions.contains(message.pubsubTopic) else { return }
-            let hash = message.hash
-            guard !state.hashes.contains(hash) else { return }
-            if state.cache.count >= self.cacheCapacity, let oldest = state.cache.indices.min(by: { state.cache[$0].timestamp < state.cache[$1].timestamp }) {
-                state.hashes.remove(state.cache[oldest].hash)
-                state.cache.remove(at: oldest)
-                state.evicted += 1
+            for message in messages {
+                guard state.subscriptions.contains(message.pubsubTopic) else { continue }
+                let hash = message.hash
+                guard !state.hashes.contains(hash) else { continue }
+                if state.cache.count >= self.cacheCapacity,
+                    let oldest = state.cache.indices.min(by: { state.cache[$0].timestamp < state.cache[$1].timestamp })
+                {
+                    state.hashes.remove(state.cache[oldest].hash)
+                    state.cache.remove(at: oldest)
+                    state.evicted += 1
+                }
+                state.cache.append(message)
+                state.hashes.insert(hash)
             }
-            state.cache.append(message)
-            state.hashes.insert(hash)
         }
     }
 
