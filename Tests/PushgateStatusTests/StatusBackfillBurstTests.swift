@@ -82,6 +82,10 @@ struct StatusBackfillBurstTests {
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(clients.filter { BackfillFixture.answered($0, in: answers()) }.count == 6, "every registration answered")
+            // The catch-up counts what it recovered once its whole page is handled, after the answers went out.
+            while fixture.metrics.value("pushgate_status_backfill_messages_recovered_total") < 1, ContinuousClock.now < deadline + .seconds(60) {
+                try await Task.sleep(for: .milliseconds(50))
+            }
             #expect(fixture.metrics.value(#"pushgate_status_backfills_total{reason="full_cache"}"#) >= 1)
             #expect(fixture.metrics.value("pushgate_status_backfill_messages_recovered_total") >= 1)
             #expect(fixture.metrics.value(#"pushgate_status_registrations_total{result="registered"}"#) == 6, "each handled once")
