@@ -63,7 +63,7 @@ public final class SQLiteStore: PushStore {
             try await Self.migrate(writer, logger: logger)
             let reader = try await SQLiteStatementConnection.open(path: path)
             opened.append(reader)
-            for pragma in [Self.busyTimeoutPragma, "PRAGMA query_only = ON"] {
+            for pragma in [Self.busyTimeoutPragma, "PRAGMA query_only = ON", Self.readerCachePragma] {
                 _ = try await Self.query(reader, pragma, [])
             }
             return SQLiteStore(path: path, writer: writer, reader: reader, logger: logger)
@@ -195,6 +195,14 @@ public final class SQLiteStore: PushStore {
     /// stays near 1 MiB.
     static let checkpointPages = 250
     static let checkpointPragma = "PRAGMA wal_autocheckpoint = \(checkpointPages)"
+
+    /// The reader's page cache, in KiB (SQLite's default is 2,000 KiB a connection). The reader answers
+    /// point lookups (devices, registrations, invalid tokens), whose B-tree interior pages fit many times
+    /// over, and the backlog sampler's scan of the whole outbox every 15 seconds, which under a backlog
+    /// filled the default cache with pages nobody read again: resident memory the gateway kept for
+    /// nothing. Pages it drops are still in the kernel's page cache.
+    static let readerCacheKiB = 512
+    static let readerCachePragma = "PRAGMA cache_size = -\(readerCacheKiB)"
 
     /// A short busy timeout instead of a long wait, which would hold a thread-pool thread while another
     /// connection's transaction waits for that same thread.

@@ -17,6 +17,8 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var config: ConfigOptions
 
     func run() async throws {
+        // First, before the gateway starts its threads: arenas made before the limit stay.
+        let arenas = MallocArenaLimit.apply(cores: System.coreCount)
         let configuration = try self.config.load()
         let level = Logger.Level(rawValue: configuration.log.level) ?? .info
         let format: GatewayLogHandler.Format = configuration.log.format == .json ? .json : .text
@@ -39,7 +41,13 @@ struct ServeCommand: AsyncParsableCommand {
         NIOSingletons.groupLoopCountSuggestion = ioThreads
         ComputePool.threadCountSuggestion = configuration.http.computeThreadCount(cores: cores)
         let computeThreads = ComputePool.executor.threadCount  // starts them
-        logger.info("threads", metadata: ["io": "\(ioThreads)", "compute": "\(computeThreads)", "cores": "\(cores)"])
+        logger.info(
+            "threads",
+            metadata: [
+                "io": "\(ioThreads)", "compute": "\(computeThreads)", "cores": "\(cores)",
+                "malloc_arenas": "\(arenas.map(String.init) ?? "default")",
+            ]
+        )
         let gateway: Gateway
         do {
             gateway = try await Gateway.build(configuration: configuration, logger: logger)
