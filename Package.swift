@@ -283,6 +283,7 @@ let package = Package(
                 .prometheus,
                 .serviceLifecycle,
                 .unixSignals,
+                .crypto,
                 .httpTypes,
             ]
         ),

@@ -9,8 +9,9 @@ public import PushgateStore
 /// Every invalid-token verdict is recorded here, once, so each front end can report it its own way: the
 /// token's registrations are removed and an ``InvalidTokenRecord`` is kept.
 public struct Dispatcher: Sendable {
-    /// The back ends by app id.
-    public let directory: ProviderDirectory
+    /// The back ends by app id, as configured now (a reload replaces them; see ``reconfigure(_:inflightLimits:resetting:)``).
+    public var directory: ProviderDirectory { self.liveDirectory.current }
+    private let liveDirectory: LiveValue<ProviderDirectory>
     private let store: any PushStore
     private let admission: AppAdmission
     private let metrics: DeliveryMetrics
@@ -33,13 +34,25 @@ public struct Dispatcher: Sendable {
         wakeUp: OutboxWakeUp = OutboxWakeUp(),
         logger: Logger
     ) {
-        self.directory = directory
+        self.liveDirectory = LiveValue(directory)
         self.admission = AppAdmission(limits: inflightLimits)
         self.store = store
         self.metrics = metrics
         self.wakeUp = wakeUp
         self.groupCommit = OutboxGroupCommit(store: store, handOff: wakeUp.handOff)
         self.logger = logger
+    }
+
+    /// Takes a reloaded configuration's back ends: deliveries that already looked up a back end finish
+    /// through it, later ones use the new directory.
+    /// - Parameters:
+    ///   - directory: every configured app's back end.
+    ///   - inflightLimits: per app id, the most deliveries in flight.
+    ///   - resetting: apps added, changed or removed, whose circuits start closed.
+    public func reconfigure(_ directory: ProviderDirectory, inflightLimits: [String: Int], resetting: Set<String>) {
+        self.liveDirectory.replace(directory)
+        self.admission.reconfigure(limits: inflightLimits, resetting: resetting)
+        for appID in resetting { self.metrics.recordCircuit(appID: appID, open: false) }
     }
 
     /// Delivers one notification now and reports the outcome.

@@ -11,10 +11,16 @@ import UnixSignals
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the gateway. SIGTERM or SIGINT finishes requests in flight and exits 0."
+        abstract: "Run the gateway. SIGTERM or SIGINT finishes requests in flight and exits 0; SIGHUP reloads the configuration."
     )
 
     @OptionGroup var config: ConfigOptions
+
+    @Option(
+        name: .customLong("pid-file"),
+        help: ArgumentHelp("Write the process id to this file (for `pushgate reload --pid-file`); removed at exit.", valueName: "file")
+    )
+    var pidFile: String?
 
     func run() async throws {
         // First, before the gateway starts its threads: arenas made before the limit stay.
@@ -22,7 +28,8 @@ struct ServeCommand: AsyncParsableCommand {
         let configuration = try self.config.load()
         let level = Logger.Level(rawValue: configuration.log.level) ?? .info
         let format: GatewayLogHandler.Format = configuration.log.format == .json ? .json : .text
-        LoggingSystem.bootstrap { label in GatewayLogHandler(label: label, level: level, format: format) }
+        GatewayLogSettings.apply(level: level, format: format)
+        LoggingSystem.bootstrap { label in GatewayLogHandler(label: label) }
         let logger = Logger(label: "pushgate")
 
         logger.notice("starting", metadata: ["config": "\(self.config.source.displayDescription)"])
@@ -50,7 +57,11 @@ struct ServeCommand: AsyncParsableCommand {
         )
         let gateway: Gateway
         do {
-            gateway = try await Gateway.build(configuration: configuration, logger: logger)
+            let source = self.config.source
+            gateway = try await Gateway.build(
+                configuration: configuration, logger: logger,
+                reloadSource: Gateway.ReloadSource(description: source.displayDescription) { try source.load() }
+            )
         } catch let error as ConfigurationError {
             logger.critical("invalid configuration: \(error)")
             throw ExitCode(2)
@@ -58,6 +69,8 @@ struct ServeCommand: AsyncParsableCommand {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)
         }
+        let pidFile = try self.pidFile.map { try PIDFile(path: $0) }
+        defer { pidFile?.remove() }
         try await gateway.run(gracefulShutdownSignals: [.sigterm, .sigint])
         logger.notice("stopped")  // a notice: written, after what was buffered, before the process ends
     }

@@ -1,0 +1,46 @@
+import PushgateConfig
+
+/// What a reloaded configuration changes against the running one: which apps are added, removed or
+/// changed (their settings, the files they name, or the outbound proxy), whether the log settings
+/// change, and which settings cannot change without a restart.
+struct ConfigurationChange: Sendable, Equatable {
+    /// App ids (as written under `apps`) new in the reloaded configuration.
+    var added: [String] = []
+    /// App ids no longer configured.
+    var removed: [String] = []
+    /// App ids whose back end is rebuilt.
+    var changed: [String] = []
+    /// Whether `log.level` or `log.format` changes.
+    var logChanged = false
+    /// Settings that differ but take effect only at the next start, by name.
+    var needsRestart: [String] = []
+
+    /// Whether the reload changes anything that takes effect now.
+    var isEmpty: Bool { self.added.isEmpty && self.removed.isEmpty && self.changed.isEmpty && !self.logChanged }
+
+    /// Compares two configurations; `running` and `reloaded` are each app's fingerprint by app id.
+    init(
+        from old: GatewayConfiguration, to new: GatewayConfiguration, running: [String: AppFingerprint], reloaded: [String: AppFingerprint]
+    ) {
+        let proxyChanged = old.proxy != new.proxy
+        for app in new.apps {
+            guard let before = running[app.id] else {
+                self.added.append(app.id)
+                continue
+            }
+            if proxyChanged || before != reloaded[app.id] { self.changed.append(app.id) }
+        }
+        let kept = Set(new.apps.map(\.id))
+        self.removed = old.apps.map(\.id).filter { !kept.contains($0) }
+        self.logChanged = old.log.level != new.log.level || old.log.format != new.log.format
+        var restart: [String] = []
+        if old.http != new.http { restart.append("http") }
+        if old.metrics != new.metrics { restart.append("metrics") }
+        if old.database != new.database || old.databaseTimeout != new.databaseTimeout { restart.append("database") }
+        if old.log.accessUsesForwardedFor != new.log.accessUsesForwardedFor { restart.append("log.access") }
+        if old.nextcloud != new.nextcloud { restart.append("nextcloud") }
+        if old.gorush != new.gorush { restart.append("gorush") }
+        if old.status != new.status { restart.append("status") }
+        self.needsRestart = restart
+    }
+}
