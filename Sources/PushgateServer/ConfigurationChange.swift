@@ -12,11 +12,15 @@ struct ConfigurationChange: Sendable, Equatable {
     var changed: [String] = []
     /// Whether `log.level` or `log.format` changes.
     var logChanged = false
+    /// Front ends whose settings change live (`gorush`: its callers' tokens, default apps, sync, limits).
+    var frontEndsChanged: [String] = []
     /// Settings that differ but take effect only at the next start, by name.
     var needsRestart: [String] = []
 
     /// Whether the reload changes anything that takes effect now.
-    var isEmpty: Bool { self.added.isEmpty && self.removed.isEmpty && self.changed.isEmpty && !self.logChanged }
+    var isEmpty: Bool {
+        self.added.isEmpty && self.removed.isEmpty && self.changed.isEmpty && !self.logChanged && self.frontEndsChanged.isEmpty
+    }
 
     /// Compares two configurations; `running` and `reloaded` are each app's fingerprint by app id.
     init(
@@ -39,8 +43,25 @@ struct ConfigurationChange: Sendable, Equatable {
         if old.database != new.database || old.databaseTimeout != new.databaseTimeout { restart.append("database") }
         if old.log.accessUsesForwardedFor != new.log.accessUsesForwardedFor { restart.append("log.access") }
         if old.nextcloud != new.nextcloud { restart.append("nextcloud") }
-        if old.gorush != new.gorush { restart.append("gorush") }
+        if Self.gorushAtStart(old.gorush) != Self.gorushAtStart(new.gorush) { restart.append("gorush") }
         if old.status != new.status { restart.append("status") }
         self.needsRestart = restart
+        if old.gorush != new.gorush, !restart.contains("gorush") { self.frontEndsChanged.append("gorush") }
+    }
+
+    /// The gorush settings a reload does not change (paths, gRPC, the feedback webhook, hiding tokens and
+    /// messages in feedback): the rest (callers' tokens, default apps, sync, limits) is set to one value.
+    private static func gorushAtStart(_ settings: GorushSettings?) -> GorushSettings? {
+        guard var settings, settings.isServed else { return settings }
+        let live = GorushSettings()
+        settings.iosApp = live.iosApp
+        settings.androidApp = live.androidApp
+        settings.huaweiApp = live.huaweiApp
+        settings.maxNotification = live.maxNotification
+        settings.sync = live.sync
+        settings.syncTimeout = live.syncTimeout
+        settings.authTokens = live.authTokens
+        settings.allowUnauthenticated = true
+        return settings
     }
 }

@@ -141,7 +141,7 @@ actor GatewayReconfiguration {
             metadata: [
                 "generation": "\(self.generation)", "apps_added": "\(change.added.joined(separator: ","))",
                 "apps_removed": "\(change.removed.joined(separator: ","))", "apps_changed": "\(change.changed.joined(separator: ","))",
-                "log_changed": "\(change.logChanged)",
+                "log_changed": "\(change.logChanged)", "front_ends_changed": "\(change.frontEndsChanged.joined(separator: ","))",
             ]
         )
         return .applied

@@ -75,4 +75,14 @@ struct ConfigurationChangeTests {
         #expect(change.needsRestart == ["http", "metrics", "database", "gorush"])
         #expect(change.isEmpty)
     }
+
+    @Test func gorushCallersAndAppsChangeLiveButItsPathsNeedARestart() throws {
+        let apps = "apps:\n  a: {type: apns, topic: x}\n  b: {type: apns, topic: y}\n"
+        let old = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, auth_tokens: [one]}\n")
+        let live = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: b, auth_tokens: [two, three], sync: true, max_notification: 10}\n")
+        #expect(Self.change(old, live).needsRestart.isEmpty)
+        #expect(Self.change(old, live).frontEndsChanged == ["gorush"])
+        let moved = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, auth_tokens: [one], api: {push_uri: /push}}\n")
+        #expect(Self.change(old, moved).needsRestart == ["gorush"])
+    }
 }

@@ -213,6 +213,43 @@ struct ConfigurationReloadEndToEndTests {
         #expect(await gateway.waitForExit(timeout: .seconds(20)) == 0)
     }
 
+    /// gorush's callers' tokens change with a reload (its default app too, with no restart asked for), and
+    /// `pushgate reload` finds the gateway through its pid file, which is gone after the gateway stops.
+    @Test func gorushCallersTokensChangeLive() async throws {
+        let directory = try TemporaryDirectory()
+        let a = try await Emulators.start(in: directory, name: "a")
+        defer { a.process.signal(SIGTERM) }
+        let common = """
+            http: {bind_addresses: ['127.0.0.1'], port: 0}
+            log: {format: json, level: notice}
+            database: {url: 'sqlite:store.sqlite'}
+            apps:
+            \(try a.app("demo.fcm"))\((try a.app("demo.fcm")).replacingOccurrences(of: "  demo.fcm:", with: "  other.fcm:"))
+            """
+        let config = try directory.write("pushgate.yaml", common + "gorush: {android_app: demo.fcm, auth_tokens: [first-secret], sync: true}\n")
+        let gateway = try GatewayProcess(arguments: ["serve", "--config", config, "--pid-file", directory.path("pushgate.pid")], directory: directory.url.path)
+        defer { gateway.signal(SIGKILL) }
+        let port = try #require(try await gateway.waitForListeners().first).port
+        let body = #"{"notifications":[{"platform":2,"tokens":["reload-auth"],"message":"m"}]}"#
+        #expect(try await GorushEndToEndTests.post(port, "/api/push", body, bearer: "first-secret").status == 200)
+
+        _ = try directory.write("pushgate.yaml", common + "gorush: {android_app: other.fcm, auth_tokens: [second-secret], sync: true}\n")
+        let reload = try await GatewayProcess.run(["reload", "--pid-file", directory.path("pushgate.pid")])
+        #expect(reload.status == 0, "\(reload.errors)")
+        let verdict = try await Self.waitFor(timeout: .seconds(30)) {
+            gateway.logEvents.first { $0["msg"]?.hasPrefix("configuration reload") == true }
+        }
+        #expect(verdict["msg"] == "configuration reloaded", "\(verdict) \(gateway.errors.suffix(2_000))")
+        #expect(try await GorushEndToEndTests.post(port, "/api/push", body, bearer: "first-secret").status == 401)
+        let answer = try await GorushEndToEndTests.post(port, "/api/push", body, bearer: "second-secret")
+        #expect(answer.status == 200 && answer.body.contains(#""success":"ok""#), "\(answer.body)")
+        // No restart needed for any of it.
+        #expect(!gateway.logEvents.contains { $0["msg"]?.contains("needs a restart") == true })
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(20)) == 0)
+        #expect(!FileManager.default.fileExists(atPath: directory.path("pushgate.pid")))
+    }
+
     /// Polls until `found` returns a value.
     static func waitFor<T>(timeout: Duration, _ found: () throws -> T?) async throws -> T {
         let deadline = ContinuousClock.now + timeout
