@@ -12,7 +12,8 @@ struct ConfigurationChange: Sendable, Equatable {
     var changed: [String] = []
     /// Whether `log.level` or `log.format` changes.
     var logChanged = false
-    /// Front ends whose settings change live (`gorush`: its callers' tokens, default apps, sync, limits).
+    /// Front ends whose settings change live (`gorush`: its callers' tokens, default apps, sync, limits;
+    /// `status`: its texts, payload style and apps; `nextcloud`: all but its path prefix).
     var frontEndsChanged: [String] = []
     /// Settings that differ but take effect only at the next start, by name.
     var needsRestart: [String] = []
@@ -42,11 +43,24 @@ struct ConfigurationChange: Sendable, Equatable {
         if old.metrics != new.metrics { restart.append("metrics") }
         if old.database != new.database || old.databaseTimeout != new.databaseTimeout { restart.append("database") }
         if old.log.accessUsesForwardedFor != new.log.accessUsesForwardedFor { restart.append("log.access") }
-        if old.nextcloud != new.nextcloud { restart.append("nextcloud") }
+        if old.nextcloud.pathPrefix != new.nextcloud.pathPrefix { restart.append("nextcloud.path_prefix") }
         if Self.gorushAtStart(old.gorush) != Self.gorushAtStart(new.gorush) { restart.append("gorush") }
-        if old.status != new.status { restart.append("status") }
+        if Self.statusAtStart(old.status) != Self.statusAtStart(new.status) { restart.append("status") }
         self.needsRestart = restart
         if old.gorush != new.gorush, !restart.contains("gorush") { self.frontEndsChanged.append("gorush") }
+        if old.status != new.status, !restart.contains("status") { self.frontEndsChanged.append("status") }
+        if old.nextcloud != new.nextcloud { self.frontEndsChanged.append("nextcloud") }
+    }
+
+    /// The Status settings a reload does not change (the Waku node, the identity, polling, backfill, the
+    /// gorush forwarding): the texts, the payload style and the apps are set to one value.
+    private static func statusAtStart(_ settings: StatusSettings?) -> StatusSettings? {
+        guard var settings else { return nil }
+        settings.iosApp = nil
+        settings.androidApp = nil
+        settings.payloadStyle = .current
+        settings.texts = StatusSettings.Texts.defaults(for: .current)
+        return settings
     }
 
     /// The gorush settings a reload does not change (paths, gRPC, the feedback webhook, hiding tokens and

@@ -85,4 +85,19 @@ struct ConfigurationChangeTests {
         let moved = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, auth_tokens: [one], api: {push_uri: /push}}\n")
         #expect(Self.change(old, moved).needsRestart == ["gorush"])
     }
+
+    @Test func nextcloudAndStatusChangeLiveButTheirTransportNeedsARestart() throws {
+        let apps = "apps:\n  a: {type: gcm, api_key: x}\n  b: {type: apns, topic: t}\n"
+        let old = try GatewayConfiguration(yaml: apps + "nextcloud: {fcm_app: a}\nstatus: {waku_rest_url: 'http://127.0.0.1:8645', android_app: a}\n")
+        let live = try GatewayConfiguration(
+            yaml: apps + "nextcloud: {fcm_app: a, apns_app: b, alert_text: Hi}\nstatus: {waku_rest_url: 'http://127.0.0.1:8645', android_app: a, ios_app: b}\n"
+        )
+        let change = Self.change(old, live)
+        #expect(change.needsRestart.isEmpty)
+        #expect(change.frontEndsChanged == ["status", "nextcloud"])
+        let moved = try GatewayConfiguration(
+            yaml: apps + "nextcloud: {fcm_app: a, path_prefix: /push}\nstatus: {waku_rest_url: 'http://127.0.0.1:9999', android_app: a}\n"
+        )
+        #expect(Self.change(old, moved).needsRestart == ["nextcloud.path_prefix", "status"])
+    }
 }
