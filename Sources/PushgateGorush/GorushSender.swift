@@ -148,7 +148,9 @@ struct GorushSender: Sendable {
                 frontEnd: GorushFrontEnd.name,
                 context: GorushOutcomeObserver.context(notifID: source.notifID, platform: delivery.platform, message: source.message)
             )
-            groups.append(Dispatcher.Queued(delivery.notification, appID: delivery.appID, tokens: [delivery.token], report: report))
+            groups.append(
+                Dispatcher.Queued(delivery.notification, appID: delivery.appID, frontEnd: GorushFrontEnd.name, tokens: [delivery.token], report: report)
+            )
             current = (delivery.index, delivery.appID, delivery.isTopicSend)
         }
         return groups

@@ -4,6 +4,9 @@ public import PushgateHTTP
 /// The Nextcloud push proxy as one ``FrontEnd``: `/devices` and `/notifications` under
 /// `nextcloud.path_prefix`.
 public enum NextcloudFrontEnd {
+    /// The front end's name in logs and in the outbox.
+    public static let name = "nextcloud"
+
     /// Builds the front end from its environment.
     public static func make(_ environment: FrontEndEnvironment) -> FrontEnd {
         let settings = environment.configuration.nextcloud
@@ -14,7 +17,7 @@ public enum NextcloudFrontEnd {
         let notifications = NextcloudNotificationRoutes(
             store: environment.store, dispatcher: environment.dispatcher, settings: settings, logger: environment.logger
         )
-        return FrontEnd(name: "nextcloud", routes: devices.routes + notifications.routes)
+        return FrontEnd(name: Self.name, routes: devices.routes + notifications.routes)
     }
 
     /// Every app the `nextcloud` section names must be configured under `apps`.
