@@ -88,6 +88,10 @@ indirect enum GoField: Sendable {
     /// A struct, or else a string (`Aps.alert`, `Aps.sound`).
     case objectOrString(GoStruct)
 
+    /// The zero value's result, left out (spelt out: `nil` beside a `JSONValue` in a conditional would be
+    /// read as JSON's `null`, since `JSONValue` takes the nil literal).
+    private static let omitted: JSONValue? = .none
+
     /// What the field writes when it has its zero value and is written anyway (no `omitempty`).
     var zero: JSONValue {
         switch self {
@@ -101,21 +105,21 @@ indirect enum GoField: Sendable {
     /// The value as the field writes it back; nil for the zero value (left out under `omitempty`).
     /// - Throws: ``GorushRequestReader/Unreadable`` when Go's decoder refuses it.
     func read(_ value: JSONValue, path: String) throws(GorushRequestReader.Unreadable) -> JSONValue? {
-        if case .null = value { return nil }
+        if case .null = value { return Self.omitted }
         func refused(_ expected: String) -> GorushRequestReader.Unreadable {
             GorushRequestReader.Unreadable(reason: "\(path) is not \(expected)")
         }
         switch (self, value) {
-        case (.string, .string(let text)): return text.isEmpty ? nil : value
-        case (.bool, .bool(let flag)): return flag ? value : nil
+        case (.string, .string(let text)): return text.isEmpty ? Self.omitted : value
+        case (.bool, .bool(let flag)): return flag ? value : Self.omitted
         case (.int, .number(let number)), (.intPointer, .number(let number)), (.flag, .number(let number)):
             guard number.rounded() == number, abs(number) < 9.2e18 else { throw refused("an integer") }
             switch self {
             case .intPointer: return value
-            case .flag: return number == 1 ? value : nil
-            default: return number == 0 ? nil : value
+            case .flag: return number == 1 ? value : Self.omitted
+            default: return number == 0 ? Self.omitted : value
             }
-        case (.float, .number(let number)): return number == 0 ? nil : value
+        case (.float, .number(let number)): return number == 0 ? Self.omitted : value
         case (.strings, .array(let items)):
             var texts: [JSONValue] = []
             for item in items {
@@ -125,7 +129,7 @@ indirect enum GoField: Sendable {
                 default: throw refused("a list of strings")
                 }
             }
-            return texts.isEmpty ? nil : .array(texts)
+            return texts.isEmpty ? Self.omitted : .array(texts)
         case (.ints, .array(let items)):
             var numbers: [JSONValue] = []
             for item in items {
@@ -135,7 +139,7 @@ indirect enum GoField: Sendable {
                 default: throw refused("a list of integers")
                 }
             }
-            return numbers.isEmpty ? nil : .array(numbers)
+            return numbers.isEmpty ? Self.omitted : .array(numbers)
         case (.stringMap, .object(let members)):
             var texts: [String: JSONValue] = [:]
             for (key, item) in members {
@@ -145,10 +149,10 @@ indirect enum GoField: Sendable {
                 default: throw refused("an object of strings")
                 }
             }
-            return texts.isEmpty ? nil : .object(texts)
+            return texts.isEmpty ? Self.omitted : .object(texts)
         case (.any, _): return value
         case (.duration, .string(let text)):
-            if text.isEmpty { return nil }
+            if text.isEmpty { return Self.omitted }
             guard let nanoseconds = GoDuration.parse(text) else { throw refused("a duration") }
             return .string(GoDuration.text(nanoseconds))
         case (.millisecondDurations, .array(let items)):
@@ -157,9 +161,9 @@ indirect enum GoField: Sendable {
                 guard case .string(let text) = item, let nanoseconds = GoDuration.parse(text) else { throw refused("a list of durations") }
                 texts.append(.string(GoDuration.text(nanoseconds / 1_000_000 &* 1_000_000)))
             }
-            return texts.isEmpty ? nil : .array(texts)
+            return texts.isEmpty ? Self.omitted : .array(texts)
         case (.oneOf(let allowed), .string(let text)):
-            if text.isEmpty { return nil }
+            if text.isEmpty { return Self.omitted }
             guard allowed.contains(text) else { throw refused("one of \(allowed.sorted().joined(separator: ", "))") }
             return value
         case (.object(let shape), .object(let members)), (.objectOrString(let shape), .object(let members)):
@@ -173,8 +177,8 @@ indirect enum GoField: Sendable {
                 default: throw refused("a list of objects")
                 }
             }
-            return objects.isEmpty ? nil : .array(objects)
-        case (.objectOrString, .string(let text)): return text.isEmpty ? nil : value
+            return objects.isEmpty ? Self.omitted : .array(objects)
+        case (.objectOrString, .string(let text)): return text.isEmpty ? Self.omitted : value
         default:
             throw refused("of the type gorush declares")
         }

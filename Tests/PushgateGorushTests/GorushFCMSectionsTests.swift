@@ -18,8 +18,8 @@ struct GorushFCMSectionsTests {
     /// `MarshalJSON`); typed fields at their zero value are left out (`omitempty`), but a given `badge` or
     /// `notification_count` is written even when 0 (pointers).
     @Test(arguments: [
-        (#""android":{"priority":"high","foo":1,"notification":{"title":"T","bar":"x","color":"#112233","notification_count":0}}"#,
-         #"{"android":{"priority":"high","notification":{"title":"T","color":"#112233","notification_count":0}}}"#),
+        (##""android":{"priority":"high","foo":1,"notification":{"title":"T","bar":"x","color":"#112233","notification_count":0}}"##,
+         ##"{"android":{"priority":"high","notification":{"title":"T","color":"#112233","notification_count":0}}}"##),
         (#""android":{"collapse_key":"","direct_boot_ok":false,"data":{},"fcm_options":{"analytics_label":"a","x":"y"}}"#,
          #"{"android":{"fcm_options":{"analytics_label":"a"}}}"#),
         (#""webpush":{"headers":{"Urgency":"high"},"foo":1,"notification":{"title":"T","custom":"c","silent":false,"actions":[{"action":"a","x":1}]}}"#,
@@ -35,7 +35,8 @@ struct GorushFCMSectionsTests {
         (#""android":{"Priority":"normal","COLLAPSE_KEY":"k"}"#, #"{"android":{"priority":"normal","collapse_key":"k"}}"#),
     ])
     func undeclaredMembersAreDroppedAsFirebaseAdminGoDropsThem(_ fields: String, _ expected: String) throws {
-        #expect(try Self.build(fields).payload == GorushFCMPayloadTests.json(expected))
+        let built = try Self.build(fields).payload
+        #expect(built == (try GorushFCMPayloadTests.json(expected)), "sent: \(GoJSON.text(built))")
     }
 
     /// `android.ttl` is read by `AndroidConfig.UnmarshalJSON` as text (`stringToDuration`) and written back

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOCore
 import PushgateCore
 import PushgateTestSupport
 import Testing
