@@ -5,6 +5,9 @@ import PushgateCore
 /// The Nextcloud push proxy as one ``FrontEnd``: `/devices` and `/notifications` under
 /// `nextcloud.path_prefix`.
 public enum NextcloudFrontEnd {
+    /// The front end's name in logs and in the outbox.
+    public static let name = "nextcloud"
+
     /// Builds the front end from its environment.
     public static func make(_ environment: FrontEndEnvironment) -> FrontEnd {
         let started = environment.configuration.nextcloud
@@ -24,7 +27,7 @@ public enum NextcloudFrontEnd {
                 try await live.current.routes[index].handler(request, context)
             }
         }
-        return FrontEnd(name: "nextcloud", routes: served) { configuration in
+        return FrontEnd(name: Self.name, routes: served) { configuration in
             var reloaded = configuration.nextcloud
             reloaded.pathPrefix = started.pathPrefix
             guard reloaded != live.current.settings else { return }

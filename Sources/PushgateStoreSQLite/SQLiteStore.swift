@@ -236,12 +236,12 @@ public final class SQLiteStore: PushStore {
     }
 
     static func decodeOutboxEntry(_ columns: [SQLiteData]) throws -> OutboxEntry {
-        guard columns.count == 9, let id = columns[0].integer, let appID = columns[1].string,
+        guard columns.count == 10, let id = columns[0].integer, let appID = columns[1].string,
             let token = columns[2].string, let payload = columns[3].blob, let attempts = columns[4].integer,
-            let notBefore = columns[5].integer, let created = columns[6].integer
+            let notBefore = columns[5].integer, let created = columns[6].integer, let frontEnd = columns[9].string
         else { throw StoreError.corruptRow("unreadable outbox row") }
         let message = OutboxMessage(
-            appID: appID, pushTokens: try OutboxTokenColumns.tokens(first: token, more: columns[8].string), payload: Array(buffer: payload),
+            appID: appID, frontEnd: frontEnd, pushTokens: try OutboxTokenColumns.tokens(first: token, more: columns[8].string), payload: Array(buffer: payload),
             notBefore: Date(millisecondsSince1970: Int64(notBefore))
         )
         return OutboxEntry(
