@@ -180,6 +180,28 @@ struct DispatcherAndOutboxTests {
         await #expect(throws: (any Error).self) { try await dispatcher.enqueue(Self.notification, appID: "app", frontEnd: "test", tokens: ["late"]) }
     }
 
+    /// An app removed by a configuration reload keeps its queued entries; added back, it delivers them.
+    @Test func entriesOfAnAppNoLongerConfiguredWaitForItToComeBack() async throws {
+        let (store, _) = try await Self.openStore()
+        let provider = ScriptedProvider(appID: "app")
+        let wakeUp = OutboxWakeUp()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        let dispatcher = Dispatcher(directory: ProviderDirectory([]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        var configuration = OutboxWorker.Configuration()
+        configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAge: .seconds(600))
+        configuration.pollInterval = .milliseconds(20)
+        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
+        try await Self.running([store, worker]) { () async throws in
+            try await dispatcher.enqueue(Self.notification, appID: "app", frontEnd: "test", tokens: ["a", "b", "c"])
+            // Several rounds find no app for the entries; they stay.
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await store.pendingCount() == 3)
+            dispatcher.reconfigure(ProviderDirectory([provider]), inflightLimits: [:], resetting: ["app"])
+            #expect(try await Self.eventually { () async throws in try await store.pendingCount() == 0 })
+            #expect(provider.deliveredTokens.sorted() == ["a", "b", "c"])
+        }
+    }
+
     @Test func entriesTooOldToRetryAreGivenUp() async throws {
         let (store, _) = try await Self.openStore()
         let provider = ScriptedProvider(appID: "app", script: ["down": [.retryLater(after: .seconds(3600), reason: "503")]])
