@@ -182,7 +182,7 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
             return outcome
         case .renewProviderTokenAndRetry:
             guard mayRenewToken, let providerToken = self.providerToken else {
-                return .rejected(reason: reason ?? "ExpiredProviderToken")
+                return .credentialsRefused(reason: reason ?? "ExpiredProviderToken")
             }
             providerToken.invalidate(bearer)
             return await self.send(notification, body: body, to: token, deadline: deadline, mayRenewToken: false, mayResend: mayResend)

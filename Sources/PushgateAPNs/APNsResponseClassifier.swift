@@ -26,10 +26,14 @@ enum APNsResponseClassifier {
             return .outcome(.invalidToken(reason: reasonText))
         case (403, "ExpiredProviderToken"?):
             return .renewProviderTokenAndRetry
+        case (403, "InvalidProviderToken"?), (403, "BadCertificate"?), (403, "BadCertificateEnvironment"?), (403, "Forbidden"?),
+            (403, "MissingProviderToken"?), (429, "TooManyProviderTokenUpdates"?):
+            // The app's credentials (key, team, certificate, environment), not the device or notification.
+            return .outcome(.credentialsRefused(reason: reasonText))
         case (429, _), (500...599, _):
             return .outcome(.retryLater(after: retryAfter, reason: reasonText))
         default:
-            // BadTopic, PayloadTooLarge, InvalidProviderToken, 410 ExpiredToken and
+            // BadTopic, PayloadTooLarge, 410 ExpiredToken and
             // anything new: permanent for this notification.
             return .outcome(.rejected(reason: reasonText))
         }

@@ -11,14 +11,21 @@ public enum DeliveryOutcome: Sendable, Equatable {
     case retryLater(after: Duration?, reason: String)
     /// A permanent failure for this notification (payload too large, misconfiguration, …).
     case rejected(reason: String)
+    /// The provider refused the app's own credentials (an APNs provider token or certificate, an FCM or
+    /// HMS access token it would not issue or accept, a VAPID key): nothing about the device or the
+    /// notification. The dispatcher marks the app's credentials failing and reports it to front ends as
+    /// ``retryLater(after:reason:)``, so queued work stays queued until the credentials work again.
+    case credentialsRefused(reason: String)
 
-    /// A short label for metrics and logs: `delivered`, `invalid_token`, `retry_later` or `rejected`.
+    /// A short label for metrics and logs: `delivered`, `invalid_token`, `retry_later`, `rejected` or
+    /// `credentials_refused`.
     public var label: String {
         switch self {
         case .delivered: "delivered"
         case .invalidToken: "invalid_token"
         case .retryLater: "retry_later"
         case .rejected: "rejected"
+        case .credentialsRefused: "credentials_refused"
         }
     }
 }

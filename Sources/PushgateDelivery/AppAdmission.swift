@@ -20,6 +20,9 @@ final class AppAdmission: Sendable {
         var initialOpen: Duration = .seconds(1)
         /// The longest it stays open.
         var maximumOpen: Duration = .seconds(60)
+        /// While the provider refuses the app's credentials, how often one delivery goes through to see
+        /// whether they work again.
+        var credentialsProbeInterval: Duration = .seconds(60)
     }
 
     /// Whether a delivery may go.
@@ -31,6 +34,9 @@ final class AppAdmission: Sendable {
         /// The app's circuit is open for this much longer (zero while a probe is out); `requested` is
         /// the pause the provider itself asked for last, if it did.
         case circuitOpen(remaining: Duration, requested: Duration?)
+        /// The provider refused the app's credentials (`reason`); the next probe goes in `remaining`
+        /// (zero while one is out).
+        case credentialsFailing(remaining: Duration, reason: String)
     }
 
     /// What a release changed about the app's circuit, for the log and metrics.
@@ -40,6 +46,10 @@ final class AppAdmission: Sendable {
         case opened(for: Duration, failures: Int)
         /// A delivery succeeded after it had opened.
         case closed
+        /// The provider refused the app's credentials, for the first time or for another reason.
+        case credentialsFailing(reason: String)
+        /// The provider answered a delivery of an app whose credentials it had refused.
+        case credentialsRecovered
     }
 
     /// One app's deliveries in flight, its cap and its circuit.
@@ -53,6 +63,10 @@ final class AppAdmission: Sendable {
         var probing = false
         /// The pause the provider asked for with its last retry-later outcome (Retry-After), if any.
         var requested: Duration?
+        /// Set while the provider refuses the app's credentials: its reason, and when a probe may go.
+        var credentialsReason: String?
+        var credentialsProbeAt: ContinuousClock.Instant?
+        var credentialsProbing = false
     }
 
     private let slots = Mutex<[String: Slot]>([:])
@@ -60,6 +74,9 @@ final class AppAdmission: Sendable {
     private let limits: LiveValue<[String: Int]>
     private let defaultLimit: Int
     private let circuit: CircuitSettings
+
+    /// How often one delivery of an app whose credentials the provider refused goes through.
+    var credentialsProbeInterval: Duration { self.circuit.credentialsProbeInterval }
 
     init(limits: [String: Int], defaultLimit: Int = 512, circuit: CircuitSettings = CircuitSettings()) {
         self.limits = LiveValue(limits)
@@ -84,6 +101,9 @@ final class AppAdmission: Sendable {
             for appID in slots.keys {
                 slots[appID]?.limit = limits[appID] ?? self.defaultLimit
                 if resetting.contains(appID) {
+                    slots[appID]?.credentialsReason = nil
+                    slots[appID]?.credentialsProbeAt = nil
+                    slots[appID]?.credentialsProbing = false
                     slots[appID]?.failuresInARow = 0
                     slots[appID]?.openUntil = nil
                     slots[appID]?.openFor = .zero
@@ -112,6 +132,17 @@ final class AppAdmission: Sendable {
 
     private static func take(_ slot: inout Slot) -> Verdict {
         var probe = false
+        if let reason = slot.credentialsReason {
+            let now = ContinuousClock.now
+            let probeAt = slot.credentialsProbeAt ?? now
+            guard now >= probeAt, !slot.credentialsProbing else {
+                return .credentialsFailing(remaining: max(.zero, probeAt - now), reason: reason)
+            }
+            guard slot.count < slot.limit else { return .overLimit }
+            slot.count += 1
+            slot.credentialsProbing = true
+            return .admitted(probe: true)
+        }
         if let openUntil = slot.openUntil {
             let now = ContinuousClock.now
             guard now >= openUntil else { return .circuitOpen(remaining: openUntil - now, requested: slot.requested) }
@@ -125,6 +156,28 @@ final class AppAdmission: Sendable {
     }
 
     private func record(_ outcome: DeliveryOutcome, probe: Bool, in slot: inout Slot) -> CircuitChange {
+        if probe, slot.credentialsProbing { slot.credentialsProbing = false }
+        if case .credentialsRefused(let reason) = outcome {
+            let before = slot.credentialsReason
+            slot.credentialsReason = reason
+            slot.credentialsProbeAt = ContinuousClock.now + self.circuit.credentialsProbeInterval
+            return before == reason ? .none : .credentialsFailing(reason: reason)
+        }
+        if slot.credentialsReason != nil {
+            guard case .retryLater = outcome else {
+                // The provider took the credentials (whatever it said of the device or notification).
+                slot.credentialsReason = nil
+                slot.credentialsProbeAt = nil
+                slot.failuresInARow = 0
+                slot.openUntil = nil
+                slot.openFor = .zero
+                slot.probing = false
+                return .credentialsRecovered
+            }
+            // A probe that met a transient failure says nothing of the credentials: try again later.
+            slot.credentialsProbeAt = ContinuousClock.now + self.circuit.credentialsProbeInterval
+            return .none
+        }
         guard case .retryLater(let requested, _) = outcome else {
             // The provider answered: whatever it said, it is there.
             slot.failuresInARow = 0

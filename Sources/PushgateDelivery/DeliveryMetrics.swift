@@ -7,7 +7,8 @@ import PushgateCore
 /// the last, `sygnal_inflight_request_limit_drop_total{pushkin}`, so existing dashboards keep working; the
 /// circuit (``AppAdmission``): `pushgate_provider_circuit_open{app}` (1 while open),
 /// `pushgate_provider_circuit_opened_total{app}` and `pushgate_provider_circuit_refusals_total{app}`
-/// (deliveries failed at once while it was open); the outbox's backlog (``OutboxBacklogSampler``):
+/// (deliveries failed at once while it was open); `pushgate_provider_credentials_failing{app}` (1 while the
+/// provider refuses the app's credentials); the outbox's backlog (``OutboxBacklogSampler``):
 /// `pushgate_outbox_depth{app}` (tokens waiting, leased or not) and
 /// `pushgate_outbox_oldest_age_seconds{app}` (how long the oldest has waited; 0 when none waits).
 ///
@@ -18,6 +19,7 @@ public struct DeliveryMetrics: Sendable {
     private let counters = MemoTable<HandleKey, Counter>()
     private let timers = MemoTable<String, Timer>()
     private let gauges = MemoTable<String, Gauge>()
+    private let credentialsGauges = MemoTable<String, Gauge>()
     private let backlogGauges = MemoTable<String, BacklogGauges>()
 
     /// Creates metrics recorded through `factory` (the composition root passes the Prometheus one).
@@ -51,6 +53,7 @@ public struct DeliveryMetrics: Sendable {
         for appID in appIDs {
             _ = self.inflightDropCounters(appID)
             self.circuitGauge(appID).record(0)
+            self.credentialsGauge(appID).record(0)
             self.counter(.circuitOpened, appID, "pushgate_provider_circuit_opened_total").increment(by: 0)
             self.counter(.circuitRefusals, appID, "pushgate_provider_circuit_refusals_total").increment(by: 0)
             self.recordBacklog(appID: appID, tokens: 0, oldestAge: .zero)
@@ -60,6 +63,10 @@ public struct DeliveryMetrics: Sendable {
     func recordCircuit(appID: String, open: Bool) {
         self.circuitGauge(appID).record(open ? 1 : 0)
         if open { self.counter(.circuitOpened, appID, "pushgate_provider_circuit_opened_total").increment() }
+    }
+
+    func recordCredentials(appID: String, failing: Bool) {
+        self.credentialsGauge(appID).record(failing ? 1 : 0)
     }
 
     func recordCircuitRefusal(appID: String) {
@@ -79,6 +86,12 @@ public struct DeliveryMetrics: Sendable {
 
     private func circuitGauge(_ appID: String) -> Gauge {
         self.gauges.value(for: appID) { Gauge(label: "pushgate_provider_circuit_open", dimensions: [("app", appID)], factory: self.factory) }
+    }
+
+    private func credentialsGauge(_ appID: String) -> Gauge {
+        self.credentialsGauges.value(for: appID) {
+            Gauge(label: "pushgate_provider_credentials_failing", dimensions: [("app", appID)], factory: self.factory)
+        }
     }
 
     private func counter(_ metric: HandleKey.Metric, _ appID: String, _ label: String) -> Counter {

@@ -52,7 +52,10 @@ public struct Dispatcher: Sendable {
     public func reconfigure(_ directory: ProviderDirectory, inflightLimits: [String: Int], resetting: Set<String>) {
         self.liveDirectory.replace(directory)
         self.admission.reconfigure(limits: inflightLimits, resetting: resetting)
-        for appID in resetting { self.metrics.recordCircuit(appID: appID, open: false) }
+        for appID in resetting {
+            self.metrics.recordCircuit(appID: appID, open: false)
+            self.metrics.recordCredentials(appID: appID, failing: false)
+        }
     }
 
     /// Delivers one notification now and reports the outcome.
@@ -85,15 +88,27 @@ public struct Dispatcher: Sendable {
             // circuit lets a probe through.
             let after = requested.map { max($0, remaining) } ?? (remaining > .zero ? remaining : nil)
             return .retryLater(after: after, reason: "the provider of \(provider.appID) is failing (circuit open)")
+        case .credentialsFailing(let remaining, let reason):
+            self.metrics.recordCircuitRefusal(appID: provider.appID)
+            return .retryLater(
+                after: remaining > .zero ? remaining : nil, reason: "the provider refuses the credentials of \(provider.appID): \(reason)"
+            )
         }
         let started = ContinuousClock.now
-        let outcome = await provider.deliver(notification, to: token, deadline: deadline)
+        let answered = await provider.deliver(notification, to: token, deadline: deadline)
+        // A refused credential is the app's, not the device's or the notification's: front ends see a
+        // retry-later outcome, and queued work waits for the credentials to work again.
+        let outcome: DeliveryOutcome = if case .credentialsRefused(let reason) = answered {
+            .retryLater(after: self.admission.credentialsProbeInterval, reason: "the provider refused the credentials of \(provider.appID): \(reason)")
+        } else {
+            answered
+        }
         self.metrics.record(appID: provider.appID, outcome: outcome, duration: ContinuousClock.now - started)
         self.logger.debug(
             "delivery",
             metadata: ["app": "\(provider.appID)", "token": "\(Redaction.fingerprint(token))", "outcome": "\(outcome.label)"]
         )
-        switch self.admission.release(provider.appID, outcome: outcome, probe: probe) {
+        switch self.admission.release(provider.appID, outcome: answered, probe: probe) {
         case .none:
             break
         case .opened(let interval, let failures):
@@ -106,6 +121,15 @@ public struct Dispatcher: Sendable {
         case .closed:
             self.metrics.recordCircuit(appID: provider.appID, open: false)
             self.logger.notice("provider recovered: deliveries resume", metadata: ["app": "\(provider.appID)", "outcome": "\(outcome.label)"])
+        case .credentialsFailing(let reason):
+            self.metrics.recordCredentials(appID: provider.appID, failing: true)
+            self.logger.notice(
+                "credentials failing: the provider refuses the app's credentials; its deliveries wait, with one probe a minute",
+                metadata: ["app": "\(provider.appID)", "reason": "\(reason)"]
+            )
+        case .credentialsRecovered:
+            self.metrics.recordCredentials(appID: provider.appID, failing: false)
+            self.logger.notice("credentials work again: deliveries resume", metadata: ["app": "\(provider.appID)", "outcome": "\(outcome.label)"])
         }
         if case .invalidToken(let reason) = outcome {
             await self.recordInvalid(appID: provider.appID, token: token, reason: reason)

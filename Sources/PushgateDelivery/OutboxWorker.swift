@@ -328,15 +328,24 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             self.logger.notice("outbox: delivery refused", metadata: ["app": "\(appID)", "reason": "\(reason)"])
             return .finished(token: token, outcome: outcome)
         case .retryLater(let requested, let reason):
-            let age = Date().timeIntervalSince(entry.createdAt)
-            let delay = self.configuration.retry.delay(afterAttempts: entry.attempts, requested: requested, random: Double.random(in: 0..<1))
-            if Duration.seconds(age) + delay > self.configuration.retry.maximumAge {
-                self.metrics.recordGivenUp(appID: appID)
-                self.logger.warning("outbox: giving up", metadata: ["app": "\(appID)", "attempts": "\(entry.attempts)", "reason": "\(reason)"])
-                return .finished(token: token, outcome: outcome)
-            }
-            return .retry(token: token, notBefore: Date().addingTimeInterval(delay.timeInterval), error: reason)
+            return self.retry(entry, token: token, outcome: outcome, requested: requested, reason: reason)
+        case .credentialsRefused(let reason):
+            // The dispatcher reports refused credentials as retry later; should one get here, it waits alike.
+            return self.retry(entry, token: token, outcome: outcome, requested: nil, reason: reason)
         }
+    }
+
+    /// Schedules the token again, or gives it up when the next try would pass the entry's maximum age.
+    private func retry(_ entry: Work, token: String, outcome: DeliveryOutcome, requested: Duration?, reason: String) -> Handled {
+        let appID = entry.appID
+        let age = Date().timeIntervalSince(entry.createdAt)
+        let delay = self.configuration.retry.delay(afterAttempts: entry.attempts, requested: requested, random: Double.random(in: 0..<1))
+        if Duration.seconds(age) + delay > self.configuration.retry.maximumAge {
+            self.metrics.recordGivenUp(appID: appID)
+            self.logger.warning("outbox: giving up", metadata: ["app": "\(appID)", "attempts": "\(entry.attempts)", "reason": "\(reason)"])
+            return .finished(token: token, outcome: outcome)
+        }
+        return .retry(token: token, notBefore: Date().addingTimeInterval(delay.timeInterval), error: reason)
     }
 
     /// Releases a round's entries to be tried again in one store write (each keeping only the tokens still

@@ -85,7 +85,7 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
         switch outcome {
         case .delivered:
             self.logger.debug("FCM delivered", metadata: ["app": "\(self.appID)", "token": "\(Redaction.fingerprint(token))"])
-        case .invalidToken(let reason), .rejected(let reason), .retryLater(_, let reason):
+        case .invalidToken(let reason), .rejected(let reason), .retryLater(_, let reason), .credentialsRefused(let reason):
             self.logger.info(
                 "FCM delivery failed",
                 metadata: ["app": "\(self.appID)", "token": "\(Redaction.fingerprint(token))", "outcome": "\(outcome.label)", "reason": "\(reason)"]
@@ -122,7 +122,8 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
                 accessToken = try await self.accessTokens.token(deadline: deadline)
             } catch let error as AccessTokenError {
                 if let status = error.status, (400..<500).contains(status) {
-                    return .rejected(reason: "no access token: \(error)")
+                    // The token endpoint refused the service account (400, 401, 403).
+                    return .credentialsRefused(reason: "no access token: \(error)")
                 }
                 return .retryLater(after: nil, reason: "no access token: \(error)")
             } catch {
@@ -161,12 +162,13 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
             case .unauthenticated:
                 self.accessTokens.invalidate(accessToken)
                 if attempt == 1 { continue }
-                return .rejected(reason: "UNAUTHENTICATED: FCM refused a fresh access token")
+                return .credentialsRefused(reason: "UNAUTHENTICATED: FCM refused a fresh access token")
             case .refused(let reason):
-                return .rejected(reason: reason)
+                // 403 (PERMISSION_DENIED, THIRD_PARTY_AUTH_ERROR): the project's credentials, not the message.
+                return response.status == 403 ? .credentialsRefused(reason: reason) : .rejected(reason: reason)
             }
         }
-        return .rejected(reason: "UNAUTHENTICATED")
+        return .credentialsRefused(reason: "UNAUTHENTICATED")
     }
 
     /// The error's description for our own exchange errors (they carry no URL), else its type; never a URL.

@@ -10,7 +10,7 @@ enum GorushErrorText {
     static func text(for outcome: DeliveryOutcome, platform: GorushNotification.Platform) -> String? {
         switch outcome {
         case .delivered: return nil
-        case .invalidToken(let reason), .rejected(let reason), .retryLater(_, let reason):
+        case .invalidToken(let reason), .rejected(let reason), .retryLater(_, let reason), .credentialsRefused(let reason):
             switch platform {
             case .ios: return Self.apnsReason(reason)
             case .android: return Self.fcmMessage(reason)

@@ -96,7 +96,7 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
             do {
                 accessToken = try await self.accessTokens.token(deadline: deadline)
             } catch let failure as HMSAccessTokens.Failure {
-                if let status = failure.status, (400..<500).contains(status) { return .rejected(reason: "no access token: \(failure)") }
+                if let status = failure.status, (400..<500).contains(status) { return .credentialsRefused(reason: "no access token: \(failure)") }
                 return .retryLater(after: nil, reason: "no access token: \(failure)")
             } catch {
                 return .retryLater(after: nil, reason: "no access token: the token endpoint cannot be reached")
@@ -118,9 +118,9 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
             case .outcome(let outcome): return outcome
             case .renewAccessTokenAndRetry:
                 self.accessTokens.invalidate(accessToken)
-                if attempt == 2 { return .rejected(reason: "the push server refused a fresh access token") }
+                if attempt == 2 { return .credentialsRefused(reason: "the push server refused a fresh access token") }
             }
         }
-        return .rejected(reason: "the push server refused a fresh access token")
+        return .credentialsRefused(reason: "the push server refused a fresh access token")
     }
 }

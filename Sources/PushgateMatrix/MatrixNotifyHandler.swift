@@ -145,7 +145,7 @@ public struct MatrixNotifyHandler: Sendable {
             // Never recorded as delivered, so a retry is sent again.
             self.logger.warning("notify: provider refused a notification", metadata: ["app": "\(provider.appID)", "reason": "\(reason)"])
             return .failed(reason: reason)
-        case .retryLater(_, let reason):
+        case .retryLater(_, let reason), .credentialsRefused(let reason):
             return .failed(reason: reason)
         }
     }

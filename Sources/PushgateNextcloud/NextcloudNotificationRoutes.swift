@@ -152,7 +152,8 @@ public struct NextcloudNotificationRoutes: Sendable {
                 // whole, so remove the device by its identifier too before reporting it.
                 _ = try? await self.store.deleteDevice(namespace: NextcloudDeviceRoutes.namespace, deviceID: plan.deviceID)
                 result.addUnknown(plan.deviceID)
-            case .retryLater(let after, _):
+            case .retryLater, .credentialsRefused:
+                let after: Duration? = if case .retryLater(let after, _) = outcome { after } else { nil }
                 let retry = Dispatcher.Queued(
                     plan.notification, appID: plan.provider.appID, frontEnd: NextcloudFrontEnd.name, tokens: [plan.token]
                 )

@@ -13,6 +13,10 @@ enum WebPushResponse {
             return .invalidToken(reason: "push service answered \(status), the subscription is gone")
         case 413:
             return .rejected(reason: "payload too large (push service answered 413)")
+        case 401:
+            // The push service refused the VAPID signature (RFC 8292 §4): the app's key, for every
+            // subscription. A 403 stays the subscription's (its key is not the one it was made with).
+            return .credentialsRefused(reason: "push service answered 401, refusing the VAPID credentials\(detail)")
         case 429, 500...599:
             return .retryLater(after: RetryAfter.parse(retryAfter), reason: "push service answered \(status)\(detail)")
         case 400...499:

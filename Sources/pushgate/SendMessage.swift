@@ -47,7 +47,7 @@ struct SendMessage: Sendable {
         var object: [String: JSONValue] = ["app": .string(app), "outcome": .string(outcome.label)]
         switch outcome {
         case .delivered: break
-        case .invalidToken(let reason), .rejected(let reason): object["reason"] = .string(reason)
+        case .invalidToken(let reason), .rejected(let reason), .credentialsRefused(let reason): object["reason"] = .string(reason)
         case .retryLater(let after, let reason):
             object["reason"] = .string(reason)
             if let after { object["retry_after_seconds"] = .number(Double(after.components.seconds)) }

@@ -98,10 +98,10 @@ struct FCMProviderDeliveryTests {
         }
     }
 
-    @Test func aWrongProjectIsRejected() async throws {
+    @Test func aWrongProjectIsRefusedCredentials() async throws {
         try await EmulatedFCM.run(projectID: "someone-else") { fcm async throws in
-            guard case .rejected(let reason) = await fcm.deliver(.sample(), to: "device-token-4") else {
-                Issue.record("403 PERMISSION_DENIED must be rejected")
+            guard case .credentialsRefused(let reason) = await fcm.deliver(.sample(), to: "device-token-4") else {
+                Issue.record("403 PERMISSION_DENIED is the project's credentials, not the device's")
                 return
             }
             #expect(reason.contains("403"))
@@ -138,11 +138,11 @@ struct FCMProviderDeliveryTests {
         }
     }
 
-    @Test func aRefreshedTokenThatIsRefusedAgainIsRejected() async throws {
+    @Test func aRefreshedTokenThatIsRefusedAgainIsACredentialsRefusal() async throws {
         try await EmulatedFCM.run { fcm async throws in
             fcm.emulator.refusesAllAccessTokens = true
-            guard case .rejected(let reason) = await fcm.deliver(.sample(), to: "device-d") else {
-                Issue.record("a second 401 must be rejected, got \(fcm.emulator.log.all.map(\.status))")
+            guard case .credentialsRefused(let reason) = await fcm.deliver(.sample(), to: "device-d") else {
+                Issue.record("a second 401 is the credentials', got \(fcm.emulator.log.all.map(\.status))")
                 return
             }
             #expect(reason.contains("UNAUTHENTICATED"))

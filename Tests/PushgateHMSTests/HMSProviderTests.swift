@@ -124,10 +124,10 @@ struct HMSProviderTests {
         }
     }
 
-    @Test func aWrongSecretIsRejectedWithoutShowingIt() async throws {
+    @Test func aWrongSecretIsACredentialsRefusalWithoutShowingIt() async throws {
         try await Self.run(secret: "not-the-secret") { _, provider, log in
-            guard case .rejected(let reason) = await provider.deliver(Self.alert, to: "device-1", deadline: .now + .seconds(30)) else {
-                Issue.record("a refused grant is not a rejection")
+            guard case .credentialsRefused(let reason) = await provider.deliver(Self.alert, to: "device-1", deadline: .now + .seconds(30)) else {
+                Issue.record("a refused grant is not a credentials refusal")
                 return
             }
             #expect(reason.contains("HTTP 400"))

@@ -113,10 +113,7 @@ struct ConfigurationReloadEndToEndTests {
         let b = try await Emulators.start(in: directory, name: "b")
         defer { b.process.signal(SIGTERM) }
 
-        let common = """
-            http: {bind_addresses: ['127.0.0.1'], port: 0}
-            log: {format: json, level: notice}
-            database: {url: 'sqlite:store.sqlite'}
+        let common = Self.gatewaySettings + """
             gorush: {ios_app: demo.apns, android_app: demo.fcm, allow_unauthenticated: true}
 
             """
@@ -219,10 +216,7 @@ struct ConfigurationReloadEndToEndTests {
         let directory = try TemporaryDirectory()
         let a = try await Emulators.start(in: directory, name: "a")
         defer { a.process.signal(SIGTERM) }
-        let common = """
-            http: {bind_addresses: ['127.0.0.1'], port: 0}
-            log: {format: json, level: notice}
-            database: {url: 'sqlite:store.sqlite'}
+        let common = Self.gatewaySettings + """
             apps:
             \(try a.app("demo.fcm"))\((try a.app("demo.fcm")).replacingOccurrences(of: "  demo.fcm:", with: "  other.fcm:"))
             """
@@ -249,6 +243,60 @@ struct ConfigurationReloadEndToEndTests {
         #expect(await gateway.waitForExit(timeout: .seconds(20)) == 0)
         #expect(!FileManager.default.fileExists(atPath: directory.path("pushgate.pid")))
     }
+
+    /// An APNs app whose key the provider refuses: queued notifications wait (credentials failing, not
+    /// dropped and not retried in a tight loop); the key fixed by a reload, they are all delivered.
+    @Test func notificationsQueuedWhileCredentialsFailAreDeliveredOnceTheyAreFixed() async throws {
+        let directory = try TemporaryDirectory()
+        let a = try await Emulators.start(in: directory, name: "a")
+        defer { a.process.signal(SIGTERM) }
+        let b = try await Emulators.start(in: directory, name: "b")
+        defer { b.process.signal(SIGTERM) }
+        // A's endpoint and CA with B's key, key id and team: A answers 403 InvalidProviderToken.
+        let aAPNs = try a.app("demo.apns")
+        let bAPNs = try b.app("demo.apns")
+        func line(_ key: String, _ block: String) -> String {
+            block.split(separator: "\n").first { $0.hasPrefix("    \(key):") }.map(String.init) ?? ""
+        }
+        var wrong = aAPNs
+        for key in ["keyfile", "key_id", "team_id"] { wrong = wrong.replacingOccurrences(of: line(key, aAPNs), with: line(key, bAPNs)) }
+        let settings = Self.gatewaySettings + "gorush: {ios_app: demo.apns, allow_unauthenticated: true}\napps:\n"
+        let config = try directory.write("pushgate.yaml", settings + wrong)
+        let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        defer { gateway.signal(SIGKILL) }
+        let port = try #require(try await gateway.waitForListeners().first).port
+
+        let tokens = (0..<5).map { String(format: "%02x", $0) + String(repeating: "e", count: 62) }
+        for token in tokens {
+            let body = #"{"notifications":[{"platform":1,"tokens":["\#(token)"],"message":"m","topic":"im.pushgate.sandbox"}]}"#
+            #expect(try await GorushEndToEndTests.post(port, "/api/push", body).status == 200)
+        }
+        #expect(try await GorushEndToEndTests.eventually(timeout: .seconds(60)) {
+            try await GorushEndToEndTests.get(port, "/metrics").body.contains(#"pushgate_provider_credentials_failing{app="demo.apns"} 1"#)
+        })
+        try await Task.sleep(for: .seconds(2))
+        // One refusal reached APNs, not one per notification or per retry.
+        let refusals = try await GorushEndToEndTests.getURL(a.deliveriesURL).components(separatedBy: "InvalidProviderToken").count - 1
+        #expect(refusals >= 1 && refusals <= 2, "\(refusals) refusals")
+        #expect(try await a.delivered(provider: "apns").filter(tokens.contains).isEmpty)
+
+        _ = try directory.write("pushgate.yaml", settings + aAPNs)
+        gateway.signal(SIGHUP)
+        // Each entry waits for its next try: a minute after the refusal (the probe interval).
+        #expect(try await GorushEndToEndTests.eventually(timeout: .seconds(180)) {
+            Set(try await a.delivered(provider: "apns").filter(tokens.contains)) == Set(tokens)
+        })
+        #expect(try await a.delivered(provider: "apns").filter(tokens.contains).count == tokens.count)
+        #expect(gateway.logEvents.contains { $0["msg"]?.hasPrefix("credentials failing") == true && $0["app"] == "demo.apns" })
+    }
+
+    /// A gateway on a free loopback port, logging JSON lines (``GatewayProcess/logEvents``), on SQLite.
+    static let gatewaySettings = """
+        http: {bind_addresses: ['127.0.0.1'], port: 0}
+        log: {format: json, level: notice}
+        database: {url: 'sqlite:store.sqlite'}
+
+        """
 
     /// Polls until `found` returns a value.
     static func waitFor<T>(timeout: Duration, _ found: () throws -> T?) async throws -> T {

@@ -126,9 +126,14 @@ struct MatrixProviderRefusalEndToEndTests {
             Self.expect502(try await setup.notify(eventID: "$forged", device: device), "InvalidProviderToken")
             #expect(setup.received(forged.token).map(\.status) == [403])
             #expect(setup.received(forged.token).first?.reason == "InvalidProviderToken")
-            // The homeserver's retry of the same event is sent again: a refusal is not a delivery.
+            // The homeserver's retry of the same event fails too (a refusal is not a delivery), at once: the
+            // app's credentials are failing, so nothing goes to APNs until a probe a minute later.
             Self.expect502(try await setup.notify(eventID: "$forged", device: device), "InvalidProviderToken, retried")
-            #expect(setup.received(forged.token).count == 2)
+            #expect(setup.received(forged.token).count == 1)
+            let metrics = try await GorushEndToEndTests.get(setup.port, "/metrics").body
+            #expect(metrics.contains(#"pushgate_provider_credentials_failing{app="im.example.ios.forged"} 1"#))
+            #expect(metrics.contains(#"pushgate_provider_credentials_failing{app="im.example.ios"} 0"#))
+            #expect(setup.gateway.errors.contains("credentials failing"))
 
             let large = Self.apnsPushkey(0xa3)
             let largeDevice = #"{"app_id":"im.example.ios","pushkey":"\#(large.pushkey)","data":{"default_payload":{"blob":"\#(Self.big)"}}}"#

@@ -1,0 +1,67 @@
+import PushgateCore
+import Testing
+
+@testable import PushgateDelivery
+
+/// An app whose credentials the provider refuses: its deliveries fail at once as retry later, one probe
+/// goes through per interval, and any answer of the provider other than a transient failure ends it.
+@Suite("credentials failing")
+struct AppAdmissionCredentialsTests {
+    static func admission(probeEvery interval: Duration) -> AppAdmission {
+        var settings = AppAdmission.CircuitSettings()
+        settings.credentialsProbeInterval = interval
+        return AppAdmission(limits: [:], circuit: settings)
+    }
+
+    @Test func aRefusalHoldsTheAppUntilAProbeSucceeds() async throws {
+        let admission = Self.admission(probeEvery: .milliseconds(300))
+        #expect(admission.acquire("a") == .admitted(probe: false))
+        #expect(admission.release("a", outcome: .credentialsRefused(reason: "InvalidProviderToken"), probe: false) == .credentialsFailing(reason: "InvalidProviderToken"))
+        guard case .credentialsFailing(let remaining, let reason) = admission.acquire("a") else {
+            Issue.record("deliveries must fail at once while the credentials are refused")
+            return
+        }
+        #expect(remaining > .zero && remaining <= .milliseconds(300))
+        #expect(reason == "InvalidProviderToken")
+        // Another app is untouched.
+        #expect(admission.acquire("b") == .admitted(probe: false))
+
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(admission.acquire("a") == .admitted(probe: true))
+        // While the probe is out, the others still wait.
+        guard case .credentialsFailing = admission.acquire("a") else {
+            Issue.record("one probe at a time")
+            return
+        }
+        // The probe is refused again for the same reason: no new log line, another interval.
+        #expect(admission.release("a", outcome: .credentialsRefused(reason: "InvalidProviderToken"), probe: true) == .none)
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(admission.acquire("a") == .admitted(probe: true))
+        // A transient failure says nothing of the credentials.
+        #expect(admission.release("a", outcome: .retryLater(after: nil, reason: "503"), probe: true) == .none)
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(admission.acquire("a") == .admitted(probe: true))
+        #expect(admission.release("a", outcome: .invalidToken(reason: "Unregistered"), probe: true) == .credentialsRecovered)
+        #expect(admission.acquire("a") == .admitted(probe: false))
+    }
+
+    @Test func aReloadThatChangesTheAppClearsIt() {
+        let admission = Self.admission(probeEvery: .seconds(60))
+        #expect(admission.acquire("a") == .admitted(probe: false))
+        _ = admission.release("a", outcome: .credentialsRefused(reason: "BadCertificate"), probe: false)
+        admission.reconfigure(limits: [:], resetting: ["a"])
+        #expect(admission.acquire("a") == .admitted(probe: false))
+    }
+
+    @Test func aRefusalIsNotCountedTowardsTheCircuit() {
+        let admission = Self.admission(probeEvery: .zero)
+        for _ in 0..<10 {
+            guard case .admitted(let probe) = admission.acquire("a") else {
+                Issue.record("a probe is due at once with a zero interval")
+                return
+            }
+            _ = admission.release("a", outcome: .credentialsRefused(reason: "Forbidden"), probe: probe)
+        }
+        #expect(!admission.isOpen("a"))
+    }
+}
