@@ -292,6 +292,7 @@ let package = Package(
                 "PushgateWaku",
                 .asyncHTTPClient,
                 .nioCore,
+                .nioHTTP1,
                 "PushgateConfig",
                 "PushgateCore",
                 "PushgateSandbox",
