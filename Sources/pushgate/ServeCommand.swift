@@ -40,6 +40,9 @@ struct ServeCommand: AsyncParsableCommand {
         ComputePool.threadCountSuggestion = configuration.http.computeThreadCount(cores: cores)
         let computeThreads = ComputePool.executor.threadCount  // starts them
         logger.info("threads", metadata: ["io": "\(ioThreads)", "compute": "\(computeThreads)", "cores": "\(cores)"])
+        // SIGHUP (the systemd unit's ExecReload) would end the process by default: trapped from here on,
+        // and until the configuration can be reloaded live it is logged and changes nothing.
+        let hangUpSignals = await UnixSignalsSequence(trapping: .sighup)
         let gateway: Gateway
         do {
             gateway = try await Gateway.build(configuration: configuration, logger: logger)
@@ -50,6 +53,12 @@ struct ServeCommand: AsyncParsableCommand {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)
         }
+        let hangUps = Task {
+            for await _ in hangUpSignals {
+                logger.warning("SIGHUP: this version does not reload its configuration; restart the gateway to apply changes")
+            }
+        }
+        defer { hangUps.cancel() }
         try await gateway.run(gracefulShutdownSignals: [.sigterm, .sigint])
         logger.notice("stopped")  // a notice: written, after what was buffered, before the process ends
     }
