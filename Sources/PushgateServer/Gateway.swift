@@ -4,6 +4,7 @@ import NIOPosix
 import PushgateHTTP
 public import Logging
 public import PushgateConfig
+public import PushgateCore
 public import PushgateDelivery
 import Prometheus
 import PushgateMatrix
@@ -78,6 +79,10 @@ public struct Gateway: Sendable {
             try ProviderFactory.build($0, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: metrics.registry))
         }
         backEnds += Self.webhooks(configuration, logger: logger)
+        // The sandbox makes its credentials afresh at each start (its CA lasts a week): nothing to watch.
+        let credentialWatch = CredentialWatch(
+            credentials: sandbox == nil ? configuredApps.flatMap(\.credentials) : [], registry: metrics.registry, logger: logger
+        )
         let deliveryMetrics = DeliveryMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry))
         deliveryMetrics.prepare(appIDs: configuration.apps.map(\.id))
         let wakeUp = OutboxWakeUp()
@@ -124,7 +129,7 @@ public struct Gateway: Sendable {
         )
         let sweeper = ExpiredCounterSweeper(store: store, logger: logger)
         let backlogSampler = OutboxBacklogSampler(store: store, metrics: deliveryMetrics, logger: logger)
-        var services: [any Service] = try (sandbox?.services() ?? []) + [store] + backEnds.map(\.service) + [worker, sweeper, backlogSampler]
+        var services: [any Service] = try (sandbox?.services() ?? []) + [store] + backEnds.map(\.service) + [worker, sweeper, backlogSampler, credentialWatch]
             + frontEnds.flatMap(\.services)
         var limits = ListenerLimits(configuration.http)
         limits.bodyLimits = GatewayRouterBuilder.bodyLimits(routes: frontEnds.flatMap(\.routes), maxRequestBodySize: configuration.http.maxRequestBodySize)
@@ -155,6 +160,13 @@ public struct Gateway: Sendable {
     /// - Throws: ``ConfigurationError`` naming the key at fault.
     public static func check(_ configuration: GatewayConfiguration) throws -> [String] {
         try Self.validate(configuration).flatMap(\.unknownKeys).map { "unknown key \($0) (ignored)" }
+    }
+
+    /// What every app's credentials say about themselves (identities, certificate dates), for
+    /// `check-config`.
+    /// - Throws: ``ConfigurationError`` naming the key at fault, as ``check(_:)``.
+    public static func credentials(_ configuration: GatewayConfiguration) throws -> [ProviderCredential] {
+        try Self.validate(configuration).flatMap(\.credentials)
     }
 
     /// What `check` and start-up both verify: every app's settings and key files, and each front end's
