@@ -47,7 +47,11 @@ public final class CredentialWatch: Service, Sendable {
             if let file = credential.file { metadata["file"] = "\(file)" }
             self.logger.info("credential", metadata: metadata)
         }
-        guard self.credentials.contains(where: { $0.notAfter != nil }) else { return }
+        guard self.credentials.contains(where: { $0.notAfter != nil }) else {
+            // Nothing to check, but a service that returns early ends the whole group: wait for shutdown.
+            try? await gracefulShutdown()
+            return
+        }
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 self.check()

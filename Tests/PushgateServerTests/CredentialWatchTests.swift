@@ -30,6 +30,12 @@ struct CredentialWatchTests {
         var all: [String] { self.value.withLock { $0 } }
     }
 
+    final class Flag: Sendable {
+        private let value = Mutex(false)
+        var isSet: Bool { self.value.withLock { $0 } }
+        func set() { self.value.withLock { $0 = true } }
+    }
+
     /// A wall clock the test moves by whole days.
     final class Calendar: Sendable {
         private let today = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
@@ -90,5 +96,26 @@ struct CredentialWatchTests {
             try await tasks.waitForAll()
         }
         #expect(lines.all.count == 2, "\(lines.all)")
+    }
+
+    /// A gateway whose credentials carry no date (keys only, or none) must not stop: the service runs
+    /// until graceful shutdown like the others.
+    @Test(arguments: [0, 1])
+    func withNothingToCheckTheServiceWaitsForShutdown(credentialCount: Int) async throws {
+        let key = ProviderCredential(appID: "im.example.android", kind: .fcmServiceAccount, file: nil, identity: "key id k", notAfter: nil)
+        let watch = CredentialWatch(credentials: Array(repeating: key, count: credentialCount), registry: GatewayMetrics().registry, logger: TestLogging.quiet)
+        let group = ServiceGroup(configuration: .init(services: [watch], logger: TestLogging.quiet))
+        let ended = Flag()
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                try await group.run()
+                ended.set()
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!ended.isSet, "the service ended by itself, which ends the gateway")
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        #expect(ended.isSet)
     }
 }
