@@ -70,6 +70,8 @@ let package = Package(
         ),
         // The C functions of the SQLite that sqlite-nio compiles in, declared for direct calls.
         .target(name: "CSQLiteBundled"),
+        // glibc's malloc settings, which Swift's Glibc module does not declare.
+        .target(name: "CMallocTuning"),
         .target(
             name: "PushgateStoreSQLite",
             dependencies: [
@@ -250,6 +252,7 @@ let package = Package(
         .target(
             name: "PushgateServer",
             dependencies: [
+                "CMallocTuning",
                 "PushgateCore",
                 "PushgateConfig",
                 "PushgateStore",
@@ -280,6 +283,7 @@ let package = Package(
                 .prometheus,
                 .serviceLifecycle,
                 .unixSignals,
+                .crypto,
                 .httpTypes,
             ]
         ),

@@ -42,10 +42,12 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
     ///   - logger: where requests are logged (fingerprints only, at debug).
     ///   - metricsFactory: where the connections' metrics go (``APNsConnectionEvents``); none when nil.
     ///   - now: the wall clock for provider tokens and `apns-expiration`; tests inject their own.
+    ///   - tokens: where the provider token of a key is shared with other apps using the same key (and the
+    ///     app's next back end after a reload); nil: this provider signs its own.
     /// - Throws: when the client certificate or key cannot be loaded.
     public init(
         configuration: APNsConfiguration, logger: Logger = Logger(label: "pushgate.apns"), metricsFactory: (any MetricsFactory)? = nil,
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date = Date.init, tokens: APNsProviderTokenRegistry? = nil
     ) throws {
         self.appID = configuration.appID
         self.configuration = configuration
@@ -63,7 +65,8 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
             tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: file, format: .pem))
             self.providerToken = nil
         case .token(let key, let keyID, let teamID):
-            self.providerToken = APNsProviderToken(key: key, keyID: keyID, teamID: teamID, now: now)
+            self.providerToken = tokens?.token(key: key, keyID: keyID, teamID: teamID)
+                ?? APNsProviderToken(key: key, keyID: keyID, teamID: teamID, now: now)
         }
         tls.applicationProtocols = ["h2"]
         let target = APNsConnection.Target(

@@ -45,7 +45,7 @@ final class AppAdmission: Sendable {
     /// One app's deliveries in flight, its cap and its circuit.
     private struct Slot {
         var count = 0
-        let limit: Int
+        var limit: Int
         var failuresInARow = 0
         /// Set while the circuit is open: when a probe may go.
         var openUntil: ContinuousClock.Instant?
@@ -56,12 +56,13 @@ final class AppAdmission: Sendable {
     }
 
     private let slots = Mutex<[String: Slot]>([:])
-    private let limits: [String: Int]
+    /// Each app's cap, replaced by ``reconfigure(limits:resetting:)``; read when an app's slot is made.
+    private let limits: LiveValue<[String: Int]>
     private let defaultLimit: Int
     private let circuit: CircuitSettings
 
     init(limits: [String: Int], defaultLimit: Int = 512, circuit: CircuitSettings = CircuitSettings()) {
-        self.limits = limits
+        self.limits = LiveValue(limits)
         self.defaultLimit = defaultLimit
         self.circuit = circuit
     }
@@ -70,7 +71,26 @@ final class AppAdmission: Sendable {
     func acquire(_ appID: String) -> Verdict {
         self.slots.withLock { slots in
             // One lookup, through the subscript's in-place access; the limit is looked up the first time.
-            Self.take(&slots[appID, default: Slot(limit: self.limits[appID] ?? self.defaultLimit)])
+            Self.take(&slots[appID, default: Slot(limit: self.limits.current[appID] ?? self.defaultLimit)])
+        }
+    }
+
+    /// Takes a reloaded configuration's caps; the circuits of `resetting` (apps added, changed or removed:
+    /// new credentials or a new endpoint deserve a fresh start) close. Deliveries in flight keep their
+    /// slots and return them as usual.
+    func reconfigure(limits: [String: Int], resetting: Set<String>) {
+        self.limits.replace(limits)
+        self.slots.withLock { slots in
+            for appID in slots.keys {
+                slots[appID]?.limit = limits[appID] ?? self.defaultLimit
+                if resetting.contains(appID) {
+                    slots[appID]?.failuresInARow = 0
+                    slots[appID]?.openUntil = nil
+                    slots[appID]?.openFor = .zero
+                    slots[appID]?.probing = false
+                    slots[appID]?.requested = nil
+                }
+            }
         }
     }
 

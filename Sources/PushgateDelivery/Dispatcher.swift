@@ -9,8 +9,9 @@ public import PushgateStore
 /// Every invalid-token verdict is recorded here, once, so each front end can report it its own way: the
 /// token's registrations are removed and an ``InvalidTokenRecord`` is kept.
 public struct Dispatcher: Sendable {
-    /// The back ends by app id.
-    public let directory: ProviderDirectory
+    /// The back ends by app id, as configured now (a reload replaces them; see ``reconfigure(_:inflightLimits:resetting:)``).
+    public var directory: ProviderDirectory { self.liveDirectory.current }
+    private let liveDirectory: LiveValue<ProviderDirectory>
     private let store: any PushStore
     private let admission: AppAdmission
     private let metrics: DeliveryMetrics
@@ -33,13 +34,25 @@ public struct Dispatcher: Sendable {
         wakeUp: OutboxWakeUp = OutboxWakeUp(),
         logger: Logger
     ) {
-        self.directory = directory
+        self.liveDirectory = LiveValue(directory)
         self.admission = AppAdmission(limits: inflightLimits)
         self.store = store
         self.metrics = metrics
         self.wakeUp = wakeUp
         self.groupCommit = OutboxGroupCommit(store: store, handOff: wakeUp.handOff)
         self.logger = logger
+    }
+
+    /// Takes a reloaded configuration's back ends: deliveries that already looked up a back end finish
+    /// through it, later ones use the new directory.
+    /// - Parameters:
+    ///   - directory: every configured app's back end.
+    ///   - inflightLimits: per app id, the most deliveries in flight.
+    ///   - resetting: apps added, changed or removed, whose circuits start closed.
+    public func reconfigure(_ directory: ProviderDirectory, inflightLimits: [String: Int], resetting: Set<String>) {
+        self.liveDirectory.replace(directory)
+        self.admission.reconfigure(limits: inflightLimits, resetting: resetting)
+        for appID in resetting { self.metrics.recordCircuit(appID: appID, open: false) }
     }
 
     /// Delivers one notification now and reports the outcome.
@@ -107,13 +120,18 @@ public struct Dispatcher: Sendable {
 
     /// Queues notifications in the outbox; they survive restarts and are retried until delivered, refused
     /// or too old.
-    /// - Parameter report: when set, the front end it names hears each token's final outcome (see
-    ///   ``DeliveryOutcomeObserver``).
+    /// - Parameters:
+    ///   - frontEnd: the front end that queues them (its name in logs, such as `gorush`): the outbox
+    ///     worker takes turns across each app's front ends, so one front end's backlog does not hold back
+    ///     another's notifications for the same app.
+    ///   - report: when set, the front end it names hears each token's final outcome (see
+    ///     ``DeliveryOutcomeObserver``).
     /// - Throws: a store error when they could not be stored (nothing was queued then).
     public func enqueue(
-        _ notification: PushNotification, appID: String, tokens: [String], notBefore: Date = Date(), report: DeliveryReport? = nil
+        _ notification: PushNotification, appID: String, frontEnd: String, tokens: [String], notBefore: Date = Date(),
+        report: DeliveryReport? = nil
     ) async throws {
-        try await self.enqueue([Queued(notification, appID: appID, tokens: tokens, report: report)], notBefore: notBefore)
+        try await self.enqueue([Queued(notification, appID: appID, frontEnd: frontEnd, tokens: tokens, report: report)], notBefore: notBefore)
     }
 
     /// Notifications for one app, queued together with others by ``enqueue(_:)``.
@@ -122,15 +140,19 @@ public struct Dispatcher: Sendable {
         public var notification: PushNotification
         /// The app that delivers it.
         public var appID: String
+        /// The front end that queues it (its name in logs, such as `gorush`): the outbox's turns go by app
+        /// and front end.
+        public var frontEnd: String
         /// Its tokens.
         public var tokens: [String]
         /// Who hears the outcomes, if anyone.
         public var report: DeliveryReport?
 
         /// Creates a group.
-        public init(_ notification: PushNotification, appID: String, tokens: [String], report: DeliveryReport? = nil) {
+        public init(_ notification: PushNotification, appID: String, frontEnd: String, tokens: [String], report: DeliveryReport? = nil) {
             self.notification = notification
             self.appID = appID
+            self.frontEnd = frontEnd
             self.tokens = tokens
             self.report = report
         }
@@ -153,7 +175,7 @@ public struct Dispatcher: Sendable {
                 OutboxGroupCommit.Group(
                     // A slice of the whole array becomes an array sharing its storage.
                     messages: group.tokens.chunked(by: Self.tokensPerOutboxEntry).map {
-                        OutboxMessage(appID: group.appID, pushTokens: Array($0), payload: payload, notBefore: notBefore)
+                        OutboxMessage(appID: group.appID, frontEnd: group.frontEnd, pushTokens: Array($0), payload: payload, notBefore: notBefore)
                     },
                     notification: group.notification, report: group.report
                 )

@@ -59,7 +59,8 @@ final class OutboxGroupCommit: Sendable {
             for message in group.messages where next < ids.count {
                 entries.append(
                     OutboxHandOff.Entry(
-                        id: ids[next], appID: message.appID, tokens: message.pushTokens, content: content, createdAt: now, leaseUntil: lease.until
+                        id: ids[next], appID: message.appID, frontEnd: message.frontEnd, tokens: message.pushTokens, content: content,
+                        createdAt: now, leaseUntil: lease.until
                     )
                 )
                 next += 1

@@ -17,6 +17,8 @@ final class OutboxHandOff: Sendable {
     struct Entry: Sendable {
         let id: Int64
         let appID: String
+        /// The front end that queued it.
+        let frontEnd: String
         /// The tokens it delivers to (at least one).
         let tokens: [String]
         /// Shared with the other entries of its notification.
@@ -26,8 +28,14 @@ final class OutboxHandOff: Sendable {
         let leaseUntil: Date
     }
 
-    /// The entries of one app waiting, oldest first.
-    private struct AppQueue {
+    /// Where entries take turns: an app and one of its front ends.
+    private struct Lane: Hashable {
+        let appID: String
+        let frontEnd: String
+    }
+
+    /// The entries of one lane waiting, oldest first.
+    private struct LaneQueue {
         var entries: [Entry] = []
         var head = 0
 
@@ -48,10 +56,10 @@ final class OutboxHandOff: Sendable {
     private struct State {
         /// The lease new entries get; nil while no worker takes them.
         var lease: (owner: String, duration: Duration)?
-        /// The waiting entries of each app with any.
-        var queues: [String: AppQueue] = [:]
-        /// The apps with waiting entries, in turn: ``take(_:)`` goes round them from `next` on.
-        var rotation: [String] = []
+        /// The waiting entries of each lane with any.
+        var queues: [Lane: LaneQueue] = [:]
+        /// The lanes with waiting entries, in turn: ``take(_:)`` goes round them from `next` on.
+        var rotation: [Lane] = []
         var next = 0
         /// The tokens of the waiting entries.
         var queuedTokens = 0
@@ -107,36 +115,38 @@ final class OutboxHandOff: Sendable {
             // out in the store and they are claimed then.
             guard state.lease?.owner == owner else { return }
             for entry in entries {
-                // An app that had nothing waiting joins the round just before the app whose turn is next,
-                // so it waits at most one turn of each other app.
-                if state.queues[entry.appID] == nil {
-                    state.rotation.insert(entry.appID, at: state.next)
+                // A lane that had nothing waiting joins the round just before the lane whose turn is next,
+                // so it waits at most one turn of each other lane.
+                let lane = Lane(appID: entry.appID, frontEnd: entry.frontEnd)
+                if state.queues[lane] == nil {
+                    state.rotation.insert(lane, at: state.next)
                     state.next += 1
                 }
-                state.queues[entry.appID, default: AppQueue()].entries.append(entry)
+                state.queues[lane, default: LaneQueue()].entries.append(entry)
                 state.queuedTokens += entry.tokens.count
             }
         }
     }
 
-    /// Waiting entries round-robin across apps (each app's oldest in turn, from the app after the last
-    /// one served, so a fresh entry of one app is taken before another app's older ones run out) that hold
-    /// at most `limit` tokens together, and at least one (whatever its tokens). Within an app, oldest first.
+    /// Waiting entries round-robin across lanes, an app and one of its front ends (each lane's oldest in
+    /// turn, from the lane after the last one served, so a fresh entry of one app, or of one front end of
+    /// an app, is taken before another lane's older ones run out) that hold at most `limit` tokens
+    /// together, and at least one (whatever its tokens). Within a lane, oldest first.
     func take(_ limit: Int) -> [Entry] {
         self.state.withLock { state in
             var taken: [Entry] = []
             var tokens = 0
             while !state.rotation.isEmpty {
                 if state.next >= state.rotation.count { state.next = 0 }
-                let appID = state.rotation[state.next]
-                guard let entry = state.queues[appID]?.first else { break }
-                // The round stops at the first entry that does not fit: that app's turn comes first next time.
+                let lane = state.rotation[state.next]
+                guard let entry = state.queues[lane]?.first else { break }
+                // The round stops at the first entry that does not fit: that lane's turn comes first next time.
                 guard taken.isEmpty || tokens + entry.tokens.count <= limit else { break }
                 taken.append(entry)
                 tokens += entry.tokens.count
-                state.queues[appID]!.removeFirst()
-                if state.queues[appID]!.first == nil {
-                    state.queues[appID] = nil
+                state.queues[lane]!.removeFirst()
+                if state.queues[lane]!.first == nil {
+                    state.queues[lane] = nil
                     state.rotation.remove(at: state.next)
                 } else {
                     state.next += 1

@@ -314,7 +314,9 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                     notification, via: provider, token: token, deadline: .now + self.configuration.deliveryTimeout
                 )
             } else {
-                outcome = .rejected(reason: "no app is configured for \(appID)")
+                // The app was removed (or renamed) by a reload or a restart: its entries wait, within their
+                // maximum age, so that adding it back loses nothing.
+                outcome = .retryLater(after: nil, reason: "no app is configured for \(appID)")
             }
         } else {
             outcome = .rejected(reason: "unreadable outbox entry")

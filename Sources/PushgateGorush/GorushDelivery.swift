@@ -20,6 +20,10 @@ struct GorushDelivery: Sendable {
 struct GorushPlan: Sendable {
     var deliveries: [GorushDelivery] = []
     var refusals: [GorushLogEntry] = []
+    /// Failures gorush logs, counts and posts to its feedback webhook but leaves out of the answer (its
+    /// `Push…` function returned an error with them: `router/server.go` `handleNotification` drops the
+    /// entries, `notify/notification.go` `SendNotification` still posts them).
+    var unlisted: [GorushLogEntry] = []
     /// gorush's `counts`.
     var counts = 0
     /// Every app it delivers through, for the token's app limits.

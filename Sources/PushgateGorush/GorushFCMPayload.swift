@@ -3,9 +3,11 @@ import PushgateCore
 /// The FCM HTTP v1 message gorush would send for a platform-2 notification, without its recipient:
 /// `notification` from `title`/`message`/`image` (over the caller's `notification`, which holds only
 /// `title`, `body` and `image`: see ``GorushRequestReader``), `data` converted to
-/// strings as gorush converts it, `android.priority` from `priority`, the `apns` section gorush makes for
-/// `mutable_content`, `content_available` and `sound`, and the caller's `android`, `webpush`, `apns` and
-/// `fcm_options` passed through in FCM v1's JSON form.
+/// strings as gorush converts it, `android.priority` from `priority` (as given: firebase-admin-go takes
+/// `normal` or `high` and sends them so), the `apns` section gorush makes for `mutable_content`,
+/// `content_available` and `sound`, and the caller's `android`, `webpush`, `apns` and `fcm_options` as
+/// firebase-admin-go writes them (``GorushFCMSections``). ``refusal(of:)`` says when firebase-admin-go
+/// would refuse to send the notification at all.
 enum GorushFCMPayload {
     /// The provider-ready notification for one token, or for the topic/condition send when `topic` or
     /// `condition` is set (`toTopic`).
@@ -19,7 +21,7 @@ enum GorushFCMPayload {
             if !request.image.isEmpty { members["image"] = .string(request.image) }
             notification = members
         }
-        var apns = request.apns.map(Self.apnsSection)
+        var apns = request.apns
         if request.mutableContent, !request.title.isEmpty || !request.message.isEmpty || !request.image.isEmpty {
             apns = ["payload": ["aps": ["mutable-content": 1]]]
         }
@@ -28,18 +30,18 @@ enum GorushFCMPayload {
             aps["content-available"] = 1
             apns = ["headers": ["apns-priority": "5"], "payload": ["aps": .object(aps)]]
         }
-        var android = request.android.map(Self.androidSection)
+        var android = request.android
         if case .string(let sound)? = request.sound {
             apns = Self.settingSound(sound, in: apns ?? [:])
             if android == nil {
                 var members: [String: JSONValue] = ["notification": ["sound": .string(sound)]]
-                if !request.priority.isEmpty { members["priority"] = .string(request.priority.uppercased()) }
+                if !request.priority.isEmpty { members["priority"] = .string(request.priority) }
                 android = members
             }
         }
         if !request.priority.isEmpty {
             var members = android ?? [:]
-            if members["priority"] == nil || members["priority"] == "" { members["priority"] = .string(request.priority.uppercased()) }
+            if members["priority"] == nil || members["priority"] == "" { members["priority"] = .string(request.priority) }
             android = members
         }
         if let notification { message["notification"] = .object(notification) }
@@ -57,12 +59,47 @@ enum GorushFCMPayload {
         // Only what the message says: gorush sends no `android.priority` unless the caller gave `priority`
         // or one in `android` (`notification_fcm.go` `GetAndroidNotification`).
         let priority: PushPriority?
-        switch android?["priority"]?.stringValue?.lowercased() {
+        switch android?["priority"]?.stringValue {
         case "normal"?: priority = .normal
         case "high"?: priority = .high
         default: priority = nil
         }
         return PushNotification(kind: request.contentAvailable && notification == nil ? .background : .alert, priority: priority, payload: .object(message))
+    }
+
+    /// Why firebase-admin-go would refuse the messages gorush builds for `request` (all of them, since
+    /// `SendEach` checks every message before sending any: firebase-admin-go `messaging/messaging_batch.go`
+    /// `sendEachInBatch`, `messaging/messaging_utils.go` `validateMessage`), in gorush's words (`notify/
+    /// notification_fcm.go` `PushToAndroid`); nil when it would send them. The topic or condition message
+    /// comes first (`GetAndroidNotification`), and the token messages share every other field, so the
+    /// first refused message is always the one at index 0. Checked: one target a message (a topic and a
+    /// condition together are two), a well-formed topic, `android.priority` `normal` or `high`, and a
+    /// `ttl` not negative.
+    static func refusal(of request: GorushNotification) -> String? {
+        let reason: String? = {
+            if request.isTopicSend {
+                if !request.topic.isEmpty, !request.condition.isEmpty { return "exactly one of token, topic or condition must be specified" }
+                if !request.topic.isEmpty, !Self.isBareTopicName(Self.bareTopic(request.topic)) { return "malformed topic name" }
+            }
+            if let ttl = request.androidTTL, ttl < 0 { return "ttl duration must not be negative" }
+            let given = request.android?["priority"]?.stringValue ?? ""
+            let priority = given.isEmpty ? request.priority : given
+            if !priority.isEmpty, priority != "normal", priority != "high" { return "priority must be 'normal' or 'high'" }
+            return nil
+        }()
+        return reason.map { "fcm service send message error: invalid message at index 0: \($0)" }
+    }
+
+    /// firebase-admin-go's pattern of a topic name (`bareTopicNamePattern`): ASCII letters, digits and
+    /// `-_.~%`, at least one.
+    private static func isBareTopicName(_ topic: String) -> Bool {
+        !topic.isEmpty && topic.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "%"): true
+            default: false
+            }
+        }
     }
 
     /// The topic as firebase-admin-go puts it in the message (`messaging.go` `Message.MarshalJSON`): without
@@ -77,35 +114,6 @@ enum GorushFCMPayload {
             if case .string(let text) = value { return text }
             return GoJSON.text(value)
         }
-    }
-
-    /// The caller's `android` object in FCM v1's form: gorush callers write `ttl` as Go's duration (a
-    /// number of nanoseconds), FCM v1 takes `"<seconds>s"`; `priority` is upper-cased.
-    private static func androidSection(_ android: [String: JSONValue]) -> [String: JSONValue] {
-        var android = android
-        if case .number(let nanoseconds)? = android["ttl"] {
-            let seconds = (nanoseconds / 1_000_000_000).rounded(.down)
-            android["ttl"] = .string("\(Int64(max(0, seconds)))s")
-        }
-        if case .string(let priority)? = android["priority"] { android["priority"] = .string(priority.uppercased()) }
-        return android
-    }
-
-    /// The caller's `apns` object in FCM v1's form: `content-available` and `mutable-content` given as
-    /// booleans (the Go SDK's field types) become APNs' `1`.
-    private static func apnsSection(_ apns: [String: JSONValue]) -> [String: JSONValue] {
-        guard case .object(var payload)? = apns["payload"], case .object(var aps)? = payload["aps"] else { return apns }
-        for key in ["content-available", "mutable-content"] {
-            switch aps[key] {
-            case .bool(true)?: aps[key] = 1
-            case .bool(false)?: aps[key] = nil
-            default: break
-            }
-        }
-        payload["aps"] = .object(aps)
-        var apns = apns
-        apns["payload"] = .object(payload)
-        return apns
     }
 
     private static func settingSound(_ sound: String, in apns: [String: JSONValue]) -> [String: JSONValue] {

@@ -15,7 +15,10 @@ struct GorushFeedback: Sendable {
     func send(_ entries: [GorushLogEntry]) async {
         guard !entries.isEmpty else { return }
         let groups = entries.map { entry in
-            Dispatcher.Queued(PushNotification(kind: .background, priority: .normal, payload: .string(entry.json)), appID: Self.appID, tokens: ["feedback"])
+            Dispatcher.Queued(
+                PushNotification(kind: .background, priority: .normal, payload: .string(entry.json)), appID: Self.appID,
+                frontEnd: GorushFrontEnd.name, tokens: ["feedback"]
+            )
         }
         do {
             try await self.dispatcher.enqueue(groups)

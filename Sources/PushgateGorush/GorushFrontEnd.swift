@@ -19,18 +19,23 @@ public enum GorushFrontEnd {
     /// Builds the front end; nil when the configuration does not serve it.
     public static func make(_ environment: FrontEndEnvironment) -> FrontEnd? {
         guard let settings = environment.configuration.gorush, settings.isServed else { return nil }
-        let router = GorushAppRouter(settings: settings, apps: environment.configuration.apps)
         let stats = GorushStats(store: environment.store, factory: environment.metricsFactory, logger: environment.logger)
         let feedback = settings.feedbackHookURL.map { _ in GorushFeedback(dispatcher: environment.dispatcher, logger: environment.logger) }
-        let sender = GorushSender(
-            settings: settings, planner: GorushPlanner(router: router, hideToken: settings.hideToken, hideMessages: settings.hideMessages),
-            dispatcher: environment.dispatcher, stats: stats, feedback: feedback, logger: environment.logger
-        )
-        let push = GorushPushRoute(settings: settings, authenticator: GorushAuthenticator(settings: settings), sender: sender)
+        let (dispatcher, logger) = (environment.dispatcher, environment.logger)
+        /// What a reload rebuilds: the callers' tokens, the apps and how gorush's fields pick them, the limits.
+        @Sendable func route(_ settings: GorushSettings, _ apps: [AppSettings]) -> GorushPushRoute {
+            let router = GorushAppRouter(settings: settings, apps: apps)
+            let sender = GorushSender(
+                settings: settings, planner: GorushPlanner(router: router, hideToken: settings.hideToken, hideMessages: settings.hideMessages),
+                dispatcher: dispatcher, stats: stats, feedback: feedback, logger: logger
+            )
+            return GorushPushRoute(settings: settings, authenticator: GorushAuthenticator(settings: settings), sender: sender)
+        }
+        let live = LiveValue(route(settings, environment.configuration.apps))
         let maximumBody = max(1 << 20, settings.maxNotification * 64 * 1024)
         let routes = [
             GatewayRoute(.post, settings.pushPath, maximumBodySize: maximumBody) { request, context in
-                Self.versioned(try await push.push(request, context: context))
+                Self.versioned(try await live.current.push(request, context: context))
             },
             GatewayRoute(.get, settings.statAppPath) { _, context in
                 do {
@@ -48,7 +53,7 @@ public enum GorushFrontEnd {
         let observer = GorushOutcomeObserver(stats: stats, feedback: feedback, hideToken: settings.hideToken, hideMessages: settings.hideMessages)
         var services: [any Service] = [stats]
         if settings.grpcEnabled {
-            let grpc = GorushGRPCService(authenticator: GorushAuthenticator(settings: settings), sender: sender)
+            let grpc = GorushGRPCService(route: live)
             services.append(
                 GorushGRPCServer(
                     host: environment.configuration.http.bindAddresses.first ?? "127.0.0.1", port: settings.grpcPort,
@@ -56,7 +61,12 @@ public enum GorushFrontEnd {
                 )
             )
         }
-        return FrontEnd(name: Self.name, routes: routes, services: services, outcomeObserver: observer)
+        return FrontEnd(name: Self.name, routes: routes, services: services, outcomeObserver: observer) { configuration in
+            // Paths, gRPC, the feedback webhook and the body limit stay as they started (a reload names them
+            // as needing a restart); a reloaded file without the section keeps the running settings.
+            guard let reloaded = configuration.gorush, reloaded.isServed else { return }
+            live.replace(route(reloaded, configuration.apps))
+        }
     }
 
     /// gorush marks every answer with its version.

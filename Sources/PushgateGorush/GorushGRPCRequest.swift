@@ -35,7 +35,11 @@ enum GorushGRPCRequest {
             if !alert.titleLocArgs.isEmpty { notification.alert["title-loc-args"] = .array(alert.titleLocArgs.map(JSONValue.string)) }
         }
         if request.hasData { notification.data = request.data.fields.mapValues(Self.json) }
-        if request.hasFcmOptions { notification.fcmOptions = ["analytics_label": .string(request.fcmOptions.analyticsLabel)] }
+        // firebase-admin-go's `FCMOptions` leaves an empty label out (`omitempty`).
+        if request.hasFcmOptions {
+            let label = request.fcmOptions.analyticsLabel
+            notification.fcmOptions = label.isEmpty ? [:] : ["analytics_label": .string(label)]
+        }
         return notification
     }
 

@@ -1,25 +1,27 @@
 import GRPCCore
 import PushgateConfig
+import PushgateCore
 
 /// gorush's `proto.Gorush/Send`, on the same path as `POST /api/push`. Unlike gorush, whose reply is
 /// always `success: true`, `success` says whether every token was accepted (asynchronously: queued; with
 /// `sync: true`: delivered), so a caller learns of failures; `counts` is the number of tokens, as gorush
 /// counts it. The `authorization` metadata carries the bearer token, as the HTTP header does.
 struct GorushGRPCService: Proto_Gorush.ServiceProtocol {
-    let authenticator: GorushAuthenticator
-    let sender: GorushSender
+    /// The HTTP route's callers' tokens and sender, as the last reload left them.
+    let route: LiveValue<GorushPushRoute>
 
     func send(request: ServerRequest<Proto_NotificationRequest>, context: ServerContext) async throws -> ServerResponse<Proto_NotificationReply> {
         let authorization = request.metadata[stringValues: "authorization"].first { _ in true }
+        let route = self.route.current
         let apps: Set<String>?
-        switch self.authenticator.verdict(authorization: authorization) {
+        switch route.authenticator.verdict(authorization: authorization) {
         case .allowed(let allowed): apps = allowed
         case .refused(let reason): throw RPCError(code: .unauthenticated, message: reason)
         }
         let notification = GorushGRPCRequest.notification(from: request.message)
         let result: GorushSender.Result
         do {
-            result = try await self.sender.send([notification], allowedApps: apps)
+            result = try await route.sender.send([notification], allowedApps: apps)
         } catch {
             switch error {
             case .forbidden(let app): throw RPCError(code: .permissionDenied, message: "This token may not send through app \(app).")

@@ -37,9 +37,11 @@ struct GorushNotification: Sendable, Equatable {
     /// Pushgate's extension: the app to deliver through, by id.
     var app = ""
 
-    // Android (FCM), passed into the FCM v1 message.
+    // Android (FCM), passed into the FCM v1 message as firebase-admin-go writes them (``GorushFCMSections``).
     var notification: [String: JSONValue]?
     var android: [String: JSONValue]?
+    /// `android.ttl` in nanoseconds, as firebase-admin-go holds it (checked before sending).
+    var androidTTL: Int64?
     var webpush: [String: JSONValue]?
     var apns: [String: JSONValue]?
     var fcmOptions: [String: JSONValue]?

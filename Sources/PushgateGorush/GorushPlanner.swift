@@ -54,6 +54,15 @@ struct GorushPlanner: Sendable {
                 var tokens = notification.tokens
                 if !notification.to.isEmpty { tokens.append(notification.to) }
                 plan.appIDs.insert(appID)
+                // What firebase-admin-go refuses to send is one failure for no token, and nothing is sent
+                // (`notify/notification_fcm.go` `PushToAndroid`, when `client.Send` fails); gorush returns
+                // the error with it, so the answer does not list it.
+                if platform == .android, let refusal = GorushFCMPayload.refusal(of: notification) {
+                    plan.unlisted.append(
+                        GorushLogEntry(failureOf: notification, platform: platform, token: "", error: refusal, hideToken: self.hideToken, hideMessages: self.hideMessages)
+                    )
+                    continue
+                }
                 if notification.isTopicSend {
                     let target = notification.condition.isEmpty ? notification.topic : notification.condition
                     plan.deliveries.append(

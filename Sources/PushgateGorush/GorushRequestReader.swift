@@ -51,10 +51,17 @@ enum GorushRequestReader {
         notification.retry = try fields.int("retry") ?? 0
         notification.app = try fields.string("app")
         notification.notification = try Self.fcmNotification(fields)
-        notification.android = try fields.object("android")
-        notification.webpush = try fields.object("webpush")
-        notification.apns = try fields.object("apns")
-        notification.fcmOptions = try fields.object("fcm_options")
+        // Read into firebase-admin-go's typed structs, as gorush reads them (``GorushFCMSections``).
+        if let android = try fields.object("android") {
+            let read = try GorushFCMSections.android(android, path: fields.path + "android.")
+            notification.android = read.section
+            notification.androidTTL = read.ttl
+        }
+        if let webpush = try fields.object("webpush") { notification.webpush = try GorushFCMSections.webpush(webpush, path: fields.path + "webpush.") }
+        if let apns = try fields.object("apns") { notification.apns = try GorushFCMSections.apns(apns, path: fields.path + "apns.") }
+        if let options = try fields.object("fcm_options") {
+            notification.fcmOptions = try GorushFCMSections.fcmOptions(options, path: fields.path + "fcm_options.")
+        }
         notification.condition = try fields.string("condition")
         // A request's own HMS credentials (`app_id`, `app_secret`) are read for their types only: the
         // configured app always delivers.

@@ -60,7 +60,7 @@ struct GorushSender: Sendable {
     private func enqueue(_ plan: GorushPlan, notifications: [GorushNotification]) async throws -> [GorushLogEntry] {
         try await self.dispatcher.enqueue(self.queued(plan.deliveries, notifications: notifications))
         self.stats.accepted(counts: plan.counts, queued: plan.deliveries.count)
-        await self.finish(refusals: plan.refusals, failures: [], succeeded: [:])
+        await self.finish(refusals: plan.refusals, unlisted: plan.unlisted, failures: [], succeeded: [:])
         return plan.refusals
     }
 
@@ -109,20 +109,26 @@ struct GorushSender: Sendable {
             }
         }
         self.stats.accepted(counts: plan.counts, queued: later.count)
-        await self.finish(refusals: plan.refusals, failures: failures, succeeded: succeeded)
+        await self.finish(refusals: plan.refusals, unlisted: plan.unlisted, failures: failures, succeeded: succeeded)
         return plan.refusals + failures
     }
 
-    /// Counts and reports what ended in this request.
-    private func finish(refusals: [GorushLogEntry], failures: [GorushLogEntry], succeeded: [GorushNotification.Platform: Int]) async {
+    /// Counts and reports what ended in this request (`unlisted`: failures left out of the answer, logged
+    /// here as gorush logs them, without tokens or content).
+    private func finish(
+        refusals: [GorushLogEntry], unlisted: [GorushLogEntry], failures: [GorushLogEntry], succeeded: [GorushNotification.Platform: Int]
+    ) async {
+        for entry in unlisted {
+            self.logger.warning("gorush: a notification was not sent", metadata: ["platform": "\(entry.platform)", "error": "\(entry.error)"])
+        }
         var failed: [String: Int] = [:]
-        for entry in refusals + failures { failed[entry.platform, default: 0] += 1 }
+        for entry in refusals + unlisted + failures { failed[entry.platform, default: 0] += 1 }
         for platform in [GorushNotification.Platform.ios, .android, .huawei] {
             let ok = succeeded[platform] ?? 0
             let bad = failed[platform.name] ?? 0
             if ok + bad > 0 { self.stats.delivered(platform, succeeded: ok, failed: bad, fromQueue: false) }
         }
-        await self.feedback?.send(refusals + failures)
+        await self.feedback?.send(refusals + unlisted + failures)
     }
 
     private func entry(_ delivery: GorushDelivery, notifications: [GorushNotification], error: String) -> GorushLogEntry {
@@ -148,7 +154,9 @@ struct GorushSender: Sendable {
                 frontEnd: GorushFrontEnd.name,
                 context: GorushOutcomeObserver.context(notifID: source.notifID, platform: delivery.platform, message: source.message)
             )
-            groups.append(Dispatcher.Queued(delivery.notification, appID: delivery.appID, tokens: [delivery.token], report: report))
+            groups.append(
+                Dispatcher.Queued(delivery.notification, appID: delivery.appID, frontEnd: GorushFrontEnd.name, tokens: [delivery.token], report: report)
+            )
             current = (delivery.index, delivery.appID, delivery.isTopicSend)
         }
         return groups

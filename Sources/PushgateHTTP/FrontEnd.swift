@@ -1,3 +1,4 @@
+public import PushgateConfig
 public import PushgateDelivery
 public import ServiceLifecycle
 
@@ -13,12 +14,19 @@ public struct FrontEnd: Sendable {
     public var services: [any Service]
     /// Hears how the notifications it queued with a ``DeliveryReport`` ended; nil for most front ends.
     public var outcomeObserver: (any DeliveryOutcomeObserver)?
+    /// Takes this front end's settings from a reloaded configuration, which the gateway has checked
+    /// already; nil when none of them can change without a restart.
+    public var reconfigure: (@Sendable (GatewayConfiguration) throws -> Void)?
 
     /// Creates a front end's contribution.
-    public init(name: String, routes: [GatewayRoute], services: [any Service] = [], outcomeObserver: (any DeliveryOutcomeObserver)? = nil) {
+    public init(
+        name: String, routes: [GatewayRoute], services: [any Service] = [], outcomeObserver: (any DeliveryOutcomeObserver)? = nil,
+        reconfigure: (@Sendable (GatewayConfiguration) throws -> Void)? = nil
+    ) {
         self.name = name
         self.routes = routes
         self.services = services
         self.outcomeObserver = outcomeObserver
+        self.reconfigure = reconfigure
     }
 }

@@ -10,7 +10,9 @@ public enum MatrixFrontEnd {
             dispatcher: environment.dispatcher, apps: try Self.appOptions(environment.configuration.apps), store: environment.store,
             storeIsShared: environment.storeIsShared, metrics: MatrixMetrics(factory: environment.metricsFactory), logger: environment.logger
         )
-        return FrontEnd(name: "matrix", routes: handler.routes)
+        return FrontEnd(name: "matrix", routes: handler.routes) { configuration in
+            handler.replaceApps(try Self.appOptions(configuration.apps))
+        }
     }
 
     /// The Matrix payload options of every app (Sygnal's `send_badge_counts`, `convert_device_token_to_hex`).

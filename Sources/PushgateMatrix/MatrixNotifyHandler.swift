@@ -20,7 +20,7 @@ public struct MatrixNotifyHandler: Sendable {
     public static let duplicateWindow: Double = 600
 
     private let dispatcher: Dispatcher
-    private let apps: [String: MatrixAppOptions]
+    private let apps: LiveValue<[String: MatrixAppOptions]>
     private let duplicates: MatrixDuplicateFilter
     private let metrics: MatrixMetrics
     private let logger: Logger
@@ -37,10 +37,15 @@ public struct MatrixNotifyHandler: Sendable {
         logger: Logger
     ) {
         self.dispatcher = dispatcher
-        self.apps = apps
+        self.apps = LiveValue(apps)
         self.duplicates = MatrixDuplicateFilter(store: storeIsShared ? store : nil, window: Self.duplicateWindow)
         self.metrics = metrics
         self.logger = logger
+    }
+
+    /// Takes the Matrix options of a reloaded configuration's apps.
+    func replaceApps(_ apps: [String: MatrixAppOptions]) {
+        self.apps.replace(apps)
     }
 
     /// The routes: the endpoint, and (as Sygnal's leaf resource) any path below it.
@@ -109,7 +114,7 @@ public struct MatrixNotifyHandler: Sendable {
             return .rejected
         }
         self.metrics.dispatched(app: provider.appID)
-        let options = self.apps[provider.appID] ?? MatrixAppOptions()
+        let options = self.apps.current[provider.appID] ?? MatrixAppOptions()
         guard let (message, token) = self.message(notification, device: device, platform: provider.platform, options: options) else {
             return .done
         }

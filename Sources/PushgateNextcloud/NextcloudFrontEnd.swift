@@ -1,20 +1,38 @@
 public import PushgateConfig
 public import PushgateHTTP
+import PushgateCore
 
 /// The Nextcloud push proxy as one ``FrontEnd``: `/devices` and `/notifications` under
 /// `nextcloud.path_prefix`.
 public enum NextcloudFrontEnd {
+    /// The front end's name in logs and in the outbox.
+    public static let name = "nextcloud"
+
     /// Builds the front end from its environment.
     public static func make(_ environment: FrontEndEnvironment) -> FrontEnd {
-        let settings = environment.configuration.nextcloud
-        let devices = NextcloudDeviceRoutes(
-            store: environment.store, router: NextcloudAppRouter(settings: settings), pathPrefix: settings.pathPrefix,
-            identityProof: NextcloudIdentityProof(settings: settings.identityProof), logger: environment.logger
-        )
-        let notifications = NextcloudNotificationRoutes(
-            store: environment.store, dispatcher: environment.dispatcher, settings: settings, logger: environment.logger
-        )
-        return FrontEnd(name: "nextcloud", routes: devices.routes + notifications.routes)
+        let started = environment.configuration.nextcloud
+        let (store, dispatcher, logger) = (environment.store, environment.dispatcher, environment.logger)
+        @Sendable func routes(_ settings: NextcloudSettings) -> [GatewayRoute] {
+            let devices = NextcloudDeviceRoutes(
+                store: store, router: NextcloudAppRouter(settings: settings), pathPrefix: settings.pathPrefix,
+                identityProof: NextcloudIdentityProof(settings: settings.identityProof), logger: logger
+            )
+            return devices.routes + NextcloudNotificationRoutes(store: store, dispatcher: dispatcher, settings: settings, logger: logger).routes
+        }
+        // A reload replaces the handlers behind the same paths: the apps, texts, limits and identity proof
+        // change live; the path prefix stays as it started (a reload names it as needing a restart).
+        let live = LiveValue((settings: started, routes: routes(started)))
+        let served = live.current.routes.enumerated().map { index, route in
+            GatewayRoute(route.method, route.path, maximumBodySize: route.maximumBodySize) { request, context in
+                try await live.current.routes[index].handler(request, context)
+            }
+        }
+        return FrontEnd(name: Self.name, routes: served) { configuration in
+            var reloaded = configuration.nextcloud
+            reloaded.pathPrefix = started.pathPrefix
+            guard reloaded != live.current.settings else { return }
+            live.replace((reloaded, routes(reloaded)))
+        }
     }
 
     /// Every app the `nextcloud` section names must be configured under `apps`.

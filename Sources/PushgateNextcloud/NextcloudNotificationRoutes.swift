@@ -153,7 +153,9 @@ public struct NextcloudNotificationRoutes: Sendable {
                 _ = try? await self.store.deleteDevice(namespace: NextcloudDeviceRoutes.namespace, deviceID: plan.deviceID)
                 result.addUnknown(plan.deviceID)
             case .retryLater(let after, _):
-                let retry = Dispatcher.Queued(plan.notification, appID: plan.provider.appID, tokens: [plan.token])
+                let retry = Dispatcher.Queued(
+                    plan.notification, appID: plan.provider.appID, frontEnd: NextcloudFrontEnd.name, tokens: [plan.token]
+                )
                 retries[after.map(Self.seconds) ?? 0, default: []].append(retry)
             case .rejected:
                 result.failed += 1

@@ -40,18 +40,43 @@ public struct Gateway: Sendable {
     public let dispatcher: Dispatcher
     /// Everything long-lived, in start order (store first, listeners last; shutdown runs in reverse).
     public let services: [any Service]
+    private let reconfiguration: GatewayReconfiguration
     private let logger: Logger
+
+    /// Where a reload reads the configuration again: what `pushgate serve` was started with.
+    public struct ReloadSource: Sendable {
+        /// Reads and parses the configuration.
+        public var load: @Sendable () throws -> GatewayConfiguration
+        /// How the log names it (`/etc/pushgate.yaml`).
+        public var description: String
+
+        /// Creates a source.
+        public init(description: String, load: @escaping @Sendable () throws -> GatewayConfiguration) {
+            self.load = load
+            self.description = description
+        }
+    }
+
+    /// Reads the configuration again and applies what changed, as `SIGHUP` does.
+    /// - Returns: whether the reloaded configuration was valid (a failed reload changes nothing).
+    @discardableResult
+    public func reloadConfiguration() async -> Bool {
+        await self.reconfiguration.reload() != .failed
+    }
 
     /// Opens the store (running its migrations) and prepares the listeners.
     /// - Parameters:
     ///   - configuration: the loaded configuration.
     ///   - logger: the root logger.
+    ///   - sandboxDirectory: where the built-in sandbox keeps its credentials when no app is configured.
+    ///   - reloadSource: where `SIGHUP` reads the configuration again; nil: the gateway does not reload.
     ///   - onListening: told each listener's bound address (useful with port 0).
     /// - Throws: ``StoreError`` when the store cannot be opened.
     public static func build(
         configuration: GatewayConfiguration,
         logger: Logger,
         sandboxDirectory: URL = URL(fileURLWithPath: "pushgate-sandbox"),
+        reloadSource: ReloadSource? = nil,
         onListening: @escaping ListeningHandler = { _, _, _ in }
     ) async throws -> Gateway {
         var configuration = configuration
@@ -75,23 +100,20 @@ public struct Gateway: Sendable {
         }
         let store = BoundedStore(try await StoreFactory.open(configuration.database, logger: logger), timeout: configuration.databaseTimeout)
         let metrics = GatewayMetrics()
-        var backEnds = try configuredApps.map {
-            try ProviderFactory.build($0, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: metrics.registry))
-        }
-        backEnds += Self.webhooks(configuration, logger: logger)
+        let metricsFactory = PrometheusMetricsFactory(registry: metrics.registry)
+        let appBackEnds = try configuredApps.map { try ProviderFactory.build($0, logger: logger, metricsFactory: metricsFactory) }
+        let webhooks = Self.webhooks(configuration, logger: logger)
+        let backEnds = BackEndSet(services: (appBackEnds + webhooks).map(\.service), logger: logger)
+        let deliveryMetrics = DeliveryMetrics(factory: metricsFactory)
         // The sandbox makes its credentials afresh at each start (its CA lasts a week): nothing to watch.
         let credentialWatch = CredentialWatch(
             credentials: sandbox == nil ? configuredApps.flatMap(\.credentials) : [], registry: metrics.registry, logger: logger
         )
-        let deliveryMetrics = DeliveryMetrics(factory: PrometheusMetricsFactory(registry: metrics.registry))
         deliveryMetrics.prepare(appIDs: configuration.apps.map(\.id))
         let wakeUp = OutboxWakeUp()
-        let inflightLimits = Dictionary(
-            configuration.apps.map { ($0.id, (try? $0.options.int("inflight_request_limit")) ?? 512) }, uniquingKeysWith: { first, _ in first }
-        )
         let dispatcher = Dispatcher(
-            directory: ProviderDirectory(backEnds.map(\.provider)), inflightLimits: inflightLimits, store: store,
-            metrics: deliveryMetrics, wakeUp: wakeUp, logger: logger
+            directory: ProviderDirectory((appBackEnds + webhooks).map(\.provider)), inflightLimits: Self.inflightLimits(configuration),
+            store: store, metrics: deliveryMetrics, wakeUp: wakeUp, logger: logger
         )
         let operations = OperationsRoutes(store: store, metrics: metrics, healthDeadline: .seconds(2))
         let storeIsShared: Bool
@@ -101,7 +123,7 @@ public struct Gateway: Sendable {
         }
         let environment = FrontEndEnvironment(
             configuration: configuration, store: store, storeIsShared: storeIsShared, dispatcher: dispatcher,
-            metricsFactory: PrometheusMetricsFactory(registry: metrics.registry), logger: logger
+            metricsFactory: metricsFactory, logger: logger
         )
         // Every front end the gateway serves, each built from its own configuration section.
         var frontEnds = [
@@ -129,8 +151,21 @@ public struct Gateway: Sendable {
         )
         let sweeper = ExpiredCounterSweeper(store: store, logger: logger)
         let backlogSampler = OutboxBacklogSampler(store: store, metrics: deliveryMetrics, logger: logger)
-        var services: [any Service] = try (sandbox?.services() ?? []) + [store] + backEnds.map(\.service) + [worker, sweeper, backlogSampler, credentialWatch]
+        var running: [String: GatewayReconfiguration.RunningApp] = [:]
+        for (app, (built, group)) in zip(configuration.apps, zip(appBackEnds, backEnds.initialGroups)) where running[app.id] == nil {
+            running[app.id] = GatewayReconfiguration.RunningApp(provider: built.provider, group: group, fingerprint: AppFingerprint(app))
+        }
+        let started = configuration
+        let load: GatewayReconfiguration.Load = reloadSource?.load ?? { @Sendable in started }
+        let reconfiguration = GatewayReconfiguration(
+            configuration: configuration, apps: running, fixedProviders: webhooks.map(\.provider), load: load,
+            sourceDescription: reloadSource?.description ?? "the configuration given at start", sandboxApps: sandbox == nil ? nil : configuration.apps,
+            backEnds: backEnds, dispatcher: dispatcher, deliveryMetrics: deliveryMetrics, frontEnds: frontEnds.compactMap(\.reconfigure),
+            metricsFactory: metricsFactory, logger: logger
+        )
+        var services: [any Service] = try (sandbox?.services() ?? []) + [store, backEnds, worker, sweeper, backlogSampler, credentialWatch]
             + frontEnds.flatMap(\.services)
+        if reloadSource != nil { services.append(ConfigurationReloader(reconfiguration: reconfiguration, logger: logger)) }
         var limits = ListenerLimits(configuration.http)
         limits.bodyLimits = GatewayRouterBuilder.bodyLimits(routes: frontEnds.flatMap(\.routes), maxRequestBodySize: configuration.http.maxRequestBodySize)
         for address in configuration.http.bindAddresses {
@@ -151,7 +186,9 @@ public struct Gateway: Sendable {
                 )
             )
         }
-        return Gateway(store: store, metrics: metrics, dispatcher: dispatcher, services: services, logger: logger)
+        return Gateway(
+            store: store, metrics: metrics, dispatcher: dispatcher, services: services, reconfiguration: reconfiguration, logger: logger
+        )
     }
 
     /// Checks everything start-up would check without opening anything: every app's settings and key
@@ -171,7 +208,7 @@ public struct Gateway: Sendable {
 
     /// What `check` and start-up both verify: every app's settings and key files, and each front end's
     /// section.
-    private static func validate(_ configuration: GatewayConfiguration) throws -> [ProviderFactory.Configured] {
+    static func validate(_ configuration: GatewayConfiguration) throws -> [ProviderFactory.Configured] {
         let configured = try ProviderFactory.configure(configuration.apps, proxy: Self.outboundProxy(configuration))
         _ = try MatrixFrontEnd.appOptions(configuration.apps)
         try NextcloudFrontEnd.check(configuration)
@@ -206,6 +243,13 @@ public struct Gateway: Sendable {
             logger.warning("sandbox: the Status push notification server is off", metadata: ["reason": "\(error)"])
             return nil
         }
+    }
+
+    /// Each app's `inflight_request_limit` (default 512).
+    static func inflightLimits(_ configuration: GatewayConfiguration) -> [String: Int] {
+        Dictionary(
+            configuration.apps.map { ($0.id, (try? $0.options.int("inflight_request_limit")) ?? 512) }, uniquingKeysWith: { first, _ in first }
+        )
     }
 
     /// The back ends that post front ends' feedback to URLs the operator configured.

@@ -17,16 +17,21 @@ public struct GatewayLogHandler: LogHandler {
         case json
     }
 
-    public var logLevel: Logger.Level
+    /// The process's level (``GatewayLogSettings``, which a reload changes), unless this handler's logger
+    /// was given a level of its own.
+    public var logLevel: Logger.Level {
+        get { self.ownLevel ?? GatewayLogSettings.level }
+        set { self.ownLevel = newValue }
+    }
     public var metadata: Logger.Metadata = [:]
+    private var ownLevel: Logger.Level?
     private let label: String
-    private let format: Format
+    private var format: Format { GatewayLogSettings.format }
 
-    /// Creates a handler for one logger.
-    public init(label: String, level: Logger.Level, format: Format) {
+    /// Creates a handler for one logger; the level and format are the process's
+    /// (``GatewayLogSettings/apply(level:format:)``).
+    public init(label: String) {
         self.label = label
-        self.logLevel = level
-        self.format = format
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {

@@ -86,7 +86,9 @@ enum ProviderFactory {
             let provider = try FCMProvider(configuration: configuration, logger: logger, metricsFactory: metricsFactory)
             return (provider, provider)
         case .apns(let configuration):
-            let provider = try APNsProvider(configuration: configuration, logger: logger, metricsFactory: metricsFactory)
+            let provider = try APNsProvider(
+                configuration: configuration, logger: logger, metricsFactory: metricsFactory, tokens: .shared
+            )
             return (provider, provider)
         case .hms(let configuration):
             let provider = HMSProvider(configuration: configuration, logger: logger, metricsFactory: metricsFactory)

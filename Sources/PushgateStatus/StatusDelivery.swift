@@ -37,7 +37,7 @@ struct StatusDelivery: StatusNotificationSink {
         if self.settings.gorushURL != nil {
             let body = request.body(accepted.map(\.item))
             let notification = PushNotification(kind: .background, priority: .high, payload: .string(String(decoding: body, as: UTF8.self)))
-            try await self.dispatcher.enqueue([Dispatcher.Queued(notification, appID: Self.gorushAppID, tokens: ["gorush"])])
+            try await self.dispatcher.enqueue([Dispatcher.Queued(notification, appID: Self.gorushAppID, frontEnd: StatusFrontEnd.name, tokens: ["gorush"])])
             return
         }
         var groups: [Dispatcher.Queued] = []
@@ -55,7 +55,7 @@ struct StatusDelivery: StatusNotificationSink {
                     continue
                 }
                 let report = DeliveryReport(frontEnd: StatusFrontEnd.name, context: StatusOutcomeObserver.context(entry))
-                groups.append(Dispatcher.Queued(device.notification, appID: appID, tokens: [device.token], report: report))
+                groups.append(Dispatcher.Queued(device.notification, appID: appID, frontEnd: StatusFrontEnd.name, tokens: [device.token], report: report))
             }
         }
         guard !groups.isEmpty else { return }

@@ -22,15 +22,20 @@ public enum StatusFrontEnd {
         try Self.checkLibrary()
         let key = try settings.identityKeyFile.map { try Self.identityKey(file: $0) }
         let metrics = StatusMetrics(factory: environment.metricsFactory)
-        let delivery = StatusDelivery(
-            settings: settings, apps: environment.configuration.apps, dispatcher: environment.dispatcher, logger: environment.logger
-        )
+        let (dispatcher, logger) = (environment.dispatcher, environment.logger)
+        let delivery = LiveValue(StatusDelivery(settings: settings, apps: environment.configuration.apps, dispatcher: dispatcher, logger: logger))
         let service = StatusServerService(
-            settings: settings, configuredKey: key, store: environment.store, storeIsShared: environment.storeIsShared, relay: relay, delivery: delivery, metrics: metrics,
-            logger: environment.logger
+            settings: settings, configuredKey: key, store: environment.store, storeIsShared: environment.storeIsShared, relay: relay,
+            delivery: StatusLiveDelivery(current: delivery), metrics: metrics, logger: environment.logger
         )
         let observer = StatusOutcomeObserver(store: environment.store, metrics: metrics, logger: environment.logger)
-        return FrontEnd(name: Self.name, routes: [], services: [service], outcomeObserver: observer)
+        return FrontEnd(name: Self.name, routes: [], services: [service], outcomeObserver: observer) { configuration in
+            // The Waku node, the identity, the poll and the gorush forwarding stay as they started (a reload
+            // names them as needing a restart).
+            guard var reloaded = configuration.status else { return }
+            reloaded.gorushURL = settings.gorushURL
+            delivery.replace(StatusDelivery(settings: reloaded, apps: configuration.apps, dispatcher: dispatcher, logger: logger))
+        }
     }
 
     /// What `check-config` verifies: the library loads, the key file holds a valid key, the named apps

@@ -16,7 +16,7 @@ struct StatusServerService: Service {
     let store: any PushStore
     let storeIsShared: Bool
     let relay: any WakuRelay
-    let delivery: StatusDelivery
+    let delivery: any StatusNotificationSink
     let metrics: StatusMetrics
     let logger: Logger
 

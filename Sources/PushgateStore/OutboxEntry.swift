@@ -6,6 +6,10 @@ public import Foundation
 public struct OutboxMessage: Sendable, Equatable {
     /// The configured app that delivers it.
     public var appID: String
+    /// The front end that queued it (its name in logs and metrics, such as `gorush`): claims take turns
+    /// across each app's front ends as they do across apps. Empty for entries queued before the outbox
+    /// recorded it, which take their turns together.
+    public var frontEnd: String
     /// The provider tokens to deliver to (at least one).
     public var pushTokens: [String]
     /// The provider-independent notification, encoded by the delivery layer.
@@ -15,17 +19,18 @@ public struct OutboxMessage: Sendable, Equatable {
 
     /// Creates a message for the outbox.
     /// - Precondition: `pushTokens` is not empty.
-    public init(appID: String, pushTokens: [String], payload: [UInt8], notBefore: Date) {
+    public init(appID: String, frontEnd: String = "", pushTokens: [String], payload: [UInt8], notBefore: Date) {
         precondition(!pushTokens.isEmpty, "an outbox message has at least one token")
         self.appID = appID
+        self.frontEnd = frontEnd
         self.pushTokens = pushTokens
         self.payload = payload
         self.notBefore = notBefore
     }
 
     /// Creates a message for one token.
-    public init(appID: String, pushToken: String, payload: [UInt8], notBefore: Date) {
-        self.init(appID: appID, pushTokens: [pushToken], payload: payload, notBefore: notBefore)
+    public init(appID: String, frontEnd: String = "", pushToken: String, payload: [UInt8], notBefore: Date) {
+        self.init(appID: appID, frontEnd: frontEnd, pushTokens: [pushToken], payload: payload, notBefore: notBefore)
     }
 }
 

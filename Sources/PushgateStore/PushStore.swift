@@ -35,10 +35,11 @@ public protocol OutboxStore: Sendable {
     /// first attempt counted), so no other worker claims them before the lease ends.
     /// - Returns: their ids, in the order given.
     func enqueue(_ messages: [OutboxMessage], leasedTo lease: OutboxLease?) async throws -> [Int64]
-    /// Leases entries that are due at `now` and not leased, shared between apps: each app with due
-    /// entries gets a share of the claim (about `limit` ÷ the apps in the outbox, its oldest due entries,
-    /// taken round-robin across apps), so a backlog of one app never holds back another's; room the
-    /// shares leave goes to the oldest due entries. Counts the attempt; takes as many as hold at most
+    /// Leases entries that are due at `now` and not leased, shared between lanes (an app and the front
+    /// end that queued its entries): each lane with due entries gets a share of the claim (about `limit` ÷
+    /// the lanes in the outbox, its oldest due entries, taken round-robin across lanes), so a backlog of
+    /// one app, or of one front end of an app, never holds back another's; room the shares leave goes to
+    /// the oldest due entries. Counts the attempt; takes as many as hold at most
     /// `limit` tokens together, and always one (whatever its tokens). Returns them oldest due first.
     func claimDue(now: Date, limit: Int, leaseFor lease: Duration, owner: String) async throws -> [OutboxEntry]
     /// Removes an entry its owner finished with (delivered or given up).

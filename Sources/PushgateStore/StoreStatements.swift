@@ -63,7 +63,8 @@ public enum StoreStatements {
     public static let countDevices = "SELECT COUNT(*) FROM devices WHERE namespace = $1"
 
     /// Columns of `outbox` returned to workers, in the order the stores decode them.
-    public static let outboxColumns = "id, app_id, push_token, payload, attempts, not_before, created_at, last_error, more_tokens"
+    public static let outboxColumns =
+        "id, app_id, push_token, payload, attempts, not_before, created_at, last_error, more_tokens, front_end"
 
     /// The outbox's columns for several tokens in one entry (see ``OutboxTokenColumns``); rows written
     /// before them hold one token each.
@@ -73,92 +74,136 @@ public enum StoreStatements {
     ]
 
     /// The outbox's index for claims shared between apps (migration 6), the same on both databases: it
-    /// gives the apps with entries (a loose index scan, one probe an app) and each app's due entries oldest
-    /// first. The index on `(not_before, id)` stays: it gives the oldest due entries of all apps.
+    /// gave the apps with entries (a loose index scan, one probe an app) and each app's due entries oldest
+    /// first. Migration 7 replaced it with ``outboxLanesSchema``'s.
     public static let outboxDueByAppSchema = ["CREATE INDEX outbox_due_by_app ON outbox (app_id, not_before, id)"]
 
-    /// How a database reads each app's first due entries in ``claimDueOutboxEntries(_:)``.
+    /// The front end that queued each entry, and the index for claims shared between lanes (migration 7),
+    /// the same on both databases. A lane is an app and one of its front ends; entries written before
+    /// (and any whose front end is not known) have the empty front end, a lane of their app like any
+    /// other. The index gives the lanes with entries (a loose index scan, ``outboxLanes(_:)``)
+    /// and each lane's due entries oldest first, and serves whatever went by app before (its first
+    /// column is the app), so migration 6's index goes: an entry's write updates as many indexes as before.
+    /// The index on `(not_before, id)` stays: it gives the oldest due entries of all lanes.
+    public static let outboxLanesSchema = [
+        "ALTER TABLE outbox ADD COLUMN front_end TEXT NOT NULL DEFAULT ''",
+        "CREATE INDEX outbox_due_by_lane ON outbox (app_id, front_end, not_before, id)",
+        "DROP INDEX outbox_due_by_app",
+    ]
+
+    /// How a database reads each lane's first due entries in ``claimDueOutboxEntries(_:)``.
     public enum ClaimDialect: Sendable {
-        /// A correlated `IN` list an app (SQLite has no `LATERAL`; its writes take turns, so nothing is
+        /// A correlated `IN` list a lane (SQLite has no `LATERAL`; its writes take turns, so nothing is
         /// locked).
         case sqlite
-        /// A `LATERAL` subquery an app; candidates are taken `FOR UPDATE SKIP LOCKED`, so instances
+        /// A `LATERAL` subquery a lane; candidates are taken `FOR UPDATE SKIP LOCKED`, so instances
         /// claiming at once skip each other's rows.
         case postgres
     }
 
-    /// The apps with entries in the outbox, one row each and a last row of NULL: a loose index scan of
-    /// ``outboxDueByAppSchema``'s index (one probe an app, however many entries each holds).
-    static let outboxApps = """
-        WITH RECURSIVE apps(app_id) AS (
-            SELECT MIN(app_id) FROM outbox
-            UNION ALL
-            SELECT (SELECT MIN(app_id) FROM outbox WHERE app_id > apps.app_id) FROM apps WHERE apps.app_id IS NOT NULL)
-        """
-
-    /// Counts the apps with entries in the outbox (leased, due or not); binds nothing.
-    public static let countOutboxApps = Self.outboxApps + "\nSELECT COUNT(app_id) FROM apps"
-
-    /// Each app's share of a claim of `limit` tokens among `apps` apps with entries in the outbox: the
-    /// number of its first due entries ``claimDueOutboxEntries(_:)`` takes as candidates.
-    public static func claimShare(limit: Int, apps: Int) -> Int {
-        max(1, (max(limit, 1) + apps - 1) / max(apps, 1))
+    /// The lanes (app and front end) with entries in the outbox: a loose index scan of
+    /// ``outboxLanesSchema``'s index, one probe a lane however many entries it holds.
+    ///
+    /// PostgreSQL steps from lane to lane with one row comparison, `(app_id, front_end) > (…)`, which its
+    /// B-tree searches on both columns; its planner guesses a few rows for such a recursion. SQLite
+    /// searches a row comparison by its first column alone (it would walk a lane's whole backlog to find
+    /// the next lane), so it scans the apps, then each app's front ends, and the scan of each app ends on a
+    /// row with a NULL front end (a nested recursion PostgreSQL's planner guesses at ten thousand rows,
+    /// which made its claim costly enough to be compiled, JIT, 100 ms).
+    static func outboxLanes(_ dialect: ClaimDialect) -> String {
+        switch dialect {
+        case .sqlite:
+            """
+            WITH RECURSIVE apps(app_id) AS (
+                SELECT MIN(app_id) FROM outbox
+                UNION ALL
+                SELECT (SELECT MIN(app_id) FROM outbox WHERE app_id > apps.app_id) FROM apps WHERE apps.app_id IS NOT NULL),
+            lanes(app_id, front_end) AS (
+                SELECT app_id, (SELECT MIN(front_end) FROM outbox WHERE outbox.app_id = apps.app_id) FROM apps WHERE apps.app_id IS NOT NULL
+                UNION ALL
+                SELECT app_id, (SELECT MIN(front_end) FROM outbox WHERE outbox.app_id = lanes.app_id AND outbox.front_end > lanes.front_end)
+                FROM lanes WHERE lanes.front_end IS NOT NULL)
+            """
+        case .postgres:
+            """
+            WITH RECURSIVE lanes(app_id, front_end) AS (
+                (SELECT app_id, front_end FROM outbox ORDER BY app_id, front_end LIMIT 1)
+                UNION ALL
+                SELECT next.app_id, next.front_end FROM lanes CROSS JOIN LATERAL (
+                    SELECT app_id, front_end FROM outbox WHERE (app_id, front_end) > (lanes.app_id, lanes.front_end)
+                    ORDER BY app_id, front_end LIMIT 1) AS next)
+            """
+        }
     }
 
-    /// Leases due entries shared between apps, as many as hold at most `limit` tokens together and always
-    /// the first; binds owner, lease end (ms), now (ms), limit, each app's share (``claimShare(limit:apps:)``
-    /// with ``countOutboxApps``); returns ``outboxColumns``.
+    /// Counts the lanes (app and front end) with entries in the outbox (leased, due or not); binds nothing.
+    public static func countOutboxLanes(_ dialect: ClaimDialect) -> String {
+        Self.outboxLanes(dialect) + "\nSELECT COUNT(front_end) FROM lanes"
+    }
+
+    /// Each lane's share of a claim of `limit` tokens among `lanes` lanes with entries in the outbox: the
+    /// number of its first due entries ``claimDueOutboxEntries(_:)`` takes as candidates.
+    public static func claimShare(limit: Int, lanes: Int) -> Int {
+        max(1, (max(limit, 1) + lanes - 1) / max(lanes, 1))
+    }
+
+    /// Leases due entries shared between lanes (an app and one of its front ends), as many as hold at most
+    /// `limit` tokens together and always the first; binds owner, lease end (ms), now (ms), limit, each
+    /// lane's share (``claimShare(limit:lanes:)`` with ``countOutboxLanes(_:)``); returns ``outboxColumns``.
     ///
-    /// The candidates are each app's share (its first due entries) and the `limit` oldest due entries of
-    /// all apps; they are taken round-robin across apps: each app's candidates ranked oldest due first
-    /// (`not_before`, then `id`), all apps' first, then all apps' second…, apps in the order of those
-    /// entries' due times. So every app with due entries gets its share of each claim however old another
-    /// app's backlog is, and the room shares leave (apps with fewer due entries than their share) goes to
-    /// the oldest due entries. (An entry holds at least one token, so no more candidates are needed.)
+    /// The candidates are each lane's share (its first due entries) and the `limit` oldest due entries of
+    /// all lanes; they are taken round-robin across lanes: each lane's candidates ranked oldest due first
+    /// (`not_before`, then `id`), all lanes' first, then all lanes' second…, lanes in the order of those
+    /// entries' due times. So every lane with due entries gets its share of each claim however old
+    /// another's backlog is (another app's, or another front end's of the same app), and the room shares
+    /// leave (lanes with fewer due entries than their share) goes to the oldest due entries. (An entry
+    /// holds at least one token, so no more candidates are needed.)
     ///
-    /// The apps come from a loose index scan of ``outboxDueByAppSchema``'s index, and a claim reads about
-    /// twice `limit` candidates at most, whatever the backlog and the number of apps. The share is a bind
+    /// The lanes come from a loose index scan of ``outboxLanesSchema``'s index (``outboxLanes(_:)``), and a claim reads about
+    /// twice `limit` candidates at most, whatever the backlog and the number of lanes. The share is a bind
     /// (not computed in the statement) so that PostgreSQL plans with its value: an unknown `LIMIT` is
-    /// guessed at a tenth of an app's rows, and with 50,000 of them the guess makes the plan costly
+    /// guessed at a tenth of a lane's rows, and with 50,000 of them the guess makes the plan costly
     /// enough to be compiled (JIT), 60 ms a claim.
     public static func claimDueOutboxEntries(_ dialect: ClaimDialect) -> String {
         let due = "not_before <= $3 AND (lease_until IS NULL OR lease_until <= $3)"
         let lock = dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
+        let lane = "app_id = lanes.app_id AND front_end = lanes.front_end"
         let shares: String
         switch dialect {
         case .sqlite:
             shares = """
-                SELECT due.id, due.app_id, due.not_before, due.token_count FROM apps JOIN outbox AS due ON due.id IN (
-                                    SELECT id FROM outbox WHERE app_id = apps.app_id AND \(due) ORDER BY not_before, id LIMIT $5)
+                SELECT due.id, due.app_id, due.front_end, due.not_before, due.token_count FROM lanes JOIN outbox AS due ON due.id IN (
+                                    SELECT id FROM outbox WHERE \(lane) AND \(due) ORDER BY not_before, id LIMIT $5)
                 """
         case .postgres:
             shares = """
-                SELECT due.id, due.app_id, due.not_before, due.token_count FROM apps CROSS JOIN LATERAL (
-                                    SELECT id, app_id, not_before, token_count FROM outbox WHERE app_id = apps.app_id AND \(due)
+                SELECT due.id, due.app_id, due.front_end, due.not_before, due.token_count FROM lanes CROSS JOIN LATERAL (
+                                    SELECT id, app_id, front_end, not_before, token_count FROM outbox WHERE \(lane) AND \(due)
                                     ORDER BY not_before, id LIMIT $5\(lock)) AS due
                 """
         }
         // The final LIMIT changes nothing (at most `limit` rows pass the filter) but tells PostgreSQL's
         // planner so, which then updates them through the primary key instead of scanning the table.
-        return Self.outboxApps + """
+        // (SQLite's rows of lanes with a NULL front end, where each app's scan ended, match no entry.)
+        return Self.outboxLanes(dialect) + """
 
             UPDATE outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1
             WHERE id IN (
                 SELECT id FROM (
                     SELECT id,
-                        SUM(token_count) OVER (ORDER BY app_rank, not_before, id) AS tokens_so_far,
-                        ROW_NUMBER() OVER (ORDER BY app_rank, not_before, id) AS position
+                        SUM(token_count) OVER (ORDER BY lane_rank, not_before, id) AS tokens_so_far,
+                        ROW_NUMBER() OVER (ORDER BY lane_rank, not_before, id) AS position
                     FROM (
                         SELECT id, not_before, token_count,
-                            ROW_NUMBER() OVER (PARTITION BY app_id ORDER BY not_before, id) AS app_rank
+                            ROW_NUMBER() OVER (PARTITION BY app_id, front_end ORDER BY not_before, id) AS lane_rank
                         FROM (
-                            SELECT id, app_id, not_before, token_count FROM (
-                                SELECT id, app_id, not_before, token_count FROM outbox WHERE \(due)
+                            SELECT id, app_id, front_end, not_before, token_count FROM (
+                                SELECT id, app_id, front_end, not_before, token_count FROM outbox WHERE \(due)
                                 ORDER BY not_before, id LIMIT $4\(lock)) AS oldest
                             UNION
                             \(shares)
                             ) AS candidates
-                        ) AS ranked_in_app
+                        ) AS ranked_in_lane
                     ) AS ranked
                 WHERE tokens_so_far <= $4 OR position = 1
                 LIMIT $4)
@@ -200,7 +245,8 @@ public enum StoreStatements {
     /// Counts the tokens of all outbox entries.
     public static let countOutbox = "SELECT COALESCE(SUM(token_count), 0) FROM outbox"
 
-    /// Each app's tokens in the outbox and its oldest entry's `created_at` (ms); binds nothing.
+    /// Each app's tokens in the outbox (all its front ends') and its oldest entry's `created_at` (ms);
+    /// binds nothing.
     public static let outboxBacklogByApp = "SELECT app_id, SUM(token_count), MIN(created_at) FROM outbox GROUP BY app_id"
 
     /// Adds to a counter, restarting it when expired; binds name, amount, expiry (ms or NULL), now (ms);

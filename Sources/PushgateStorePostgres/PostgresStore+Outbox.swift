@@ -15,17 +15,18 @@ extension PostgresStore {
                 for chunk in messages.chunked(by: 1000) {
                     // A lease's owner and end are two parameters every row shares.
                     var sql = lease == nil
-                        ? "INSERT INTO outbox (app_id, push_token, more_tokens, token_count, payload, not_before, created_at) VALUES "
-                        : "INSERT INTO outbox (app_id, push_token, more_tokens, token_count, payload, not_before, created_at, lease_owner, lease_until, attempts) VALUES "
-                    var binds = PostgresBindings(capacity: chunk.count * 7 + 2)
-                    let shared = chunk.count * 7
+                        ? "INSERT INTO outbox (app_id, front_end, push_token, more_tokens, token_count, payload, not_before, created_at) VALUES "
+                        : "INSERT INTO outbox (app_id, front_end, push_token, more_tokens, token_count, payload, not_before, created_at, lease_owner, lease_until, attempts) VALUES "
+                    var binds = PostgresBindings(capacity: chunk.count * 8 + 2)
+                    let shared = chunk.count * 8
                     for (index, message) in chunk.enumerated() {
-                        let base = index * 7
+                        let base = index * 8
                         sql += index == 0 ? "(" : ", ("
-                        sql += "$\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5), $\(base + 6), $\(base + 7)"
+                        sql += "$\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5), $\(base + 6), $\(base + 7), $\(base + 8)"
                         sql += lease == nil ? ")" : ", $\(shared + 1), $\(shared + 2), 1)"
                         let tokens = OutboxTokenColumns(message.pushTokens)
                         binds.append(message.appID)
+                        binds.append(message.frontEnd)
                         binds.append(tokens.first)
                         binds.append(tokens.more)
                         binds.append(tokens.count)
@@ -55,15 +56,15 @@ extension PostgresStore {
         binds.append(nowMS + lease.wholeMilliseconds)
         binds.append(nowMS)
         binds.append(Int64(limit))
-        let apps: Int = try await self.scalar(StoreStatements.countOutboxApps, PostgresBindings())
-        binds.append(Int64(StoreStatements.claimShare(limit: limit, apps: apps)))
+        let lanes: Int = try await self.scalar(StoreStatements.countOutboxLanes(.postgres), PostgresBindings())
+        binds.append(Int64(StoreStatements.claimShare(limit: limit, lanes: lanes)))
         let rows = try await self.rows(PostgresMigrations.claimDue, binds)
-            .decode((Int64, String, String, ByteBuffer, Int, Int64, Int64, String?, String?).self).all()
+            .decode((Int64, String, String, ByteBuffer, Int, Int64, Int64, String?, String?, String).self).all()
         return try rows.map { row in
             OutboxEntry(
                 id: row.0,
                 message: OutboxMessage(
-                    appID: row.1, pushTokens: try OutboxTokenColumns.tokens(first: row.2, more: row.8), payload: Array(buffer: row.3),
+                    appID: row.1, frontEnd: row.9, pushTokens: try OutboxTokenColumns.tokens(first: row.2, more: row.8), payload: Array(buffer: row.3),
                     notBefore: Date(millisecondsSince1970: row.5)
                 ),
                 attempts: row.4, createdAt: Date(millisecondsSince1970: row.6), lastError: row.7

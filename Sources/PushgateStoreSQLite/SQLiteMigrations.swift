@@ -51,8 +51,9 @@ enum SQLiteMigrations {
         Migration(version: 4, name: "status seen claims", statements: StatusStoreStatements.seenClaimColumn(blob: "BLOB")),
         Migration(version: 5, name: "several tokens an outbox entry", statements: StoreStatements.outboxTokensSchema),
         Migration(version: 6, name: "outbox claims shared between apps", statements: StoreStatements.outboxDueByAppSchema),
+        Migration(version: 7, name: "outbox claims shared between front ends", statements: StoreStatements.outboxLanesSchema),
     ])
 
-    /// Leases due entries shared between apps (see ``StoreStatements/claimDueOutboxEntries(_:)``).
+    /// Leases due entries shared between apps and their front ends (see ``StoreStatements/claimDueOutboxEntries(_:)``).
     static let claimDue = StoreStatements.claimDueOutboxEntries(.sqlite)
 }

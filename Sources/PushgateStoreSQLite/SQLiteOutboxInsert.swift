@@ -1,4 +1,4 @@
-/// The text of the outbox's multi-row INSERT for a number of rows: seven anonymous parameters a row, nine
+/// The text of the outbox's multi-row INSERT for a number of rows: eight anonymous parameters a row, ten
 /// with a lease (its owner and end bound again on every row). It has no `RETURNING id` (a temporary
 /// table and a result row for each id): the ids are the last inserted rowid and the ones before it.
 ///
@@ -17,9 +17,9 @@ enum SQLiteOutboxInsert {
     static func sql(rows: Int, leased: Bool) -> String {
         precondition(rows > 0, "an INSERT has at least one row")
         let head = leased
-            ? "INSERT INTO outbox (app_id, push_token, more_tokens, token_count, payload, not_before, created_at, lease_owner, lease_until, attempts) VALUES "
-            : "INSERT INTO outbox (app_id, push_token, more_tokens, token_count, payload, not_before, created_at) VALUES "
-        let row = leased ? "(?, ?, ?, ?, ?, ?, ?, ?, ?, 1)" : "(?, ?, ?, ?, ?, ?, ?)"
+            ? "INSERT INTO outbox (app_id, front_end, push_token, more_tokens, token_count, payload, not_before, created_at, lease_owner, lease_until, attempts) VALUES "
+            : "INSERT INTO outbox (app_id, front_end, push_token, more_tokens, token_count, payload, not_before, created_at) VALUES "
+        let row = leased ? "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)" : "(?, ?, ?, ?, ?, ?, ?, ?)"
         var sql = head
         sql.reserveCapacity(head.utf8.count + rows * (row.utf8.count + 2) + 16)
         for index in 0..<rows {

@@ -45,7 +45,7 @@ extension SQLiteStore {
     /// notification with more tokens than one entry holds) share one buffer of it.
     static func insertOutboxStatement(_ chunk: ArraySlice<OutboxMessage>, now: Int, lease: OutboxLease?) -> (String, [SQLiteData]) {
         var binds: [SQLiteData] = []
-        binds.reserveCapacity(chunk.count * 9)
+        binds.reserveCapacity(chunk.count * 10)
         let leaseBinds: [SQLiteData] = lease.map { [.text($0.owner), .integer(Int($0.until.millisecondsSince1970))] } ?? []
         var lastPayload: [UInt8]?
         var lastBuffer = ByteBuffer()
@@ -56,6 +56,7 @@ extension SQLiteStore {
                 lastBuffer = ByteBuffer(bytes: message.payload)
             }
             binds.append(.text(message.appID))
+            binds.append(.text(message.frontEnd))
             Self.appendTokenColumns(OutboxTokenColumns(message.pushTokens), to: &binds)
             binds.append(.blob(lastBuffer))
             binds.append(.integer(Int(message.notBefore.millisecondsSince1970)))
@@ -78,13 +79,13 @@ extension SQLiteStore {
 
     public func claimDue(now: Date, limit: Int, leaseFor lease: Duration, owner: String) async throws -> [OutboxEntry] {
         let nowMS = now.millisecondsSince1970
-        let apps: Int = try await self.scalar(on: self.reader, StoreStatements.countOutboxApps, [])
+        let lanes: Int = try await self.scalar(on: self.reader, StoreStatements.countOutboxLanes(.sqlite), [])
         let rows = try await self.run(
             on: self.writer,
             SQLiteMigrations.claimDue,
             [
                 .text(owner), .integer(Int(nowMS + lease.wholeMilliseconds)), .integer(Int(nowMS)), .integer(limit),
-                .integer(StoreStatements.claimShare(limit: limit, apps: apps)),
+                .integer(StoreStatements.claimShare(limit: limit, lanes: lanes)),
             ]
         )
         return try rows.map(Self.decodeOutboxEntry).sorted { ($0.message.notBefore, $0.id) < ($1.message.notBefore, $1.id) }

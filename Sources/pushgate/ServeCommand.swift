@@ -11,16 +11,25 @@ import UnixSignals
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the gateway. SIGTERM or SIGINT finishes requests in flight and exits 0."
+        abstract: "Run the gateway. SIGTERM or SIGINT finishes requests in flight and exits 0; SIGHUP reloads the configuration."
     )
 
     @OptionGroup var config: ConfigOptions
 
+    @Option(
+        name: .customLong("pid-file"),
+        help: ArgumentHelp("Write the process id to this file (for `pushgate reload --pid-file`); removed at exit.", valueName: "file")
+    )
+    var pidFile: String?
+
     func run() async throws {
+        // First, before the gateway starts its threads: arenas made before the limit stay.
+        let arenas = MallocArenaLimit.apply(cores: System.coreCount)
         let configuration = try self.config.load()
         let level = Logger.Level(rawValue: configuration.log.level) ?? .info
         let format: GatewayLogHandler.Format = configuration.log.format == .json ? .json : .text
-        LoggingSystem.bootstrap { label in GatewayLogHandler(label: label, level: level, format: format) }
+        GatewayLogSettings.apply(level: level, format: format)
+        LoggingSystem.bootstrap { label in GatewayLogHandler(label: label) }
         let logger = Logger(label: "pushgate")
 
         logger.notice("starting", metadata: ["config": "\(self.config.source.displayDescription)"])
@@ -39,13 +48,20 @@ struct ServeCommand: AsyncParsableCommand {
         NIOSingletons.groupLoopCountSuggestion = ioThreads
         ComputePool.threadCountSuggestion = configuration.http.computeThreadCount(cores: cores)
         let computeThreads = ComputePool.executor.threadCount  // starts them
-        logger.info("threads", metadata: ["io": "\(ioThreads)", "compute": "\(computeThreads)", "cores": "\(cores)"])
-        // SIGHUP (the systemd unit's ExecReload) would end the process by default: trapped from here on,
-        // and until the configuration can be reloaded live it is logged and changes nothing.
-        let hangUpSignals = await UnixSignalsSequence(trapping: .sighup)
+        logger.info(
+            "threads",
+            metadata: [
+                "io": "\(ioThreads)", "compute": "\(computeThreads)", "cores": "\(cores)",
+                "malloc_arenas": "\(arenas.map(String.init) ?? "default")",
+            ]
+        )
         let gateway: Gateway
         do {
-            gateway = try await Gateway.build(configuration: configuration, logger: logger)
+            let source = self.config.source
+            gateway = try await Gateway.build(
+                configuration: configuration, logger: logger,
+                reloadSource: Gateway.ReloadSource(description: source.displayDescription) { try source.load() }
+            )
         } catch let error as ConfigurationError {
             logger.critical("invalid configuration: \(error)")
             throw ExitCode(2)
@@ -53,12 +69,8 @@ struct ServeCommand: AsyncParsableCommand {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)
         }
-        let hangUps = Task {
-            for await _ in hangUpSignals {
-                logger.warning("SIGHUP: this version does not reload its configuration; restart the gateway to apply changes")
-            }
-        }
-        defer { hangUps.cancel() }
+        let pidFile = try self.pidFile.map { try PIDFile(path: $0) }
+        defer { pidFile?.remove() }
         try await gateway.run(gracefulShutdownSignals: [.sigterm, .sigint])
         logger.notice("stopped")  // a notice: written, after what was buffered, before the process ends
     }

@@ -3,6 +3,7 @@ import PushgateAPNs
 import PushgateConfig
 import PushgateCore
 import PushgateSandbox
+import ServiceLifecycleTestKit
 import Testing
 
 /// The provider against the emulator, over real TLS and HTTP/2.
@@ -148,6 +149,37 @@ struct APNsProviderEmulatorTests {
                     #expect(await provider.deliver(notification, to: deviceToken(), deadline: .soon) == .delivered)
                 }
                 #expect(harness.emulator.log.all.map(\.headers["apns-collapse-id"]) == ["room-1", nil, "room 1"])
+            }
+        }
+    }
+
+    /// Two apps with one key, and an app's next back end after a reload, send one provider token between
+    /// them: APNs refuses a key's token updated more than once in 20 minutes (gorush#512).
+    @Test func appsSharingAKeyShareOneProviderToken() async throws {
+        try await EmulatorHarness.withEmulator { harness in
+            let registry = APNsProviderTokenRegistry()
+            let settings = try harness.settings([:])
+            let first = try APNsProvider(configuration: APNsConfiguration(settings: settings), logger: TestLogging.quiet, tokens: registry)
+            let second = try APNsProvider(configuration: APNsConfiguration(settings: settings), logger: TestLogging.quiet, tokens: registry)
+            let rebuilt = try APNsProvider(configuration: APNsConfiguration(settings: settings), logger: TestLogging.quiet, tokens: registry)
+            let alone = try APNsProvider(configuration: APNsConfiguration(settings: settings), logger: TestLogging.quiet)
+            #expect(first.providerToken === second.providerToken && second.providerToken === rebuilt.providerToken)
+            try await testGracefulShutdown { trigger in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for provider in [first, second, rebuilt] { group.addTask { try await provider.run() } }
+                    for round in 0..<3 {
+                        for provider in [first, second, rebuilt] {
+                            #expect(await provider.deliver(Self.alert, to: deviceToken(String(format: "%04x", round)), deadline: .soon) == .delivered)
+                        }
+                    }
+                    #expect(harness.emulator.distinctProviderTokens == 1)
+                    #expect(first.providerToken?.issuedCount == 1)
+                    group.addTask { try await alone.run() }
+                    #expect(await alone.deliver(Self.alert, to: deviceToken(), deadline: .soon) == .delivered)
+                    #expect(harness.emulator.distinctProviderTokens == 2)
+                    trigger.triggerGracefulShutdown()
+                    try await group.waitForAll()
+                }
             }
         }
     }

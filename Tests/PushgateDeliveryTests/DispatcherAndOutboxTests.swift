@@ -107,7 +107,7 @@ struct DispatcherAndOutboxTests {
         let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
         try await Self.running([store, worker]) { () async throws in
             let tokens = (0..<250).map { "t\($0)" } + ["flaky", "dead", "refused"]
-            try await dispatcher.enqueue(Self.notification, appID: "app", tokens: tokens)
+            try await dispatcher.enqueue(Self.notification, appID: "app", frontEnd: "test", tokens: tokens)
             #expect(try await Self.eventually { () async throws in try await store.pendingCount() == 0 })
             let delivered = provider.deliveredTokens
             #expect(delivered.filter { $0.hasPrefix("t") }.count == 250)
@@ -148,9 +148,9 @@ struct DispatcherAndOutboxTests {
         )
         try await Self.running([store, worker]) { () async throws in
             try await dispatcher.enqueue([
-                Dispatcher.Queued(Self.notification, appID: "app", tokens: ["ok", "flaky", "dead", "down"], report: DeliveryReport(frontEnd: "listener", context: ["n": "id"])),
-                Dispatcher.Queued(Self.notification, appID: "app", tokens: ["unreported"]),
-                Dispatcher.Queued(Self.notification, appID: "app", tokens: ["elsewhere"], report: DeliveryReport(frontEnd: "nobody", context: .null)),
+                Dispatcher.Queued(Self.notification, appID: "app", frontEnd: "test", tokens: ["ok", "flaky", "dead", "down"], report: DeliveryReport(frontEnd: "listener", context: ["n": "id"])),
+                Dispatcher.Queued(Self.notification, appID: "app", frontEnd: "test", tokens: ["unreported"]),
+                Dispatcher.Queued(Self.notification, appID: "app", frontEnd: "test", tokens: ["elsewhere"], report: DeliveryReport(frontEnd: "nobody", context: .null)),
             ])
             #expect(try await Self.eventually { () async throws in try await store.pendingCount() == 0 })
             // Observers hear an outcome after it is stored, so the last one may follow the empty outbox.
@@ -170,14 +170,36 @@ struct DispatcherAndOutboxTests {
         try await Self.running([store]) { () async throws in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for caller in 0..<200 {
-                    group.addTask { try await dispatcher.enqueue(Self.notification, appID: "app", tokens: (0..<5).map { "c\(caller)-\($0)" }) }
+                    group.addTask { try await dispatcher.enqueue(Self.notification, appID: "app", frontEnd: "test", tokens: (0..<5).map { "c\(caller)-\($0)" }) }
                 }
                 try await group.waitForAll()
             }
             #expect(try await store.pendingCount() == 1000)
         }
         // A closed store fails every caller whose messages were in the write.
-        await #expect(throws: (any Error).self) { try await dispatcher.enqueue(Self.notification, appID: "app", tokens: ["late"]) }
+        await #expect(throws: (any Error).self) { try await dispatcher.enqueue(Self.notification, appID: "app", frontEnd: "test", tokens: ["late"]) }
+    }
+
+    /// An app removed by a configuration reload keeps its queued entries; added back, it delivers them.
+    @Test func entriesOfAnAppNoLongerConfiguredWaitForItToComeBack() async throws {
+        let (store, _) = try await Self.openStore()
+        let provider = ScriptedProvider(appID: "app")
+        let wakeUp = OutboxWakeUp()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        let dispatcher = Dispatcher(directory: ProviderDirectory([]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        var configuration = OutboxWorker.Configuration()
+        configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAge: .seconds(600))
+        configuration.pollInterval = .milliseconds(20)
+        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
+        try await Self.running([store, worker]) { () async throws in
+            try await dispatcher.enqueue(Self.notification, appID: "app", frontEnd: "test", tokens: ["a", "b", "c"])
+            // Several rounds find no app for the entries; they stay.
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await store.pendingCount() == 3)
+            dispatcher.reconfigure(ProviderDirectory([provider]), inflightLimits: [:], resetting: ["app"])
+            #expect(try await Self.eventually { () async throws in try await store.pendingCount() == 0 })
+            #expect(provider.deliveredTokens.sorted() == ["a", "b", "c"])
+        }
     }
 
     @Test func entriesTooOldToRetryAreGivenUp() async throws {
@@ -190,7 +212,7 @@ struct DispatcherAndOutboxTests {
         configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .seconds(1), maximumAge: .seconds(60))
         let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
         try await Self.running([store, worker]) { () async throws in
-            try await dispatcher.enqueue(Self.notification, appID: "app", tokens: ["down"])
+            try await dispatcher.enqueue(Self.notification, appID: "app", frontEnd: "test", tokens: ["down"])
             #expect(try await Self.eventually { () async throws in try await store.pendingCount() == 0 })
             #expect(provider.deliveredTokens == ["down"])
         }
@@ -202,7 +224,7 @@ struct DispatcherAndOutboxTests {
         // The first process accepts work and stops before delivering anything.
         try await Self.running([first]) { () async throws in
             let dispatcher = Dispatcher(directory: ProviderDirectory([]), store: first, metrics: metrics, logger: TestLogging.quiet)
-            try await dispatcher.enqueue(Self.notification, appID: "app", tokens: ["a", "b", "c"])
+            try await dispatcher.enqueue(Self.notification, appID: "app", frontEnd: "test", tokens: ["a", "b", "c"])
         }
         // The next one finds it and delivers it.
         let (second, _) = try await Self.openStore(at: path)
@@ -226,7 +248,7 @@ struct DispatcherAndOutboxTests {
         let dispatcher = Dispatcher(directory: ProviderDirectory([provider]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
         let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
         try await Self.running([store, worker]) { () async throws in
-            try await dispatcher.enqueue(Self.notification, appID: "app", tokens: ["slow"])
+            try await dispatcher.enqueue(Self.notification, appID: "app", frontEnd: "test", tokens: ["slow"])
             #expect(try await Self.eventually { () async throws in provider.deliveredTokens == ["slow"] })
             // Shutdown starts while the delivery is in flight (the helper triggers it when this returns).
         }

@@ -38,7 +38,7 @@ struct OutboxHandOffTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for caller in 0..<30 {
                     group.addTask {
-                        try await dispatcher.enqueue(DispatcherAndOutboxTests.notification, appID: "app", tokens: (0..<10).map { "c\(caller)-\($0)" })
+                        try await dispatcher.enqueue(DispatcherAndOutboxTests.notification, appID: "app", frontEnd: "test", tokens: (0..<10).map { "c\(caller)-\($0)" })
                     }
                 }
                 try await group.waitForAll()
@@ -61,7 +61,7 @@ struct OutboxHandOffTests {
         #expect(handOff.reserve(3, now: now) == nil)
         let entries = (0..<8).map { n in
             OutboxHandOff.Entry(
-                id: Int64(n), appID: "app", tokens: ["t\(n)"], content: OutboxContent(notification: DispatcherAndOutboxTests.notification, report: nil),
+                id: Int64(n), appID: "app", frontEnd: "test", tokens: ["t\(n)"], content: OutboxContent(notification: DispatcherAndOutboxTests.notification, report: nil),
                 createdAt: now, leaseUntil: lease.until
             )
         }
@@ -89,7 +89,7 @@ struct OutboxHandOffTests {
         let sizes = [40, 30, 50, 1]
         let entries = sizes.enumerated().map { n, size in
             OutboxHandOff.Entry(
-                id: Int64(n), appID: "app", tokens: (0..<size).map { "t\(n)-\($0)" },
+                id: Int64(n), appID: "app", frontEnd: "test", tokens: (0..<size).map { "t\(n)-\($0)" },
                 content: OutboxContent(notification: DispatcherAndOutboxTests.notification, report: nil), createdAt: now, leaseUntil: lease.until
             )
         }
@@ -120,7 +120,7 @@ struct OutboxHandOffTests {
             let lease = try #require(handOff.reserve(ids.count, now: now))
             let entries = ids.map { id in
                 OutboxHandOff.Entry(
-                    id: id, appID: app, tokens: ["t\(id)"], content: OutboxContent(notification: DispatcherAndOutboxTests.notification, report: nil),
+                    id: id, appID: app, frontEnd: "test", tokens: ["t\(id)"], content: OutboxContent(notification: DispatcherAndOutboxTests.notification, report: nil),
                     createdAt: now, leaseUntil: lease.until
                 )
             }
@@ -145,6 +145,32 @@ struct OutboxHandOffTests {
         // Everything else is a's, in order.
         #expect(handOff.take(1_000).map(\.id) == Array(9..<100) + [101])
         #expect(handOff.waiting == 0)
+    }
+
+    /// Within an app, takes go round its front ends as they go round apps: a fresh entry that one front
+    /// end queued is taken before another front end's older backlog of the same app runs out, and each
+    /// front end's entries stay in order.
+    @Test func takesGoRoundRobinAcrossTheFrontEndsOfAnApp() throws {
+        let handOff = OutboxHandOff(capacity: 1_000)
+        let now = Date()
+        handOff.open(owner: "w", lease: .seconds(60))
+        func hand(_ frontEnd: String, _ ids: Range<Int64>) throws {
+            let lease = try #require(handOff.reserve(ids.count, now: now))
+            let entries = ids.map { id in
+                OutboxHandOff.Entry(
+                    id: id, appID: "app", frontEnd: frontEnd, tokens: ["t\(id)"],
+                    content: OutboxContent(notification: DispatcherAndOutboxTests.notification, report: nil), createdAt: now, leaseUntil: lease.until
+                )
+            }
+            handOff.fulfil(ids.count, with: entries, owner: "w")
+        }
+        // A backlog that gorush queued for the app, then one entry that nextcloud queued for it.
+        try hand("gorush", 0..<100)
+        try hand("nextcloud", 100..<101)
+        let first = handOff.take(3)
+        #expect(first.map(\.frontEnd).filter { $0 == "nextcloud" } == ["nextcloud"], "nextcloud's entry is in the first take")
+        #expect(first.filter { $0.frontEnd == "gorush" }.map(\.id) == [0, 1])
+        #expect(handOff.take(1_000).map(\.id) == Array(2..<100))
     }
 
     /// A helper lane keeps going after a full round; a round of one 100-token entry is full at a batch
@@ -177,7 +203,7 @@ struct OutboxHandOffTests {
         // A worker that has taken the hand-off but has not delivered yet (it stops right after).
         wakeUp.handOff.open(owner: "gone", lease: .seconds(60))
         try await DispatcherAndOutboxTests.running([store]) { () async throws in
-            try await dispatcher.enqueue(DispatcherAndOutboxTests.notification, appID: "app", tokens: ["a", "b"])
+            try await dispatcher.enqueue(DispatcherAndOutboxTests.notification, appID: "app", frontEnd: "test", tokens: ["a", "b"])
         }
         #expect(wakeUp.handOff.close() == 2)
         let (reopened, _) = try await DispatcherAndOutboxTests.openStore(at: path)

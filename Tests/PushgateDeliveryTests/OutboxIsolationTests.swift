@@ -39,11 +39,11 @@ struct OutboxIsolationTests {
                 let end = ContinuousClock.now + duration
                 var index = 0
                 while ContinuousClock.now < end {
-                    try await dispatcher.enqueue(DispatcherAndOutboxTests.notification, appID: "a", tokens: ["\(phase)-a\(index)"])
+                    try await dispatcher.enqueue(DispatcherAndOutboxTests.notification, appID: "a", frontEnd: "test", tokens: ["\(phase)-a\(index)"])
                     queuedForA.withLock { $0.append("\(phase)-a\(index)") }
                     let token = "\(phase)-b\(index)"
                     queued[token] = ContinuousClock.now
-                    try await dispatcher.enqueue(DispatcherAndOutboxTests.notification, appID: "b", tokens: [token])
+                    try await dispatcher.enqueue(DispatcherAndOutboxTests.notification, appID: "b", frontEnd: "test", tokens: [token])
                     index += 1
                     try await Task.sleep(for: .milliseconds(10))
                 }

@@ -48,7 +48,7 @@ struct OutboxLanesTests {
         let entries = 40
         try await DispatcherAndOutboxTests.running([store, worker]) { () async throws in
             for entry in 0..<entries {
-                try await dispatcher.enqueue(DispatcherAndOutboxTests.notification, appID: "app", tokens: (0..<100).map { "e\(entry)-\($0)" })
+                try await dispatcher.enqueue(DispatcherAndOutboxTests.notification, appID: "app", frontEnd: "test", tokens: (0..<100).map { "e\(entry)-\($0)" })
             }
             // One lane: a round is one 100-token entry, and no second round's deliveries join it.
             #expect(try await DispatcherAndOutboxTests.eventually { provider.deliveredTokens.count >= 800 })

@@ -22,13 +22,14 @@ struct GorushFCMPayloadTests {
         // data: strings unchanged, anything else as Go's JSON text (HTML characters escaped).
         (#""data":{"s":"v","n":1,"f":1.5,"b":true,"o":{"z":1,"a":"<&>"},"l":[1,"x"],"nil":null}"#,
          #"{"data":{"s":"v","n":"1","f":"1.5","b":"true","o":"{\"a\":\"\\u003c\\u0026\\u003e\",\"z\":1}","l":"[1,\"x\"]","nil":"null"}}"#),
-        (#""priority":"high""#, #"{"android":{"priority":"HIGH"}}"#),
-        (#""priority":"normal","android":{"collapse_key":"k","ttl":3600000000000}"#, #"{"android":{"priority":"NORMAL","collapse_key":"k","ttl":"3600s"}}"#),
+        // `priority` as given: firebase-admin-go takes `normal` or `high` and sends them so.
+        (#""priority":"high""#, #"{"android":{"priority":"high"}}"#),
+        (#""priority":"normal","android":{"collapse_key":"k","ttl":"3600s"}"#, #"{"android":{"priority":"normal","collapse_key":"k","ttl":"3600s"}}"#),
         (#""sound":"ding""#, #"{"android":{"notification":{"sound":"ding"}},"apns":{"payload":{"aps":{"sound":"ding"}}}}"#),
         (#""message":"M","mutable_content":true"#, #"{"notification":{"body":"M"},"apns":{"payload":{"aps":{"mutable-content":1}}}}"#),
         (#""content_available":true,"data":{"k":"v"}"#,
          #"{"data":{"k":"v"},"apns":{"headers":{"apns-priority":"5"},"payload":{"aps":{"content-available":1,"k":"v"}}}}"#),
-        (#""apns":{"payload":{"aps":{"content-available":true}}},"webpush":{"headers":{"TTL":"60"}},"fcm_options":{"analytics_label":"x"}"#,
+        (#""apns":{"payload":{"aps":{"content-available":1}}},"webpush":{"headers":{"TTL":"60"}},"fcm_options":{"analytics_label":"x"}"#,
          #"{"apns":{"payload":{"aps":{"content-available":1}}},"webpush":{"headers":{"TTL":"60"}},"fcm_options":{"analytics_label":"x"}}"#),
     ])
     func messageRules(_ fields: String, _ expected: String) throws {

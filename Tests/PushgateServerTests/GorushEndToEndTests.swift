@@ -111,7 +111,7 @@ struct GorushEndToEndTests {
         #expect(fcm["headers"]?["user-agent"] == "pushgate")
         #expect(fcm["headers"]?["authorization"] == "Bearer (redacted)")
         #expect(try Self.json(fcm["body"]?.stringValue ?? "") == Self.json(
-            #"{"android":{"priority":"HIGH"},"data":{"n":"1"},"notification":{"body":"M","title":"T"},"token":"fcm-ok-1"}"#
+            #"{"android":{"priority":"high"},"data":{"n":"1"},"notification":{"body":"M","title":"T"},"token":"fcm-ok-1"}"#
         ))
         #expect(deliveries.contains { $0["token"]?.stringValue == Self.deadToken && $0["status"] == 410 })
         #expect(deliveries.contains { $0["token"]?.stringValue == "unregistered-gone" && $0["status"] == 404 })

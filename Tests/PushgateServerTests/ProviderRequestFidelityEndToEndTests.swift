@@ -93,7 +93,8 @@ struct ProviderRequestFidelityEndToEndTests {
     /// gorush → FCM: firebase-admin-go marshals only the `messaging.Message` fields gorush set. Without
     /// `priority` (and without an `android` object) gorush leaves `Android` nil, so the request has no
     /// `android` block (`notify/notification_fcm.go` `GetAndroidNotification`); `data` values are strings
-    /// (`convertDataToStringMap`). With `priority: high`, `android.priority` is `HIGH`.
+    /// (`convertDataToStringMap`). With `priority: high`, `android.priority` is `high`, as given
+    /// (`setupFCMPriority`; firebase-admin-go sends it lower-case).
     @Test(.timeLimit(.minutes(3)))
     func gorushToFCMSendsOnlyWhatTheCallerGave() async throws {
         try await Self.withGateway { gateway in
@@ -122,7 +123,7 @@ struct ProviderRequestFidelityEndToEndTests {
             let high = #"{"notifications":[{"tokens":["\#(Self.fcmToken)"],"platform":2,"priority":"high","data":{"marker":"fcm-high"}}]}"#
             #expect(try await gateway.post("/api/push", high).0 == 200)
             let highSent = try await gateway.delivery("fcm", containing: "fcm-high")
-            #expect(try Self.json(highSent["body"]?.stringValue ?? "") == Self.json(#"{"android":{"priority":"HIGH"},"data":{"marker":"fcm-high"},"token":"\#(Self.fcmToken)"}"#))
+            #expect(try Self.json(highSent["body"]?.stringValue ?? "") == Self.json(#"{"android":{"priority":"high"},"data":{"marker":"fcm-high"},"token":"\#(Self.fcmToken)"}"#))
         }
     }
 

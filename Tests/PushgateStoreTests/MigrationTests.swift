@@ -51,10 +51,46 @@ struct MigrationTests {
         }
     }
 
+    /// Takes a database back to version 6: an outbox without front ends, its claims shared by app.
+    static func undoClaimsByLane(on database: TestDatabase) async throws {
+        try await database.execute("DROP INDEX outbox_due_by_lane")
+        try await database.execute("ALTER TABLE outbox DROP COLUMN front_end")
+        try await database.execute("CREATE INDEX outbox_due_by_app ON outbox (app_id, not_before, id)")
+        try await database.execute("DELETE FROM pushgate_migrations WHERE version = 7")
+    }
+
     /// Takes a database back to version 5: the outbox indexed by due time alone.
     static func undoClaimsAppByApp(on database: TestDatabase) async throws {
+        try await Self.undoClaimsByLane(on: database)
         try await database.execute("DROP INDEX outbox_due_by_app")
         try await database.execute("DELETE FROM pushgate_migrations WHERE version = 6")
+    }
+
+    /// Entries a version 6 outbox holds (no front end recorded) are claimed after the upgrade with the
+    /// empty front end, as one lane of their app: a front end's entry queued after the upgrade shares
+    /// the app's claims with them, and they all drain.
+    @Test(arguments: StoreKind.allCases)
+    func entriesFromBeforeFrontEndsWereRecordedDrainAsALaneOfTheirApp(kind: StoreKind) async throws {
+        let database = try await TestDatabase.make(kind)
+        try await withStores(kind, on: database) { _ async throws in }
+        try await Self.undoClaimsByLane(on: database)
+        let payload = kind == .sqlite ? "X'7B7D'" : "'\\x7b7d'::bytea"
+        let rows = (0..<20).map { "('app', 'old-\($0)', \(payload), \($0), 0)" }.joined(separator: ", ")
+        try await database.execute("INSERT INTO outbox (app_id, push_token, payload, not_before, created_at) VALUES \(rows)")
+        try await withStores(kind, on: database) { stores async throws in
+            let store = stores[0]
+            _ = try await store.enqueue([OutboxMessage(appID: "app", frontEnd: "nextcloud", pushToken: "new", payload: [1], notBefore: Date())])
+            let first = try await store.claimDue(now: Date(), limit: 2, leaseFor: .seconds(30), owner: "w")
+            #expect(first.map(\.message.pushTokens) == [["old-0"], ["new"]])
+            #expect(first.map(\.message.frontEnd) == ["", "nextcloud"])
+            let rest = try await store.claimDue(now: Date(), limit: 100, leaseFor: .seconds(30), owner: "w")
+            #expect(rest.map(\.message.pushTokens) == (1..<20).map { ["old-\($0)"] })
+            #expect(rest.allSatisfy { $0.message.frontEnd == "" && $0.message.payload == Array("{}".utf8) })
+            #expect(try await store.complete(ids: first.map(\.id) + rest.map(\.id), owner: "w") == 21)
+            #expect(try await store.pendingCount() == 0)
+        }
+        // The upgrade made the lanes' index (dropping it fails otherwise).
+        try await Self.undoClaimsByLane(on: database)
     }
 
     /// A version 5 outbox gets the index of claims shared between apps, and its backlog is shared.
@@ -94,7 +130,7 @@ struct MigrationTests {
             StoreStatements.upsertDevice, StoreStatements.insertDeviceIfAbsent, StoreStatements.selectDevice,
             StoreStatements.deleteDevice, StoreStatements.deleteDevicesByToken, StoreStatements.countDevices,
             StoreStatements.completeOutboxEntry, StoreStatements.rescheduleOutboxEntries(count: 1), StoreStatements.rescheduleOutboxEntries(count: 3),
-            StoreStatements.claimDueOutboxEntries(.sqlite), StoreStatements.claimDueOutboxEntries(.postgres), StoreStatements.countOutboxApps,
+            StoreStatements.claimDueOutboxEntries(.sqlite), StoreStatements.claimDueOutboxEntries(.postgres), StoreStatements.countOutboxLanes(.sqlite), StoreStatements.countOutboxLanes(.postgres),
             StoreStatements.incrementCounter,
             StoreStatements.selectCounter, StoreStatements.purgeCounters, StoreStatements.recordMigration,
             StoreStatements.upsertInvalidToken, StoreStatements.selectInvalidToken, StoreStatements.deleteInvalidToken,

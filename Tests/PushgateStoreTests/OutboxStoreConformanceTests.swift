@@ -151,6 +151,42 @@ struct OutboxStoreConformanceTests {
         }
     }
 
+    /// Within an app, each front end that queued entries has a turn of its own, as each app has: a
+    /// backlog that one front end queued does not hold back an entry another front end queued later for
+    /// the same app, entries without a front end (queued before the outbox recorded it) take their turn
+    /// together, and each entry comes back with the front end that queued it.
+    @Test(arguments: StoreKind.allCases)
+    func claimsTakeDueEntriesRoundRobinAcrossTheFrontEndsOfAnApp(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            func messages(_ frontEnd: String, _ count: Int, dueIn seconds: Double) -> [OutboxMessage] {
+                (0..<count).map {
+                    OutboxMessage(
+                        appID: "a", frontEnd: frontEnd, pushToken: "\(frontEnd)-\($0)", payload: [1], notBefore: Self.now.addingTimeInterval(seconds)
+                    )
+                }
+            }
+            let gorush = try await store.enqueue(messages("gorush", 20, dueIn: -30))
+            let unknown = try await store.enqueue(messages("", 2, dueIn: -20))
+            let nextcloud = try await store.enqueue(messages("nextcloud", 1, dueIn: -10))
+            // Another app's entry, and another front end's entry not yet due (it counts as a lane, but
+            // takes nothing).
+            let other = try await store.enqueue([OutboxMessage(appID: "b", frontEnd: "gorush", pushToken: "b", payload: [2], notBefore: Self.now)])
+            _ = try await store.enqueue(messages("status", 1, dueIn: 60))
+            // Five lanes share 5 tokens: one each, the not-yet-due lane's room going to the oldest due.
+            let first = try await store.claimDue(now: Self.now, limit: 5, leaseFor: .seconds(30), owner: "w")
+            #expect(Set(first.map(\.id)) == Set(Array(gorush.prefix(2)) + [unknown[0]] + nextcloud + other))
+            #expect(first.map(\.message.frontEnd) == ["gorush", "gorush", "", "nextcloud", "gorush"])
+            #expect(first.map(\.message) == messages("gorush", 2, dueIn: -30) + messages("", 1, dueIn: -20) + messages("nextcloud", 1, dueIn: -10) + [
+                OutboxMessage(appID: "b", frontEnd: "gorush", pushToken: "b", payload: [2], notBefore: Self.now),
+            ])
+            // What is left: gorush's backlog and one entry without a front end, sharing the claim.
+            let second = try await store.claimDue(now: Self.now, limit: 4, leaseFor: .seconds(30), owner: "w")
+            #expect(Set(second.map(\.id)) == Set(Array(gorush[2..<5]) + [unknown[1]]))
+            let rest = try await store.claimDue(now: Self.now, limit: 100, leaseFor: .seconds(30), owner: "w")
+            #expect(rest.map(\.id) == Array(gorush[5...]))
+        }
+    }
+
     /// Two apps with a backlog each share every claim equally, whichever backlog is older.
     @Test(arguments: StoreKind.allCases)
     func twoBacklogsShareEachClaimEqually(kind: StoreKind) async throws {

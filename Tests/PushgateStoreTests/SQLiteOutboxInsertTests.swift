@@ -6,9 +6,9 @@ import Testing
 struct SQLiteOutboxInsertTests {
     static func plain(rows: Int, leased: Bool) -> String {
         let columns = leased
-            ? "app_id, push_token, more_tokens, token_count, payload, not_before, created_at, lease_owner, lease_until, attempts"
-            : "app_id, push_token, more_tokens, token_count, payload, not_before, created_at"
-        let row = leased ? "(?, ?, ?, ?, ?, ?, ?, ?, ?, 1)" : "(?, ?, ?, ?, ?, ?, ?)"
+            ? "app_id, front_end, push_token, more_tokens, token_count, payload, not_before, created_at, lease_owner, lease_until, attempts"
+            : "app_id, front_end, push_token, more_tokens, token_count, payload, not_before, created_at"
+        let row = leased ? "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)" : "(?, ?, ?, ?, ?, ?, ?, ?)"
         return "INSERT INTO outbox (\(columns)) VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))"
     }
 

@@ -79,7 +79,7 @@ struct SQLiteStatementConnectionTests {
             for (round, limit) in [1, 3, 1, 0, 2, 1].enumerated() {
                 let binds: [SQLiteData] = [
                     .text("me"), .integer(100_000), .integer(1_000 + round), .integer(limit),
-                    .integer(StoreStatements.claimShare(limit: limit, apps: 1)),
+                    .integer(StoreStatements.claimShare(limit: limit, lanes: 1)),
                 ]
                 let rows = try await connection.query(SQLiteMigrations.claimDue, binds)
                 #expect(rows.count == min(limit, 5 - claimed))

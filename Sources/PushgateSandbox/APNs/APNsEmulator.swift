@@ -47,6 +47,12 @@ public final class APNsEmulator: Sendable {
     }
 
     private let expiry = Mutex(Expiry())
+    /// The distinct valid provider tokens requests carried (APNs refuses a key's token updated more than
+    /// once in 20 minutes), kept as SHA-256 digests.
+    private let providerTokensSeen = Mutex<Set<SHA256.Digest>>([])
+
+    /// How many distinct valid provider tokens requests have carried.
+    public var distinctProviderTokens: Int { self.providerTokensSeen.withLock { $0.count } }
 
     /// Creates an emulator with a fresh key, ids and certificates.
     /// - Parameters:
@@ -174,6 +180,7 @@ public final class APNsEmulator: Sendable {
     private func providerTokenProblem(_ authorization: String?, token: String) -> String? {
         if let problem = self.verifier.problem(with: authorization) { return problem }
         let jwt = authorization ?? ""
+        _ = self.providerTokensSeen.withLock { $0.insert(SHA256.hash(data: Data(jwt.utf8))) }
         return self.expiry.withLock { expiry in
             if expiry.providerTokens.contains(jwt) { return "ExpiredProviderToken" }
             if APNsEmulatorRules.asksForExpiredProviderToken(token), expiry.deviceTokens.insert(token.lowercased()).inserted {

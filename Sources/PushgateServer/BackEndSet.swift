@@ -1,0 +1,73 @@
+import Logging
+import ServiceLifecycle
+
+/// The running delivery back ends, as one service: it runs each back end's service (which owns its
+/// connections) in a service group of its own, so that a configuration reload can start new back ends and
+/// retire old ones while the gateway runs.
+///
+/// A retired back end is out of the ``PushgateDelivery/ProviderDirectory`` already, so nothing new reaches
+/// it; it is shut down (its connections closed) after ``drainPeriod``, by which time every delivery that
+/// looked it up before the reload has met its deadline. At the gateway's shutdown every back end, retiring
+/// or not, shuts down with this service.
+final class BackEndSet: Service, Sendable {
+    private enum Command: Sendable {
+        case start(ServiceGroup)
+        case retire(ServiceGroup)
+    }
+
+    /// How long a retired back end keeps its connections for the deliveries already under way.
+    let drainPeriod: Duration
+    private let initial: [ServiceGroup]
+    private let commands: AsyncStream<Command>
+    private let continuation: AsyncStream<Command>.Continuation
+    private let logger: Logger
+
+    /// Creates the set with the back ends configured at start.
+    init(services: [any Service], drainPeriod: Duration = .seconds(35), logger: Logger) {
+        self.drainPeriod = drainPeriod
+        self.logger = logger
+        self.initial = services.map { Self.group($0, logger: logger) }
+        (self.commands, self.continuation) = AsyncStream.makeStream(of: Command.self)
+    }
+
+    /// Starts back ends added by a reload; returns what ``retire(_:)`` takes to stop them.
+    func start(_ services: [any Service]) -> [ServiceGroup] {
+        let groups = services.map { Self.group($0, logger: self.logger) }
+        for group in groups { self.continuation.yield(.start(group)) }
+        return groups
+    }
+
+    /// Shuts back ends down after the drain period.
+    func retire(_ groups: [ServiceGroup]) {
+        for group in groups { self.continuation.yield(.retire(group)) }
+    }
+
+    /// The groups of the back ends configured at start, for ``retire(_:)``.
+    var initialGroups: [ServiceGroup] { self.initial }
+
+    func run() async throws {
+        try await withThrowingDiscardingTaskGroup { tasks in
+            for group in self.initial {
+                tasks.addTask { try await group.run() }
+            }
+            // Each back end's group is a child task, so it shuts down with this service (a service group
+            // hears the graceful shutdown of the task that runs it).
+            for await command in self.commands.cancelOnGracefulShutdown() {
+                switch command {
+                case .start(let group):
+                    tasks.addTask { try await group.run() }
+                case .retire(let group):
+                    let drain = self.drainPeriod
+                    tasks.addTask {
+                        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: drain) }
+                        await group.triggerGracefulShutdown()
+                    }
+                }
+            }
+        }
+    }
+
+    private static func group(_ service: any Service, logger: Logger) -> ServiceGroup {
+        ServiceGroup(configuration: ServiceGroupConfiguration(services: [.init(service: service)], logger: logger))
+    }
+}

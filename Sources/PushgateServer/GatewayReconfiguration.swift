@@ -1,0 +1,149 @@
+import CoreMetrics
+import Logging
+import PushgateConfig
+import PushgateCore
+import PushgateDelivery
+import ServiceLifecycle
+
+/// Applies a reloaded configuration to the running gateway (`SIGHUP`, see ``ConfigurationReloader``).
+///
+/// Apps added, removed or changed get new back ends (the old ones drain: deliveries already under way
+/// finish on them, see ``BackEndSet``), in-flight limits and circuits follow, the Matrix options of the
+/// apps are replaced, and the log level and format change. A file that cannot be read or is invalid changes
+/// nothing. Settings that take effect only at start are named in the log, never silently ignored.
+actor GatewayReconfiguration {
+    /// One app's running back end.
+    struct RunningApp: Sendable {
+        var provider: any PushProvider
+        var group: ServiceGroup
+        var fingerprint: AppFingerprint
+    }
+
+    /// Reads the configuration again (the file `pushgate serve` was started with).
+    typealias Load = @Sendable () throws -> GatewayConfiguration
+
+    private var configuration: GatewayConfiguration
+    private var apps: [String: RunningApp]
+    private var generation = 1
+    private let fixedProviders: [any PushProvider]
+    private let load: Load
+    private let sourceDescription: String
+    /// The sandbox's demo apps, which stand in for an empty `apps` as they did at start.
+    private let sandboxApps: [AppSettings]?
+    private let backEnds: BackEndSet
+    private let dispatcher: Dispatcher
+    private let deliveryMetrics: DeliveryMetrics
+    private let frontEnds: [@Sendable (GatewayConfiguration) throws -> Void]
+    private let metricsFactory: any MetricsFactory
+    private let metrics: ReloadMetrics
+    private let logger: Logger
+
+    init(
+        configuration: GatewayConfiguration, apps: [String: RunningApp], fixedProviders: [any PushProvider], load: @escaping Load,
+        sourceDescription: String, sandboxApps: [AppSettings]?, backEnds: BackEndSet, dispatcher: Dispatcher, deliveryMetrics: DeliveryMetrics,
+        frontEnds: [@Sendable (GatewayConfiguration) throws -> Void], metricsFactory: any MetricsFactory, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.apps = apps
+        self.fixedProviders = fixedProviders
+        self.load = load
+        self.sourceDescription = sourceDescription
+        self.sandboxApps = sandboxApps
+        self.backEnds = backEnds
+        self.dispatcher = dispatcher
+        self.deliveryMetrics = deliveryMetrics
+        self.frontEnds = frontEnds
+        self.metricsFactory = metricsFactory
+        self.metrics = ReloadMetrics(factory: metricsFactory)
+        self.logger = logger
+    }
+
+    /// Reads the configuration again and applies what changed.
+    /// - Returns: how it ended.
+    @discardableResult
+    func reload() -> ReloadMetrics.Outcome {
+        let outcome: ReloadMetrics.Outcome
+        do {
+            outcome = try self.apply(try self.reloaded())
+        } catch let error as ConfigurationError {
+            // As `pushgate check-config` prints it.
+            self.logger.error("configuration reload failed: invalid configuration in \(self.sourceDescription): \(error); the running configuration stays")
+            outcome = .failed
+        } catch {
+            self.logger.error("configuration reload failed: \(error); the running configuration stays")
+            outcome = .failed
+        }
+        self.metrics.record(outcome)
+        return outcome
+    }
+
+    /// The reloaded configuration, completed as start-up completes it.
+    private func reloaded() throws -> GatewayConfiguration {
+        var new = try self.load()
+        if new.apps.isEmpty, let sandboxApps = self.sandboxApps {
+            new.apps = sandboxApps
+            if new.status == nil { new.status = self.configuration.status }
+        }
+        return new
+    }
+
+    private func apply(_ new: GatewayConfiguration) throws -> ReloadMetrics.Outcome {
+        let configured = try Gateway.validate(new)
+        let fingerprints = Dictionary(new.apps.map { ($0.id, AppFingerprint($0)) }, uniquingKeysWith: { first, _ in first })
+        let change = ConfigurationChange(
+            from: self.configuration, to: new, running: self.apps.mapValues(\.fingerprint), reloaded: fingerprints
+        )
+        for warning in new.warnings { self.logger.warning("configuration: \(warning)") }
+        for name in change.needsRestart {
+            self.logger.warning("configuration reload: \(name) changed and needs a restart to take effect")
+        }
+        // Front ends check their own sections before anything is replaced, so a failure changes nothing.
+        let rebuilt = Set(change.added + change.changed)
+        var built: [String: ProviderFactory.Built] = [:]
+        for (app, checked) in zip(new.apps, configured) where rebuilt.contains(app.id) {
+            built[app.id] = try ProviderFactory.build(checked, logger: self.logger, metricsFactory: self.metricsFactory)
+        }
+        for reconfigure in self.frontEnds { try reconfigure(new) }
+        if change.logChanged {
+            GatewayLogSettings.apply(level: Logger.Level(rawValue: new.log.level) ?? .info, format: new.log.format == .json ? .json : .text)
+        }
+        var retiring = change.removed.compactMap { self.apps[$0]?.group }
+        let ids = new.apps.map(\.id)
+        let groups = self.backEnds.start(ids.compactMap { built[$0]?.service })
+        var groupByApp: [String: ServiceGroup] = [:]
+        for (id, group) in zip(ids.filter { built[$0] != nil }, groups) { groupByApp[id] = group }
+        var running: [String: RunningApp] = [:]
+        for id in ids {
+            if let fresh = built[id], let group = groupByApp[id], let fingerprint = fingerprints[id] {
+                if let old = self.apps[id] { retiring.append(old.group) }
+                running[id] = RunningApp(provider: fresh.provider, group: group, fingerprint: fingerprint)
+            } else if let kept = self.apps[id] {
+                running[id] = kept
+            }
+        }
+        self.deliveryMetrics.prepare(appIDs: change.added)
+        self.dispatcher.reconfigure(
+            ProviderDirectory(ids.compactMap { running[$0]?.provider } + self.fixedProviders),
+            inflightLimits: Gateway.inflightLimits(new),
+            resetting: Set(change.added + change.changed + change.removed)
+        )
+        self.backEnds.retire(retiring)
+        self.apps = running
+        self.configuration = new
+        guard !change.isEmpty else {
+            self.logger.notice("configuration reloaded: nothing to change", metadata: ["generation": "\(self.generation)"])
+            return .unchanged
+        }
+        self.generation += 1
+        self.metrics.recordGeneration(self.generation)
+        self.logger.notice(
+            "configuration reloaded",
+            metadata: [
+                "generation": "\(self.generation)", "apps_added": "\(change.added.joined(separator: ","))",
+                "apps_removed": "\(change.removed.joined(separator: ","))", "apps_changed": "\(change.changed.joined(separator: ","))",
+                "log_changed": "\(change.logChanged)", "front_ends_changed": "\(change.frontEndsChanged.joined(separator: ","))",
+            ]
+        )
+        return .applied
+    }
+}

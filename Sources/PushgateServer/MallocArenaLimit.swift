@@ -1,0 +1,35 @@
+import CMallocTuning
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How many heaps (arenas) the C allocator keeps for the process's threads.
+///
+/// glibc's malloc gives a thread that finds every arena in use an arena of its own, up to eight per core.
+/// Memory freed in one arena serves only that arena's later requests, so with the gateway's threads
+/// (event loops, the compute pool, Swift's shared pool, SQLite's thread pool, the log writer) each
+/// holding an arena, the free memory of all of them adds up: peak RSS under a 100-token gorush load was
+/// 67–69 MiB with glibc's default and 61–65 MiB with one arena per core on a 2-core machine, at the same
+/// throughput (benchmarks/README.md, 2026-11-29, day).
+public enum MallocArenaLimit {
+    /// The environment variable through which glibc itself takes the limit; when an operator sets it,
+    /// their value stands.
+    public static let environmentVariable = "MALLOC_ARENA_MAX"
+
+    /// Caps the arenas at one per core (at least two), unless the environment sets the limit already.
+    /// Call it before the process starts its threads: arenas made before the call stay.
+    /// - Parameter cores: the machine's cores.
+    /// - Returns: the limit set, or nil when it was left to the environment or the C library has no such
+    ///   setting.
+    @discardableResult
+    public static func apply(cores: Int) -> Int? {
+        if getenv(Self.environmentVariable) != nil { return nil }
+        let count = max(2, cores)
+        return pushgate_limit_malloc_arenas(Int32(count)) == 1 ? count : nil
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import PushgateConfig
+import PushgateTestSupport
+import Testing
+
+@testable import PushgateServer
+
+/// What a reload sees as changed: apps by id (settings, the files they name, the proxy), the log settings,
+/// and the settings that need a restart, by name.
+@Suite("configuration change")
+struct ConfigurationChangeTests {
+    static func change(_ old: GatewayConfiguration, _ new: GatewayConfiguration) -> ConfigurationChange {
+        ConfigurationChange(
+            from: old, to: new,
+            running: Dictionary(old.apps.map { ($0.id, AppFingerprint($0)) }, uniquingKeysWith: { first, _ in first }),
+            reloaded: Dictionary(new.apps.map { ($0.id, AppFingerprint($0)) }, uniquingKeysWith: { first, _ in first })
+        )
+    }
+
+    @Test func appsAddedRemovedAndChangedAreNamed() throws {
+        let old = try GatewayConfiguration(yaml: """
+            apps:
+              a: {type: gcm, api_key: one}
+              b: {type: gcm, api_key: two}
+              c: {type: gcm, api_key: three}
+            """)
+        let new = try GatewayConfiguration(yaml: """
+            apps:
+              a: {type: gcm, api_key: one}
+              b: {type: gcm, api_key: rotated}
+              d: {type: gcm, api_key: four}
+            log: {level: debug}
+            """)
+        let change = Self.change(old, new)
+        #expect(change.added == ["d"])
+        #expect(change.removed == ["c"])
+        #expect(change.changed == ["b"])
+        #expect(change.logChanged)
+        #expect(change.needsRestart.isEmpty)
+        #expect(!change.isEmpty)
+        #expect(Self.change(old, old).isEmpty)
+    }
+
+    @Test func aKeyFileRewrittenInPlaceChangesItsApp() throws {
+        let directory = try TemporaryDirectory()
+        let key = try directory.write("key.json", "first")
+        let yaml = "apps:\n  a: {type: gcm, service_account_file: '\(key)'}\n  b: {type: gcm, api_key: x}\n"
+        let old = try GatewayConfiguration(yaml: yaml)
+        let running = ["a": AppFingerprint(old.apps[0]), "b": AppFingerprint(old.apps[1])]
+        _ = try directory.write("key.json", "second")
+        let new = try GatewayConfiguration(yaml: yaml)
+        let change = ConfigurationChange(
+            from: old, to: new, running: running, reloaded: ["a": AppFingerprint(new.apps[0]), "b": AppFingerprint(new.apps[1])]
+        )
+        #expect(change.changed == ["a"])
+    }
+
+    @Test func aNewProxyChangesEveryApp() throws {
+        let old = try GatewayConfiguration(yaml: "apps:\n  a: {type: gcm, api_key: x}\n  b: {type: gcm, api_key: y}\n")
+        let new = try GatewayConfiguration(yaml: "proxy: http://127.0.0.1:3128\napps:\n  a: {type: gcm, api_key: x}\n  b: {type: gcm, api_key: y}\n")
+        #expect(Self.change(old, new).changed == ["a", "b"])
+    }
+
+    @Test func settingsThatNeedARestartAreNamed() throws {
+        let old = try GatewayConfiguration(yaml: "apps:\n  a: {type: gcm, api_key: x}\n")
+        let new = try GatewayConfiguration(yaml: """
+            http: {port: 5999}
+            metrics: {prometheus: {enabled: true, port: 9999}}
+            database: {url: 'sqlite:other.sqlite'}
+            gorush: {ios_app: a, allow_unauthenticated: true}
+            apps:
+              a: {type: gcm, api_key: x}
+            """)
+        let change = Self.change(old, new)
+        #expect(change.needsRestart == ["http", "metrics", "database", "gorush"])
+        #expect(change.isEmpty)
+    }
+
+    @Test func gorushCallersAndAppsChangeLiveButItsPathsNeedARestart() throws {
+        let apps = "apps:\n  a: {type: apns, topic: x}\n  b: {type: apns, topic: y}\n"
+        let old = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, auth_tokens: [one]}\n")
+        let live = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: b, auth_tokens: [two, three], sync: true, max_notification: 10}\n")
+        #expect(Self.change(old, live).needsRestart.isEmpty)
+        #expect(Self.change(old, live).frontEndsChanged == ["gorush"])
+        let moved = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, auth_tokens: [one], api: {push_uri: /push}}\n")
+        #expect(Self.change(old, moved).needsRestart == ["gorush"])
+    }
+
+    @Test func nextcloudAndStatusChangeLiveButTheirTransportNeedsARestart() throws {
+        let apps = "apps:\n  a: {type: gcm, api_key: x}\n  b: {type: apns, topic: t}\n"
+        let old = try GatewayConfiguration(yaml: apps + "nextcloud: {fcm_app: a}\nstatus: {waku_rest_url: 'http://127.0.0.1:8645', android_app: a}\n")
+        let live = try GatewayConfiguration(
+            yaml: apps + "nextcloud: {fcm_app: a, apns_app: b, alert_text: Hi}\nstatus: {waku_rest_url: 'http://127.0.0.1:8645', android_app: a, ios_app: b}\n"
+        )
+        let change = Self.change(old, live)
+        #expect(change.needsRestart.isEmpty)
+        #expect(change.frontEndsChanged == ["status", "nextcloud"])
+        let moved = try GatewayConfiguration(
+            yaml: apps + "nextcloud: {fcm_app: a, path_prefix: /push}\nstatus: {waku_rest_url: 'http://127.0.0.1:9999', android_app: a}\n"
+        )
+        #expect(Self.change(old, moved).needsRestart == ["nextcloud.path_prefix", "status"])
+    }
+}

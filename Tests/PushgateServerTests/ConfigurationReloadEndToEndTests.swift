@@ -1,0 +1,267 @@
+import Foundation
+import PushgateCore
+import PushgateTestSupport
+import Synchronization
+import Testing
+
+/// `SIGHUP` under load, on the real binary: two sets of provider emulators (A and B, each with keys of its
+/// own), a gateway on A's apps, Matrix and gorush requests without a pause, and ten reloads while an app is
+/// added, the APNs app's credentials and endpoint move to B (B's emulator accepts only B's key id), the FCM
+/// app moves to B, and one file is broken. No request fails or goes unanswered, every accepted token is
+/// delivered exactly once, and after each reload deliveries use the new credentials and endpoints.
+@Suite("configuration reload, end to end")
+struct ConfigurationReloadEndToEndTests {
+    /// One emulator set, as `pushgate sandbox` runs it.
+    struct Emulators {
+        let process: GatewayProcess
+        let deliveriesURL: String
+        let appsYAML: String
+
+        static func start(in directory: TemporaryDirectory, name: String) async throws -> Emulators {
+            let process = try GatewayProcess(arguments: ["sandbox", "--directory", directory.path(name)], directory: directory.url.path)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline, !process.output.contains("Deliveries:") { try await Task.sleep(for: .milliseconds(50)) }
+            let url = try #require(process.output.split(separator: "\n").first { $0.contains("Deliveries:") }?.split(separator: " ").last.map(String.init))
+            let apps = try String(contentsOfFile: directory.path("\(name)/pushgate-sandbox.yaml"), encoding: .utf8)
+            return Emulators(process: process, deliveriesURL: url, appsYAML: apps)
+        }
+
+        /// The YAML block of one app (`  demo.apns:` and its indented keys).
+        func app(_ id: String) throws -> String {
+            let lines = self.appsYAML.split(separator: "\n", omittingEmptySubsequences: false)
+            let start = try #require(lines.firstIndex { $0 == "  \(id):" })
+            var block = [lines[start]]
+            for line in lines[(start + 1)...] {
+                guard line.hasPrefix("    ") else { break }
+                block.append(line)
+            }
+            return block.joined(separator: "\n") + "\n"
+        }
+
+        /// Tokens of the deliveries the emulators accepted, each as often as it arrived.
+        func delivered(provider: String) async throws -> [String] {
+            guard case .array(let list) = try JSONParser.parse(Array(try await GorushEndToEndTests.getURL(self.deliveriesURL).utf8)) else { return [] }
+            return list.compactMap { entry in
+                guard entry["provider"]?.stringValue == provider, case .number(let status)? = entry["status"], status == 200 else { return nil }
+                return entry["token"]?.stringValue
+            }
+        }
+    }
+
+    /// Sent tokens by route, and answers that were not what the protocol promises for a healthy app.
+    final class Load: Sendable {
+        private struct State {
+            var sent: [(token: String, app: String, startedAfterGeneration: Int)] = []
+            var failures: [String] = []
+        }
+
+        private let state = Mutex(State())
+        /// The configuration generation the gateway has logged (1 at start).
+        let generation = Atomic<Int>(1)
+        let stop = Atomic<Bool>(false)
+        /// Apps the Matrix requests go to (the added app joins after its reload).
+        let matrixApps = Mutex<[String]>(["demo.fcm"])
+
+        var sent: [(token: String, app: String, startedAfterGeneration: Int)] { self.state.withLock { $0.sent } }
+        var failures: [String] { self.state.withLock { $0.failures } }
+
+        /// Three tokens a round and a pause after each: steady load, and few enough tokens that the
+        /// emulators' delivery logs (1,000 entries each) hold them all.
+        func run(port: Int, worker: Int) async {
+            var round = 0
+            while !self.stop.load(ordering: .relaxed) {
+                try? await Task.sleep(for: .milliseconds(150))
+                round += 1
+                let generation = self.generation.load(ordering: .relaxed)
+                let iosToken = String(format: "%02x%04x", worker, round) + String(repeating: "d", count: 58)
+                let androidToken = "reload-g-\(worker)-\(round)"
+                let gorush = #"{"notifications":[{"platform":1,"tokens":["\#(iosToken)"],"message":"m","topic":"im.pushgate.sandbox"},{"platform":2,"tokens":["\#(androidToken)"],"message":"m"}]}"#
+                do {
+                    let answer = try await GorushEndToEndTests.post(port, "/api/push", gorush)
+                    self.record(answer.status == 200 && answer.body.contains(#""success":"ok""#), answer.body, [(iosToken, "demo.apns"), (androidToken, "demo.fcm")], generation)
+                } catch {
+                    self.record(false, "gorush: \(error)", [], generation)
+                }
+                let apps = self.matrixApps.withLock { $0 }
+                let app = apps[round % apps.count]
+                let pushkey = "reload-m-\(worker)-\(round)"
+                let matrix = #"{"notification":{"event_id":"$e\#(worker)-\#(round)","room_id":"!r:x","counts":{"unread":1},"devices":[{"app_id":"\#(app)","pushkey":"\#(pushkey)"}]}}"#
+                do {
+                    let answer = try await GorushEndToEndTests.post(port, "/_matrix/push/v1/notify", matrix)
+                    self.record(answer.status == 200 && answer.body == #"{"rejected":[]}"#, "matrix \(answer.status) \(answer.body)", [(pushkey, app)], generation)
+                } catch {
+                    self.record(false, "matrix: \(error)", [], generation)
+                }
+            }
+        }
+
+        private func record(_ ok: Bool, _ answer: String, _ tokens: [(String, String)], _ generation: Int) {
+            self.state.withLock { state in
+                if ok {
+                    state.sent += tokens.map { ($0.0, $0.1, generation) }
+                } else {
+                    state.failures.append(answer)
+                }
+            }
+        }
+    }
+
+    @Test func tenReloadsUnderLoadLoseNothingAndTakeEffect() async throws {
+        let directory = try TemporaryDirectory()
+        let a = try await Emulators.start(in: directory, name: "a")
+        defer { a.process.signal(SIGTERM) }
+        let b = try await Emulators.start(in: directory, name: "b")
+        defer { b.process.signal(SIGTERM) }
+
+        let common = """
+            http: {bind_addresses: ['127.0.0.1'], port: 0}
+            log: {format: json, level: notice}
+            database: {url: 'sqlite:store.sqlite'}
+            gorush: {ios_app: demo.apns, android_app: demo.fcm, allow_unauthenticated: true}
+
+            """
+        func configuration(apns: Emulators, fcm: Emulators, extra: Bool) throws -> String {
+            var apps = "apps:\n" + (try apns.app("demo.apns")) + (try fcm.app("demo.fcm"))
+            if extra { apps += (try a.app("demo.fcm")).replacingOccurrences(of: "  demo.fcm:", with: "  extra.fcm:") }
+            return common + apps
+        }
+        let config = try directory.write("pushgate.yaml", try configuration(apns: a, fcm: a, extra: false))
+        let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        defer { gateway.signal(SIGKILL) }
+        let port = try #require(try await gateway.waitForListeners().first).port
+
+        let load = Load()
+        let workers = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<2 { group.addTask { await load.run(port: port, worker: worker) } }
+            }
+        }
+        /// Rewrites the file, sends SIGHUP and waits for the gateway's verdict on it.
+        func reload(_ text: String, expect message: String) async throws {
+            let before = gateway.logEvents.filter { $0["msg"]?.hasPrefix("configuration reload") == true }.count
+            _ = try directory.write("pushgate.yaml", text)
+            try await Task.sleep(for: .milliseconds(300))
+            gateway.signal(SIGHUP)
+            let verdict = try await Self.waitFor(timeout: .seconds(30)) {
+                gateway.logEvents.filter { $0["msg"]?.hasPrefix("configuration reload") == true && $0["msg"]?.contains("needs a restart") == false }
+                    .dropFirst(before).first
+            }
+            #expect(verdict["msg"]?.hasPrefix(message) == true, "\(verdict)")
+            if let generation = verdict["generation"].flatMap(Int.init) { load.generation.store(generation, ordering: .relaxed) }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+
+        try await Task.sleep(for: .seconds(1))
+        // 1: a third app; Matrix requests go to it from now on.
+        try await reload(try configuration(apns: a, fcm: a, extra: true), expect: "configuration reloaded")
+        load.matrixApps.withLock { $0 = ["demo.fcm", "extra.fcm"] }
+        // 2: nothing changed.
+        try await reload(try configuration(apns: a, fcm: a, extra: true), expect: "configuration reloaded: nothing to change")
+        // 3: the APNs app takes B's key, team and endpoint (B refuses A's key id).
+        try await reload(try configuration(apns: b, fcm: a, extra: true), expect: "configuration reloaded")
+        let apnsMovedAt = load.generation.load(ordering: .relaxed)
+        // 4: a broken file changes nothing.
+        try await reload(common + "apps:\n  broken:\n    type: nonsense\n", expect: "configuration reload failed")
+        // 5: the FCM app moves to B.
+        try await reload(try configuration(apns: b, fcm: b, extra: true), expect: "configuration reloaded")
+        let fcmMovedAt = load.generation.load(ordering: .relaxed)
+        // 6–10: back and forth without changes, and the added app removed and added again.
+        try await reload(try configuration(apns: b, fcm: b, extra: true), expect: "configuration reloaded: nothing to change")
+        load.matrixApps.withLock { $0 = ["demo.fcm"] }
+        try await Task.sleep(for: .seconds(1))
+        try await reload(try configuration(apns: b, fcm: b, extra: false), expect: "configuration reloaded")
+        try await reload(try configuration(apns: b, fcm: b, extra: true), expect: "configuration reloaded")
+        load.matrixApps.withLock { $0 = ["demo.fcm", "extra.fcm"] }
+        try await reload(try configuration(apns: b, fcm: b, extra: true), expect: "configuration reloaded: nothing to change")
+        try await reload(common + "apps: [", expect: "configuration reload failed")
+        try await Task.sleep(for: .seconds(1))
+        load.stop.store(true, ordering: .relaxed)
+        await workers.value
+
+        #expect(load.failures.isEmpty, "\(load.failures.prefix(5))")
+        let sent = load.sent
+        #expect(sent.count > 100 && sent.count < 1_800, "the load sent \(sent.count) tokens")
+
+        // Every accepted token arrives exactly once, at the emulators its app pointed to when it was sent.
+        let expected = Set(sent.map(\.token))
+        func arrived() async throws -> [String: Int] {
+            var counts: [String: Int] = [:]
+            for emulators in [a, b] {
+                for provider in ["apns", "fcm"] {
+                    for token in try await emulators.delivered(provider: provider) where expected.contains(token) { counts[token, default: 0] += 1 }
+                }
+            }
+            return counts
+        }
+        #expect(try await GorushEndToEndTests.eventually(timeout: .seconds(120)) { try await arrived().count == expected.count })
+        try await Task.sleep(for: .seconds(2))
+        let counts = try await arrived()
+        #expect(counts.count == expected.count, "missing: \(expected.subtracting(counts.keys).prefix(5))")
+        #expect(counts.values.allSatisfy { $0 == 1 }, "duplicated: \(counts.filter { $0.value > 1 }.prefix(5))")
+        let atB = Set(try await b.delivered(provider: "apns") + (try await b.delivered(provider: "fcm")))
+        let apnsAfter = sent.filter { $0.app == "demo.apns" && $0.startedAfterGeneration >= apnsMovedAt }.map(\.token)
+        let fcmAfter = sent.filter { $0.app == "demo.fcm" && $0.startedAfterGeneration >= fcmMovedAt }.map(\.token)
+        #expect(!apnsAfter.isEmpty && !fcmAfter.isEmpty)
+        #expect(apnsAfter.allSatisfy(atB.contains), "APNs deliveries after the move must reach B with B's key id")
+        #expect(fcmAfter.allSatisfy(atB.contains), "FCM deliveries after the move must reach B")
+
+        let metrics = try await GorushEndToEndTests.get(port, "/metrics").body
+        #expect(metrics.contains(#"pushgate_config_reloads_total{outcome="failed"} 2"#))
+        #expect(metrics.contains(#"pushgate_config_reloads_total{outcome="applied"} 5"#))
+        #expect(metrics.contains(#"pushgate_config_reloads_total{outcome="unchanged"} 3"#))
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(20)) == 0)
+    }
+
+    /// gorush's callers' tokens change with a reload (its default app too, with no restart asked for), and
+    /// `pushgate reload` finds the gateway through its pid file, which is gone after the gateway stops.
+    @Test func gorushCallersTokensChangeLive() async throws {
+        let directory = try TemporaryDirectory()
+        let a = try await Emulators.start(in: directory, name: "a")
+        defer { a.process.signal(SIGTERM) }
+        let common = """
+            http: {bind_addresses: ['127.0.0.1'], port: 0}
+            log: {format: json, level: notice}
+            database: {url: 'sqlite:store.sqlite'}
+            apps:
+            \(try a.app("demo.fcm"))\((try a.app("demo.fcm")).replacingOccurrences(of: "  demo.fcm:", with: "  other.fcm:"))
+            """
+        let config = try directory.write("pushgate.yaml", common + "gorush: {android_app: demo.fcm, auth_tokens: [first-secret], sync: true}\n")
+        let gateway = try GatewayProcess(arguments: ["serve", "--config", config, "--pid-file", directory.path("pushgate.pid")], directory: directory.url.path)
+        defer { gateway.signal(SIGKILL) }
+        let port = try #require(try await gateway.waitForListeners().first).port
+        let body = #"{"notifications":[{"platform":2,"tokens":["reload-auth"],"message":"m"}]}"#
+        #expect(try await GorushEndToEndTests.post(port, "/api/push", body, bearer: "first-secret").status == 200)
+
+        _ = try directory.write("pushgate.yaml", common + "gorush: {android_app: other.fcm, auth_tokens: [second-secret], sync: true}\n")
+        let reload = try await GatewayProcess.run(["reload", "--pid-file", directory.path("pushgate.pid")])
+        #expect(reload.status == 0, "\(reload.errors)")
+        let verdict = try await Self.waitFor(timeout: .seconds(30)) {
+            gateway.logEvents.first { $0["msg"]?.hasPrefix("configuration reload") == true }
+        }
+        #expect(verdict["msg"] == "configuration reloaded", "\(verdict) \(gateway.errors.suffix(2_000))")
+        #expect(try await GorushEndToEndTests.post(port, "/api/push", body, bearer: "first-secret").status == 401)
+        let answer = try await GorushEndToEndTests.post(port, "/api/push", body, bearer: "second-secret")
+        #expect(answer.status == 200 && answer.body.contains(#""success":"ok""#), "\(answer.body)")
+        // No restart needed for any of it.
+        #expect(!gateway.logEvents.contains { $0["msg"]?.contains("needs a restart") == true })
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(20)) == 0)
+        #expect(!FileManager.default.fileExists(atPath: directory.path("pushgate.pid")))
+    }
+
+    /// Polls until `found` returns a value.
+    static func waitFor<T>(timeout: Duration, _ found: () throws -> T?) async throws -> T {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let value = try found() { return value }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ReloadTestError("nothing within \(timeout)")
+    }
+
+    struct ReloadTestError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
