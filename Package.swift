@@ -296,6 +296,7 @@ let package = Package(
                 "PushgateWaku",
                 .asyncHTTPClient,
                 .nioCore,
+                .nioHTTP1,
                 "PushgateConfig",
                 "PushgateCore",
                 "PushgateSandbox",

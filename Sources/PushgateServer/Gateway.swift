@@ -4,6 +4,7 @@ import NIOPosix
 import PushgateHTTP
 public import Logging
 public import PushgateConfig
+public import PushgateCore
 public import PushgateDelivery
 import Prometheus
 import PushgateMatrix
@@ -104,6 +105,10 @@ public struct Gateway: Sendable {
         let webhooks = Self.webhooks(configuration, logger: logger)
         let backEnds = BackEndSet(services: (appBackEnds + webhooks).map(\.service), logger: logger)
         let deliveryMetrics = DeliveryMetrics(factory: metricsFactory)
+        // The sandbox makes its credentials afresh at each start (its CA lasts a week): nothing to watch.
+        let credentialWatch = CredentialWatch(
+            credentials: sandbox == nil ? configuredApps.flatMap(\.credentials) : [], registry: metrics.registry, logger: logger
+        )
         deliveryMetrics.prepare(appIDs: configuration.apps.map(\.id))
         let wakeUp = OutboxWakeUp()
         let dispatcher = Dispatcher(
@@ -158,7 +163,7 @@ public struct Gateway: Sendable {
             backEnds: backEnds, dispatcher: dispatcher, deliveryMetrics: deliveryMetrics, frontEnds: frontEnds.compactMap(\.reconfigure),
             metricsFactory: metricsFactory, logger: logger
         )
-        var services: [any Service] = try (sandbox?.services() ?? []) + [store, backEnds, worker, sweeper, backlogSampler]
+        var services: [any Service] = try (sandbox?.services() ?? []) + [store, backEnds, worker, sweeper, backlogSampler, credentialWatch]
             + frontEnds.flatMap(\.services)
         if reloadSource != nil { services.append(ConfigurationReloader(reconfiguration: reconfiguration, logger: logger)) }
         var limits = ListenerLimits(configuration.http)
@@ -192,6 +197,13 @@ public struct Gateway: Sendable {
     /// - Throws: ``ConfigurationError`` naming the key at fault.
     public static func check(_ configuration: GatewayConfiguration) throws -> [String] {
         try Self.validate(configuration).flatMap(\.unknownKeys).map { "unknown key \($0) (ignored)" }
+    }
+
+    /// What every app's credentials say about themselves (identities, certificate dates), for
+    /// `check-config`.
+    /// - Throws: ``ConfigurationError`` naming the key at fault, as ``check(_:)``.
+    public static func credentials(_ configuration: GatewayConfiguration) throws -> [ProviderCredential] {
+        try Self.validate(configuration).flatMap(\.credentials)
     }
 
     /// What `check` and start-up both verify: every app's settings and key files, and each front end's

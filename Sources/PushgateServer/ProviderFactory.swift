@@ -34,6 +34,16 @@ enum ProviderFactory {
             case .hms(let configuration): configuration.unknownKeys
             }
         }
+
+        /// What the app's credentials say about themselves (certificate files are read again).
+        var credentials: [ProviderCredential] {
+            switch self {
+            case .webPush(let configuration): configuration.credentials()
+            case .fcm(let configuration): configuration.credentials()
+            case .apns(let configuration): configuration.credentials()
+            case .hms(let configuration): configuration.credentials()
+            }
+        }
     }
 
     /// Checks every app's settings.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PushgateConfig
+import PushgateCore
 import PushgateServer
 
 /// `pushgate check-config`: validates a configuration and says what it found.
@@ -14,8 +15,10 @@ struct CheckConfigCommand: ParsableCommand {
 
     func run() throws {
         var configuration = try self.config.load()
+        let credentials: [ProviderCredential]
         do {
             configuration.warnings += try Gateway.check(configuration)
+            credentials = try Gateway.credentials(configuration)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("pushgate: invalid configuration in \(self.config.source.displayDescription): \(error)\n".utf8))
             throw ExitCode(2)
@@ -23,6 +26,6 @@ struct CheckConfigCommand: ParsableCommand {
         for warning in configuration.warnings {
             FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
         }
-        print(ConfigurationSummary(source: self.config.source, configuration: configuration).text)
+        print(ConfigurationSummary(source: self.config.source, configuration: configuration, credentials: credentials, now: Date()).text)
     }
 }

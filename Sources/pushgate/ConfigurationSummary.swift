@@ -1,3 +1,4 @@
+import Foundation
 import PushgateConfig
 import PushgateCore
 import PushgateStatus
@@ -6,6 +7,10 @@ import PushgateStatus
 struct ConfigurationSummary {
     let source: ConfigurationSource
     let configuration: GatewayConfiguration
+    /// What each app's credentials say about themselves.
+    let credentials: [ProviderCredential]
+    /// The time certificate dates are compared with.
+    let now: Date
 
     var text: String {
         var lines = ["configuration: \(self.source.displayDescription): valid"]
@@ -28,6 +33,9 @@ struct ConfigurationSummary {
         lines.append("apps: \(apps.count)" + (counts.isEmpty ? "" : " (\(counts.joined(separator: ", ")))"))
         for app in apps {
             lines.append("  \(app.id): \(app.kind.rawValue)")
+            for credential in self.credentials where credential.appID == app.id {
+                lines.append("    " + credential.summary + Self.expiryNote(credential, now: self.now))
+            }
         }
         if let status = self.configuration.status {
             let delivery = status.gorushURL.map { "forwarded to gorush at \($0)" }
@@ -48,5 +56,15 @@ struct ConfigurationSummary {
             lines.append("warnings: \(self.configuration.warnings.count)")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// ` (expires within N days)` or ` (EXPIRED)` for a certificate near or past its end.
+    private static func expiryNote(_ credential: ProviderCredential, now: Date) -> String {
+        guard let notAfter = credential.notAfter else { return "" }
+        switch CredentialExpiry(notAfter: notAfter, now: now) {
+        case .valid: return ""
+        case .within(let days): return " (expires within \(days) \(days == 1 ? "day" : "days"))"
+        case .expired: return " (EXPIRED: the provider refuses it)"
+        }
     }
 }

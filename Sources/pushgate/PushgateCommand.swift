@@ -12,7 +12,7 @@ struct PushgateCommand: AsyncParsableCommand {
             else from the PUSHGATE_CONFIG or SYGNAL_CONF environment variable; with none of these the \
             embedded defaults apply (listen on 127.0.0.1:5000, SQLite in ./pushgate.sqlite).
             """,
-        subcommands: [ServeCommand.self, ReloadCommand.self, CheckConfigCommand.self, SendCommand.self, SandboxCommand.self, StatusProbeCommand.self],
+        subcommands: [ServeCommand.self, ReloadCommand.self, CheckConfigCommand.self, SendCommand.self, SandboxCommand.self, StatusProbeCommand.self, HealthCommand.self],
         defaultSubcommand: nil
     )
 
