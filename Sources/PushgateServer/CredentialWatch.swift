@@ -7,15 +7,20 @@ import Synchronization
 
 /// Watches the dates of the apps' credentials: publishes each as
 /// `pushgate_credential_expiry_timestamp_seconds{app,kind}`, logs every credential's identity at start,
-/// and warns in the log when a certificate comes within 30, 7 and 1 days of its end (at start, and at
+/// and warns in the log when a certificate comes within 30, 7 and 1 days of its end (at start, after a reload, and at
 /// the check once a day that first finds it there), and every day once it has expired.
 public final class CredentialWatch: Service, Sendable {
-    private let credentials: [ProviderCredential]
+    private struct State {
+        var credentials: [ProviderCredential]
+        /// The step each dated credential was last reported at, by ``key(_:)``.
+        var reported: [String: CredentialExpiry] = [:]
+    }
+
+    private let state: Mutex<State>
+    private let registry: PrometheusCollectorRegistry
     private let interval: Duration
     private let now: @Sendable () -> Date
     private let logger: Logger
-    /// The step each dated credential was last reported at, by its index in ``credentials``.
-    private let reported: Mutex<[Int: CredentialExpiry]>
 
     /// - Parameters:
     ///   - credentials: every app's credentials, as read at start.
@@ -26,32 +31,29 @@ public final class CredentialWatch: Service, Sendable {
         credentials: [ProviderCredential], registry: PrometheusCollectorRegistry, interval: Duration = .seconds(86_400),
         now: @escaping @Sendable () -> Date = { Date() }, logger: Logger
     ) {
-        self.credentials = credentials
+        self.state = Mutex(State(credentials: credentials))
+        self.registry = registry
         self.interval = interval
         self.now = now
         self.logger = logger
-        self.reported = Mutex([:])
-        for credential in credentials {
-            guard let notAfter = credential.notAfter else { continue }
-            registry.makeGauge(
-                name: "pushgate_credential_expiry_timestamp_seconds", labels: [("app", credential.appID), ("kind", credential.kind.rawValue)]
-            ).set(notAfter.timeIntervalSince1970)
+        self.publish(credentials)
+    }
+
+    /// Takes the credentials of a reloaded configuration: logs the ones not seen before, publishes their
+    /// dates and checks them at once.
+    public func replace(with credentials: [ProviderCredential]) {
+        let known = self.state.withLock { state in
+            defer { state.credentials = credentials }
+            return Set(state.credentials.map(Self.key))
         }
+        self.publish(credentials)
+        for credential in credentials where !known.contains(Self.key(credential)) { self.log(credential) }
+        self.check()
     }
 
     /// Logs each credential, then checks their dates now and once every interval until graceful shutdown.
     public func run() async throws {
-        for credential in self.credentials {
-            var metadata: Logger.Metadata = ["app": "\(credential.appID)", "kind": "\(credential.kind.rawValue)", "identity": "\(credential.identity)"]
-            if let notAfter = credential.notAfter { metadata["not_after"] = "\(ISO8601DateFormatter().string(from: notAfter))" }
-            if let file = credential.file { metadata["file"] = "\(file)" }
-            self.logger.info("credential", metadata: metadata)
-        }
-        guard self.credentials.contains(where: { $0.notAfter != nil }) else {
-            // Nothing to check, but a service that returns early ends the whole group: wait for shutdown.
-            try? await gracefulShutdown()
-            return
-        }
+        for credential in self.state.withLock({ $0.credentials }) { self.log(credential) }
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 self.check()
@@ -67,12 +69,12 @@ public final class CredentialWatch: Service, Sendable {
     /// One check: a warning for each dated credential that reached a new step, an error for each expired one.
     func check() {
         let now = self.now()
-        for (index, credential) in self.credentials.enumerated() {
+        for credential in self.state.withLock({ $0.credentials }) {
             guard let notAfter = credential.notAfter else { continue }
             let step = CredentialExpiry(notAfter: notAfter, now: now)
-            let previous = self.reported.withLock { reported in
-                defer { reported[index] = step }
-                return reported[index]
+            let previous = self.state.withLock { state in
+                defer { state.reported[Self.key(credential)] = step }
+                return state.reported[Self.key(credential)]
             }
             var metadata: Logger.Metadata = [
                 "app": "\(credential.appID)", "kind": "\(credential.kind.rawValue)", "identity": "\(credential.identity)",
@@ -91,5 +93,26 @@ public final class CredentialWatch: Service, Sendable {
                 self.logger.warning("credential expires within \(days) \(days == 1 ? "day" : "days"): replace it", metadata: metadata)
             }
         }
+    }
+
+    private func publish(_ credentials: [ProviderCredential]) {
+        for credential in credentials {
+            guard let notAfter = credential.notAfter else { continue }
+            self.registry.makeGauge(
+                name: "pushgate_credential_expiry_timestamp_seconds", labels: [("app", credential.appID), ("kind", credential.kind.rawValue)]
+            ).set(notAfter.timeIntervalSince1970)
+        }
+    }
+
+    private func log(_ credential: ProviderCredential) {
+        var metadata: Logger.Metadata = ["app": "\(credential.appID)", "kind": "\(credential.kind.rawValue)", "identity": "\(credential.identity)"]
+        if let notAfter = credential.notAfter { metadata["not_after"] = "\(ISO8601DateFormatter().string(from: notAfter))" }
+        if let file = credential.file { metadata["file"] = "\(file)" }
+        self.logger.info("credential", metadata: metadata)
+    }
+
+    /// A credential's identity across reloads: its app, kind and what it says it is.
+    private static func key(_ credential: ProviderCredential) -> String {
+        "\(credential.appID)\u{1F}\(credential.kind.rawValue)\u{1F}\(credential.identity)"
     }
 }

@@ -49,11 +49,15 @@ public struct Gateway: Sendable {
         public var load: @Sendable () throws -> GatewayConfiguration
         /// How the log names it (`/etc/pushgate.yaml`).
         public var description: String
+        /// The `SIGHUP`s that ask for a reload, trapped as early as the caller could (a `SIGHUP` not
+        /// trapped ends the process); nil: the gateway traps them when it starts.
+        public var signals: UnixSignalsSequence?
 
         /// Creates a source.
-        public init(description: String, load: @escaping @Sendable () throws -> GatewayConfiguration) {
+        public init(description: String, signals: UnixSignalsSequence? = nil, load: @escaping @Sendable () throws -> GatewayConfiguration) {
             self.load = load
             self.description = description
+            self.signals = signals
         }
     }
 
@@ -161,11 +165,13 @@ public struct Gateway: Sendable {
             configuration: configuration, apps: running, fixedProviders: webhooks.map(\.provider), load: load,
             sourceDescription: reloadSource?.description ?? "the configuration given at start", sandboxApps: sandbox == nil ? nil : configuration.apps,
             backEnds: backEnds, dispatcher: dispatcher, deliveryMetrics: deliveryMetrics, frontEnds: frontEnds.compactMap(\.reconfigure),
-            metricsFactory: metricsFactory, logger: logger
+            credentialWatch: sandbox == nil ? credentialWatch : nil, metricsFactory: metricsFactory, logger: logger
         )
         var services: [any Service] = try (sandbox?.services() ?? []) + [store, backEnds, worker, sweeper, backlogSampler, credentialWatch]
             + frontEnds.flatMap(\.services)
-        if reloadSource != nil { services.append(ConfigurationReloader(reconfiguration: reconfiguration, logger: logger)) }
+        if let reloadSource {
+            services.append(ConfigurationReloader(reconfiguration: reconfiguration, signals: reloadSource.signals, logger: logger))
+        }
         var limits = ListenerLimits(configuration.http)
         limits.bodyLimits = GatewayRouterBuilder.bodyLimits(routes: frontEnds.flatMap(\.routes), maxRequestBodySize: configuration.http.maxRequestBodySize)
         for address in configuration.http.bindAddresses {

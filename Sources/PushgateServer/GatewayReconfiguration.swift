@@ -34,6 +34,8 @@ actor GatewayReconfiguration {
     private let dispatcher: Dispatcher
     private let deliveryMetrics: DeliveryMetrics
     private let frontEnds: [@Sendable (GatewayConfiguration) throws -> Void]
+    /// Told the reloaded apps' credentials; nil with the sandbox, whose credentials are made at each start.
+    private let credentialWatch: CredentialWatch?
     private let metricsFactory: any MetricsFactory
     private let metrics: ReloadMetrics
     private let logger: Logger
@@ -41,7 +43,8 @@ actor GatewayReconfiguration {
     init(
         configuration: GatewayConfiguration, apps: [String: RunningApp], fixedProviders: [any PushProvider], load: @escaping Load,
         sourceDescription: String, sandboxApps: [AppSettings]?, backEnds: BackEndSet, dispatcher: Dispatcher, deliveryMetrics: DeliveryMetrics,
-        frontEnds: [@Sendable (GatewayConfiguration) throws -> Void], metricsFactory: any MetricsFactory, logger: Logger
+        frontEnds: [@Sendable (GatewayConfiguration) throws -> Void], credentialWatch: CredentialWatch?, metricsFactory: any MetricsFactory,
+        logger: Logger
     ) {
         self.configuration = configuration
         self.apps = apps
@@ -53,6 +56,7 @@ actor GatewayReconfiguration {
         self.dispatcher = dispatcher
         self.deliveryMetrics = deliveryMetrics
         self.frontEnds = frontEnds
+        self.credentialWatch = credentialWatch
         self.metricsFactory = metricsFactory
         self.metrics = ReloadMetrics(factory: metricsFactory)
         self.logger = logger
@@ -130,6 +134,7 @@ actor GatewayReconfiguration {
         self.backEnds.retire(retiring)
         self.apps = running
         self.configuration = new
+        self.credentialWatch?.replace(with: configured.flatMap(\.credentials))
         guard !change.isEmpty else {
             self.logger.notice("configuration reloaded: nothing to change", metadata: ["generation": "\(self.generation)"])
             return .unchanged

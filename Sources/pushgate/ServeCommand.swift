@@ -55,12 +55,15 @@ struct ServeCommand: AsyncParsableCommand {
                 "malloc_arenas": "\(arenas.map(String.init) ?? "default")",
             ]
         )
+        // SIGHUP (`pushgate reload`, the systemd unit's ExecReload) would end the process by default:
+        // trapped from here on, and read by the gateway's reloader once it runs.
+        let hangUpSignals = await UnixSignalsSequence(trapping: .sighup)
         let gateway: Gateway
         do {
             let source = self.config.source
             gateway = try await Gateway.build(
                 configuration: configuration, logger: logger,
-                reloadSource: Gateway.ReloadSource(description: source.displayDescription) { try source.load() }
+                reloadSource: Gateway.ReloadSource(description: source.displayDescription, signals: hangUpSignals) { try source.load() }
             )
         } catch let error as ConfigurationError {
             logger.critical("invalid configuration: \(error)")
