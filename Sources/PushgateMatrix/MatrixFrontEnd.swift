@@ -8,7 +8,8 @@ public enum MatrixFrontEnd {
     public static func make(_ environment: FrontEndEnvironment) throws -> FrontEnd {
         let handler = MatrixNotifyHandler(
             dispatcher: environment.dispatcher, apps: try Self.appOptions(environment.configuration.apps), store: environment.store,
-            storeIsShared: environment.storeIsShared, metrics: MatrixMetrics(factory: environment.metricsFactory), logger: environment.logger
+            storeIsShared: environment.storeIsShared, metrics: MatrixMetrics(factory: environment.metricsFactory), logger: environment.logger,
+            unifiedPushDiscovery: environment.configuration.apps.contains { $0.kind == .unifiedpush }
         )
         return FrontEnd(name: "matrix", routes: handler.routes)
     }

@@ -27,7 +27,10 @@ struct ConfigurationSummary {
         }
         lines.append("apps: \(apps.count)" + (counts.isEmpty ? "" : " (\(counts.joined(separator: ", ")))"))
         for app in apps {
-            lines.append("  \(app.id): \(app.kind.rawValue)")
+            lines.append("  \(app.id): \(app.kind.rawValue)" + Self.detail(of: app))
+        }
+        if apps.contains(where: { $0.kind == .unifiedpush }) {
+            lines.append("matrix: UnifiedPush gateway discovery on GET /_matrix/push/v1/notify")
         }
         if let status = self.configuration.status {
             let delivery = status.gorushURL.map { "forwarded to gorush at \($0)" }
@@ -48,5 +51,12 @@ struct ConfigurationSummary {
             lines.append("warnings: \(self.configuration.warnings.count)")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// What an app's line adds to its type: for UnifiedPush apps, where endpoints may be.
+    private static func detail(of app: AppSettings) -> String {
+        guard app.kind == .unifiedpush else { return "" }
+        let allowed = (try? app.options.stringList("allowed_endpoints")) ?? nil
+        return allowed.map { " (only hosts matching allowed_endpoints: \($0.count) globs)" } ?? " (any public https endpoint)"
     }
 }
