@@ -138,6 +138,11 @@ let package = Package(
             name: "PushgateWebPush",
             dependencies: backEndDependencies + [.nioPosix]
         ),
+        // UnifiedPush: posts Matrix notifications to the devices' endpoint URLs (Web Push's endpoint policy).
+        .target(
+            name: "PushgateUnifiedPush",
+            dependencies: backEndDependencies
+        ),
         // Delivery: app lookup, in-flight limits, the outbox worker, invalid-token bookkeeping.
         .target(
             name: "PushgateDelivery",
@@ -262,6 +267,7 @@ let package = Package(
                 "PushgateHTTP",
                 "PushgateMatrix",
                 "PushgateWebPush",
+                "PushgateUnifiedPush",
                 "PushgateFCM",
                 "PushgateAPNs",
                 "PushgateSandbox",
@@ -363,6 +369,8 @@ let package = Package(
         .testTarget(
             name: "PushgateMatrixTests",
             dependencies: [
+                "PushgateUnifiedPush",
+                .httpTypes,
                 .crypto,
                 .serviceLifecycle,
                 "PushgateMatrix",
@@ -405,6 +413,10 @@ let package = Package(
         .testTarget(
             name: "PushgateFCMTests",
             dependencies: backEndTestDependencies + ["PushgateFCM"]
+        ),
+        .testTarget(
+            name: "PushgateUnifiedPushTests",
+            dependencies: backEndTestDependencies + ["PushgateUnifiedPush", .nioPosix]
         ),
         .testTarget(
             name: "PushgateWebPushTests",

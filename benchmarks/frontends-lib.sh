@@ -85,13 +85,11 @@ nginx_posts() { # POSTs nginx has logged (its buffer is flushed every second)
   grep -c '^POST ' "$work/nginx/access.log" 2>/dev/null || true
 }
 
-# The gateway's configuration: the sandbox's demo apps (demo.webpush may also post to nginx), the HTTP
-# listener, a SQLite store in the temp dir, warnings only, and the Nextcloud front end.
+# The gateway's configuration: the sandbox's demo apps (demo.webpush and demo.unifiedpush may also post to
+# nginx), the HTTP listener, a SQLite store in the temp dir, warnings only, and the Nextcloud front end.
 write_config() { # NAME PORT
-  local webpush_port
-  webpush_port=$(sed -n "s/.*allowed_endpoints: \['127.0.0.1:\([0-9]*\)'\].*/\1/p" "$work/sandbox/pushgate-sandbox.yaml")
   {
-    sed "s/allowed_endpoints: \['127.0.0.1:$webpush_port'\]/allowed_endpoints: ['127.0.0.1:$webpush_port', '127.0.0.1:${nginx_port:-1}']/" \
+    sed -E "s/allowed_endpoints: \['127.0.0.1:([0-9]+)'\]/allowed_endpoints: ['127.0.0.1:\1', '127.0.0.1:${nginx_port:-1}']/" \
       "$work/sandbox/pushgate-sandbox.yaml"
     cat <<YAML
 $(http_section "$2")
@@ -142,6 +140,7 @@ prepare_material() { # CASE PORT → prints the material file's path
   case $1 in
     matrix-webpush) python3 "$here/frontends.py" matrix-template webpush "http://127.0.0.1:$nginx_port/push/bench" "$file" ;;
     matrix-apns) python3 "$here/frontends.py" matrix-template apns - "$file" ;;
+    matrix-unifiedpush) python3 "$here/frontends.py" matrix-template unifiedpush "http://127.0.0.1:$nginx_port/up/bench?up=1" "$file" ;;
     nextcloud-fcm) python3 "$here/frontends.py" nextcloud-bodies "$2" fcm "$file" >&2 ;;
     nextcloud-apns) python3 "$here/frontends.py" nextcloud-bodies "$2" apns "$file" >&2 ;;
     gorush-ios) # one iOS token, gorush's default (async: queued in the outbox, answered at once)
@@ -158,7 +157,7 @@ prepare_material() { # CASE PORT → prints the material file's path
 # What proves a case's deliveries: nginx's POSTs for Web Push, else the gateway's delivered counter.
 delivered_count() { # CASE PORT
   case $1 in
-    matrix-webpush) nginx_posts ;;
+    matrix-webpush | matrix-unifiedpush) nginx_posts ;;
     matrix-apns | nextcloud-apns | gorush-ios) metric_sum "$2" pushgate_deliveries_total 'app="demo.apns"' 'outcome="delivered"' ;;
     nextcloud-fcm | gorush-android100) metric_sum "$2" pushgate_deliveries_total 'app="demo.fcm"' 'outcome="delivered"' ;;
   esac

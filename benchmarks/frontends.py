@@ -3,6 +3,7 @@
 
   frontends.py matrix-template webpush ENDPOINT OUT   # one Synapse-shaped notify body, @EVENT@ for the event id
   frontends.py matrix-template apns - OUT
+  frontends.py matrix-template unifiedpush ENDPOINT OUT
   frontends.py nextcloud-bodies PORT fcm|apns OUT     # registers devices at the gateway, writes batch bodies
   frontends.py send PORT CASE MATERIAL COUNT PREFIX   # COUNT requests over 4 keep-alive connections
 
@@ -42,6 +43,9 @@ def matrix_template(kind: str, endpoint: str) -> str:
         p256dh = b64url(key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint))
         device = {"app_id": "demo.webpush", "pushkey": p256dh, "pushkey_ts": 1795300273,
                   "data": {"endpoint": endpoint, "auth": b64url(os.urandom(16))}, "tweaks": {"sound": "default"}}
+    elif kind == "unifiedpush":
+        # A UnifiedPush pusher: the pushkey is the endpoint URL (query string included).
+        device = {"app_id": "demo.unifiedpush", "pushkey": endpoint, "pushkey_ts": 1795300273, "data": {}, "tweaks": {"sound": "default"}}
     else:
         # APNs: Synapse's pushkey is the base64 of the device token's bytes.
         token = bytes.fromhex("a1" * 32)

@@ -10,6 +10,8 @@ public struct AppSettings: Sendable, Equatable {
         case webpush
         /// Huawei Push Kit.
         case hms
+        /// UnifiedPush endpoints (a Matrix pusher's pushkey is the endpoint URL).
+        case unifiedpush
     }
 
     /// The app id or glob (`*` and `?`) as written under `apps`.
@@ -21,12 +23,12 @@ public struct AppSettings: Sendable, Equatable {
 
     init(id: String, section: ConfigSection) throws {
         guard let type = try section.string("type") else {
-            throw ConfigurationError(key: section.keyPath("type"), "is required (apns, gcm, webpush or hms)")
+            throw ConfigurationError(key: section.keyPath("type"), "is required (apns, gcm, webpush, hms or unifiedpush)")
         }
         guard let kind = Kind(rawValue: type) else {
             throw ConfigurationError(
                 key: section.keyPath("type"),
-                "must be apns, gcm, webpush or hms, found \(type) (Sygnal's Python pushkin classes cannot be loaded by Pushgate)"
+                "must be apns, gcm, webpush, hms or unifiedpush, found \(type) (Sygnal's Python pushkin classes cannot be loaded by Pushgate)"
             )
         }
         self.id = id

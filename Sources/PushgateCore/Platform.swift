@@ -8,6 +8,8 @@ public enum Platform: String, Sendable, Hashable, CaseIterable, Codable {
     case webPush = "webpush"
     /// Huawei Push Kit (HMS).
     case hms
+    /// UnifiedPush: a POST to the device's endpoint URL at its distributor's push server.
+    case unifiedPush = "unifiedpush"
     /// A JSON POST to a URL the operator configured (a front end's feedback to its senders), not a
     /// device provider.
     case webhook

@@ -8,10 +8,19 @@ public protocol PushProvider: Sendable {
     var appID: String { get }
     /// The provider it talks to.
     var platform: Platform { get }
+    /// Whether the app's deliveries share one circuit (see the dispatcher): true for a provider with one
+    /// service behind it, whose failures are everyone's; false for one that posts to many independent
+    /// servers (UnifiedPush endpoints on any host) and keeps failing hosts apart itself.
+    var sharesOneCircuit: Bool { get }
     /// Sends `notification` to `token`, giving up at `deadline`.
     /// - Parameters:
     ///   - notification: the provider-ready notification.
     ///   - token: the APNs device token (hex), FCM registration token, or Web Push subscription JSON.
     ///   - deadline: when to stop waiting; the outcome is then `retryLater`.
     func deliver(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome
+}
+
+extension PushProvider {
+    /// One service behind the provider: its failures open the app's circuit.
+    public var sharesOneCircuit: Bool { true }
 }

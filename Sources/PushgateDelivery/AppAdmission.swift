@@ -114,12 +114,14 @@ final class AppAdmission: Sendable {
         }
     }
 
-    /// Returns a slot taken by ``acquire(_:)`` with the delivery's outcome, which moves the circuit.
-    func release(_ appID: String, outcome: DeliveryOutcome, probe: Bool) -> CircuitChange {
+    /// Returns a slot taken by ``acquire(_:)`` with the delivery's outcome, which moves the circuit unless
+    /// `circuit` is false (a provider whose failures are each server's own, see
+    /// ``PushProvider/sharesOneCircuit``: its circuit never opens).
+    func release(_ appID: String, outcome: DeliveryOutcome, probe: Bool, circuit: Bool = true) -> CircuitChange {
         self.slots.withLock { slots in
             guard var slot = slots[appID] else { return .none }
             slot.count -= 1
-            let change = self.record(outcome, probe: probe, in: &slot)
+            let change = circuit ? self.record(outcome, probe: probe, in: &slot) : .none
             slots[appID] = slot
             return change
         }

@@ -108,7 +108,7 @@ public struct Dispatcher: Sendable {
             "delivery",
             metadata: ["app": "\(provider.appID)", "token": "\(Redaction.fingerprint(token))", "outcome": "\(outcome.label)"]
         )
-        switch self.admission.release(provider.appID, outcome: answered, probe: probe) {
+        switch self.admission.release(provider.appID, outcome: answered, probe: probe, circuit: provider.sharesOneCircuit) {
         case .none:
             break
         case .opened(let interval, let failures):

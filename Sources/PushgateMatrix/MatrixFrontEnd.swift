@@ -3,14 +3,18 @@ public import PushgateHTTP
 
 /// The Matrix Push Gateway API as one ``FrontEnd``: always on, as it is Sygnal's only protocol.
 public enum MatrixFrontEnd {
+    /// The front end's name in logs and in the outbox.
+    public static let name = "matrix"
+
     /// Builds the front end from its environment.
     /// - Throws: ``ConfigurationError`` when an app's Matrix payload keys have the wrong type.
     public static func make(_ environment: FrontEndEnvironment) throws -> FrontEnd {
         let handler = MatrixNotifyHandler(
             dispatcher: environment.dispatcher, apps: try Self.appOptions(environment.configuration.apps), store: environment.store,
-            storeIsShared: environment.storeIsShared, metrics: MatrixMetrics(factory: environment.metricsFactory), logger: environment.logger
+            storeIsShared: environment.storeIsShared, metrics: MatrixMetrics(factory: environment.metricsFactory), logger: environment.logger,
+            unifiedPushDiscovery: environment.configuration.apps.contains { $0.kind == .unifiedpush }
         )
-        return FrontEnd(name: "matrix", routes: handler.routes) { configuration in
+        return FrontEnd(name: Self.name, routes: handler.routes) { configuration in
             handler.replaceApps(try Self.appOptions(configuration.apps))
         }
     }

@@ -13,6 +13,14 @@ public import PushgateStore
 /// transient provider failure, and a provider's refusal that is not about the token, answers 502 (never a
 /// silent 200); a repeated `(event_id, pushkey)` within
 /// ``duplicateWindow`` is sent once; badge-clearing updates reach FCM too; pushkeys are never logged.
+///
+/// Devices of a `unifiedpush` app are a UnifiedPush gateway's, as common-proxies serves them: the pushkey
+/// is the endpoint URL, which gets the notification without `devices` (``UnifiedPushMatrixPayloadBuilder``);
+/// a pushkey whose endpoint is gone or unusable is rejected exactly as the homeserver sent it; a temporary
+/// failure is queued in the durable outbox (retried with backoff, honouring `Retry-After`) and the answer
+/// does not wait for it; a message the push server refuses is sent again in the `event_id_only` form, and
+/// dropped (logged) if refused again. With such an app configured, `GET` on the endpoint answers
+/// UnifiedPush's gateway discovery.
 public struct MatrixNotifyHandler: Sendable {
     /// How long a request may spend delivering before it answers 502.
     public static let deliveryBudget: Duration = .seconds(20)
@@ -24,6 +32,11 @@ public struct MatrixNotifyHandler: Sendable {
     private let duplicates: MatrixDuplicateFilter
     private let metrics: MatrixMetrics
     private let logger: Logger
+    private let unifiedPushDiscovery: Bool
+
+    /// The `GET` answer of a UnifiedPush Matrix gateway: the UnifiedPush documentation's member, and the
+    /// top-level one common-proxies adds (which FluffyChat also reads).
+    static let discoveryBody: [UInt8] = Array(#"{"gateway":"matrix","unifiedpush":{"gateway":"matrix"}}"#.utf8)
 
     /// Creates the handler.
     /// - Parameters:
@@ -32,10 +45,13 @@ public struct MatrixNotifyHandler: Sendable {
     ///   - store: keeps the duplicate-suppression window, shared by every instance.
     ///   - storeIsShared: whether other instances use `store` too (PostgreSQL); when not (the embedded
     ///     SQLite store), the window is kept in memory only, with no store round trip per delivery.
+    ///   - unifiedPushDiscovery: whether `GET` answers UnifiedPush's gateway discovery (a `unifiedpush`
+    ///     app is configured); otherwise `GET` is 405 like any other method but `POST`.
     public init(
         dispatcher: Dispatcher, apps: [String: MatrixAppOptions], store: any PushStore, storeIsShared: Bool = true, metrics: MatrixMetrics,
-        logger: Logger
+        logger: Logger, unifiedPushDiscovery: Bool = false
     ) {
+        self.unifiedPushDiscovery = unifiedPushDiscovery
         self.dispatcher = dispatcher
         self.apps = LiveValue(apps)
         self.duplicates = MatrixDuplicateFilter(store: storeIsShared ? store : nil, window: Self.duplicateWindow)
@@ -48,12 +64,21 @@ public struct MatrixNotifyHandler: Sendable {
         self.apps.replace(apps)
     }
 
-    /// The routes: the endpoint, and (as Sygnal's leaf resource) any path below it.
+    /// The routes: the endpoint, and (as Sygnal's leaf resource) any path below it; with a UnifiedPush
+    /// app, discovery on the endpoint itself (not below it, as common-proxies and ntfy).
     public var routes: [GatewayRoute] {
-        [
+        var routes = [
             GatewayRoute(.post, "/_matrix/push/v1/notify") { request, context in try await self.handle(request, context: context) },
             GatewayRoute(.post, "/_matrix/push/v1/notify/**") { request, context in try await self.handle(request, context: context) },
         ]
+        if self.unifiedPushDiscovery {
+            routes.append(
+                GatewayRoute(.get, "/_matrix/push/v1/notify") { _, _ in
+                    Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: Self.discoveryBody)))
+                }
+            )
+        }
+        return routes
     }
 
     func handle(_ request: Request, context: GatewayRequestContext) async throws -> Response {
@@ -78,12 +103,14 @@ public struct MatrixNotifyHandler: Sendable {
         }
         self.metrics.notificationReceived(devices: notification.devices.count)
         let deadline = ContinuousClock.now + Self.deliveryBudget
+        // What UnifiedPush endpoints receive is the notification as sent: read again only when one is among the devices.
+        let unifiedPush = self.hasUnifiedPushDevice(notification) ? UnifiedPushMatrixPayloadBuilder.bodies(requestBody: Array(buffer: body)) : nil
         let results: [MatrixDeviceResult]
         if notification.devices.count == 1 {
             // The usual case (Synapse sends one device a request): no child task needed.
-            results = [await self.deliver(notification, to: notification.devices[0], deadline: deadline)]
+            results = [await self.deliver(notification, to: notification.devices[0], unifiedPush: unifiedPush, deadline: deadline)]
         } else {
-            results = await self.deliverConcurrently(notification, deadline: deadline)
+            results = await self.deliverConcurrently(notification, unifiedPush: unifiedPush, deadline: deadline)
         }
         if let failure = results.first(where: { if case .failed = $0 { true } else { false } }), case .failed(let reason) = failure {
             context.logger.warning("notify: a provider failed; the homeserver will retry", metadata: ["reason": "\(reason)"])
@@ -95,11 +122,20 @@ public struct MatrixNotifyHandler: Sendable {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: json)))
     }
 
+    /// Whether a device of `notification` goes to a UnifiedPush app.
+    private func hasUnifiedPushDevice(_ notification: MatrixNotification) -> Bool {
+        notification.devices.contains { device in
+            if case .found(let provider) = self.dispatcher.directory.lookup(device.appID) { provider.platform == .unifiedPush } else { false }
+        }
+    }
+
     /// Delivers to every device at once, each in a child task, in the devices' order.
-    private func deliverConcurrently(_ notification: MatrixNotification, deadline: ContinuousClock.Instant) async -> [MatrixDeviceResult] {
+    private func deliverConcurrently(
+        _ notification: MatrixNotification, unifiedPush: UnifiedPushMatrixPayloadBuilder.Bodies?, deadline: ContinuousClock.Instant
+    ) async -> [MatrixDeviceResult] {
         await withTaskGroup(of: (Int, MatrixDeviceResult).self) { group in
             for (index, device) in notification.devices.enumerated() {
-                group.addTask { (index, await self.deliver(notification, to: device, deadline: deadline)) }
+                group.addTask { (index, await self.deliver(notification, to: device, unifiedPush: unifiedPush, deadline: deadline)) }
             }
             var results = [MatrixDeviceResult](repeating: .done, count: notification.devices.count)
             for await (index, result) in group { results[index] = result }
@@ -107,15 +143,21 @@ public struct MatrixNotifyHandler: Sendable {
         }
     }
 
-    /// Delivers to one device and says what to answer for it.
-    func deliver(_ notification: MatrixNotification, to device: MatrixDevice, deadline: ContinuousClock.Instant) async -> MatrixDeviceResult {
+    /// Delivers to one device and says what to answer for it; `unifiedPush` is what UnifiedPush endpoints
+    /// receive (nil when no device goes to a UnifiedPush app).
+    func deliver(
+        _ notification: MatrixNotification, to device: MatrixDevice, unifiedPush: UnifiedPushMatrixPayloadBuilder.Bodies? = nil,
+        deadline: ContinuousClock.Instant
+    ) async -> MatrixDeviceResult {
         guard case .found(let provider) = self.dispatcher.directory.lookup(device.appID) else {
             self.logger.info("notify: no single app matches", metadata: ["app_id": "\(device.appID)", "token": "\(Redaction.fingerprint(device.pushkey))"])
             return .rejected
         }
         self.metrics.dispatched(app: provider.appID)
         let options = self.apps.current[provider.appID] ?? MatrixAppOptions()
-        guard let (message, token) = self.message(notification, device: device, platform: provider.platform, options: options) else {
+        guard
+            let (message, token) = self.message(notification, device: device, platform: provider.platform, options: options, unifiedPush: unifiedPush)
+        else {
             return .done
         }
         let push: PushNotification
@@ -131,6 +173,11 @@ public struct MatrixNotifyHandler: Sendable {
         let duplicateKey = notification.eventID.map { self.duplicates.key(appID: provider.appID, eventID: $0, pushkey: device.pushkey) }
         if let duplicateKey, await self.duplicates.wasDelivered(duplicateKey) {
             return .done
+        }
+        if provider.platform == .unifiedPush {
+            return await self.deliverToEndpoint(
+                push, fallback: unifiedPush?.fallback, via: provider, pushkey: device.pushkey, duplicateKey: duplicateKey, deadline: deadline
+            )
         }
         let outcome = await self.dispatcher.deliver(push, via: provider, token: token, deadline: deadline)
         switch outcome {
@@ -150,9 +197,63 @@ public struct MatrixNotifyHandler: Sendable {
         }
     }
 
+    /// Delivers to a UnifiedPush endpoint: a refused message goes again in the `event_id_only` form, a
+    /// temporary failure to the outbox (the answer does not wait for it), and only a gone or unusable
+    /// endpoint is rejected.
+    private func deliverToEndpoint(
+        _ push: PushNotification, fallback: JSONValue?, via provider: any PushProvider, pushkey: String, duplicateKey: MatrixDuplicateFilter.Key?,
+        deadline: ContinuousClock.Instant
+    ) async -> MatrixDeviceResult {
+        var sent = push
+        var outcome = await self.dispatcher.deliver(sent, via: provider, token: pushkey, deadline: deadline)
+        if case .rejected = outcome, let fallback {
+            sent = PushNotification(kind: push.kind, payload: fallback)
+            outcome = await self.dispatcher.deliver(sent, via: provider, token: pushkey, deadline: deadline)
+        }
+        switch outcome {
+        case .delivered:
+            if let duplicateKey { await self.duplicates.recordDelivered(duplicateKey) }
+            return .done
+        case .invalidToken:
+            return .rejected
+        case .rejected(let reason):
+            // The push server refused the message itself (413, say), in both forms: sending it again would
+            // be refused again, and the endpoint is not at fault, so its pushkey stays (as common-proxies).
+            self.logger.warning(
+                "notify: UnifiedPush push server refused a notification",
+                metadata: ["app": "\(provider.appID)", "token": "\(Redaction.fingerprint(pushkey))", "reason": "\(reason)"]
+            )
+            return .done
+        case .retryLater, .credentialsRefused:
+            let (after, reason): (Duration?, String) = switch outcome {
+            case .retryLater(let after, let reason): (after, reason)
+            case .credentialsRefused(let reason): (nil, reason)
+            default: (nil, "")
+            }
+            do {
+                try await self.dispatcher.enqueue(
+                    sent, appID: provider.appID, frontEnd: MatrixFrontEnd.name, tokens: [pushkey],
+                    notBefore: Date().addingTimeInterval((after ?? .seconds(1)).timeInterval)
+                )
+            } catch {
+                // Neither delivered nor queued: the homeserver must try again.
+                self.logger.error("notify: could not queue a UnifiedPush notification", metadata: ["app": "\(provider.appID)", "error": "\(error)"])
+                return .failed(reason: reason)
+            }
+            self.logger.info(
+                "notify: UnifiedPush endpoint failing, notification queued",
+                metadata: ["app": "\(provider.appID)", "token": "\(Redaction.fingerprint(pushkey))", "reason": "\(reason)"]
+            )
+            // Queued counts as sent: a repeat from the homeserver is not queued twice.
+            if let duplicateKey { await self.duplicates.recordDelivered(duplicateKey) }
+            return .done
+        }
+    }
+
     /// The provider-ready notification and token for one device, or nil when the device gets nothing.
     private func message(
-        _ notification: MatrixNotification, device: MatrixDevice, platform: Platform, options: MatrixAppOptions
+        _ notification: MatrixNotification, device: MatrixDevice, platform: Platform, options: MatrixAppOptions,
+        unifiedPush: UnifiedPushMatrixPayloadBuilder.Bodies?
     ) -> (MatrixPayloadMessage, String)? {
         let priority: PushPriority = notification.isLowPriority ? .normal : .high
         switch platform {
@@ -179,8 +280,12 @@ public struct MatrixNotifyHandler: Sendable {
                 )
                 return (.send(push), message.subscription)
             }
+        case .unifiedPush:
+            // The endpoint URL is the token, as the homeserver sent it (never re-encoded: query strings matter).
+            guard let unifiedPush else { return (.reject(reason: "no UnifiedPush body"), device.pushkey) }
+            return (.send(PushNotification(kind: .alert, payload: unifiedPush.preferred)), device.pushkey)
         case .webhook, .hms:
-            return (.reject(reason: "the app is not an APNs, FCM or Web Push app"), device.pushkey)
+            return (.reject(reason: "the app is not an APNs, FCM, Web Push or UnifiedPush app"), device.pushkey)
         }
     }
 

@@ -37,7 +37,7 @@ struct NextcloudPushBuilder: Sendable {
                 let priority: PushPriority = entry.priority == .high || entry.kind == .voip ? .high : .normal
                 return PushNotification(kind: .alert, priority: priority, payload: .object(body))
             }
-        case .webPush, .webhook, .hms:
+        case .webPush, .webhook, .hms, .unifiedPush:
             return nil
         }
     }

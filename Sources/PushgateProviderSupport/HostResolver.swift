@@ -18,28 +18,57 @@ import Darwin
 /// rare instead (Web Push remembers each name's addresses for a minute, Nextcloud resolves one name per
 /// identity proof).
 public struct HostResolver: Sendable {
-    /// The lookup; nil when the name does not resolve.
-    public let resolve: @Sendable (String) async -> [IPAddress]?
+    /// What a lookup found.
+    public enum Answer: Sendable, Equatable {
+        /// The name's addresses (never empty).
+        case addresses([IPAddress])
+        /// The resolver says the name does not exist (or has no address): asking again will not help.
+        case noSuchHost
+        /// The lookup failed in a way that may pass (no answer in time, a server failure).
+        case failed
+    }
 
-    /// Creates a resolver from a lookup (tests use fixed answers).
+    /// The lookup, telling a name that does not exist from a lookup that failed.
+    public let lookup: @Sendable (String) async -> Answer
+
+    /// Creates a resolver from a lookup that tells why a name did not resolve.
+    public init(lookup: @escaping @Sendable (String) async -> Answer) {
+        self.lookup = lookup
+    }
+
+    /// Creates a resolver from a lookup (tests use fixed answers); nil counts as a failed lookup.
     public init(resolve: @escaping @Sendable (String) async -> [IPAddress]?) {
-        self.resolve = resolve
+        self.lookup = { host in
+            guard let addresses = await resolve(host), !addresses.isEmpty else { return .failed }
+            return .addresses(addresses)
+        }
+    }
+
+    /// The name's addresses; nil when it does not resolve, whatever the reason.
+    public func resolve(_ host: String) async -> [IPAddress]? {
+        if case .addresses(let addresses) = await self.lookup(host) { return addresses }
+        return nil
     }
 
     /// The system resolver.
-    public static let system = HostResolver { host in
+    public static let system = HostResolver(lookup: { host in
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: Self.blockingLookup(host))
             }
         }
-    }
+    })
 
-    private static func blockingLookup(_ host: String) -> [IPAddress]? {
+    private static func blockingLookup(_ host: String) -> Answer {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         var list: UnsafeMutablePointer<addrinfo>? = nil
-        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return nil }
+        let status = getaddrinfo(host, nil, &hints, &list)
+        guard status == 0, let first = list else {
+            // EAI_NONAME: the name does not exist; EAI_NODATA (glibc): it exists without an address. Any
+            // other failure (EAI_AGAIN, EAI_FAIL, a system error) may pass.
+            return Self.isPermanent(status) ? .noSuchHost : .failed
+        }
         defer { freeaddrinfo(first) }
         var addresses: [IPAddress] = []
         var cursor: UnsafeMutablePointer<addrinfo>? = first
@@ -58,6 +87,15 @@ public struct HostResolver: Sendable {
             }
             cursor = entry.pointee.ai_next
         }
-        return addresses.isEmpty ? nil : addresses
+        return addresses.isEmpty ? .noSuchHost : .addresses(addresses)
+    }
+
+    private static func isPermanent(_ status: Int32) -> Bool {
+        #if canImport(Glibc)
+        // EAI_NODATA is a GNU extension (-5), not exported by the Glibc module.
+        return status == EAI_NONAME || status == -5
+        #else
+        return status == EAI_NONAME
+        #endif
     }
 }

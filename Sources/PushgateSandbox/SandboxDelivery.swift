@@ -3,7 +3,7 @@ import Synchronization
 
 /// One notification an emulator accepted (or refused), as `GET /sandbox/deliveries` lists it.
 public struct SandboxDelivery: Sendable, Codable, Equatable {
-    /// `apns`, `fcm` or `webpush`.
+    /// `apns`, `fcm`, `webpush`, `hms` or `unifiedpush`.
     public var provider: String
     /// The device token or subscription endpoint id the notification was for.
     public var token: String

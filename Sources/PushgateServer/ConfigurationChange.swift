@@ -43,6 +43,10 @@ struct ConfigurationChange: Sendable, Equatable {
         if old.metrics != new.metrics { restart.append("metrics") }
         if old.database != new.database || old.databaseTimeout != new.databaseTimeout { restart.append("database") }
         if old.log.accessUsesForwardedFor != new.log.accessUsesForwardedFor { restart.append("log.access") }
+        // The Matrix endpoint's GET (UnifiedPush discovery) is routed at start, when a unifiedpush app exists.
+        if old.apps.contains(where: { $0.kind == .unifiedpush }) != new.apps.contains(where: { $0.kind == .unifiedpush }) {
+            restart.append("UnifiedPush discovery (the first unifiedpush app added, or the last removed)")
+        }
         if old.nextcloud.pathPrefix != new.nextcloud.pathPrefix { restart.append("nextcloud.path_prefix") }
         if Self.gorushAtStart(old.gorush) != Self.gorushAtStart(new.gorush) { restart.append("gorush") }
         if Self.statusAtStart(old.status) != Self.statusAtStart(new.status) { restart.append("status") }

@@ -40,13 +40,76 @@ enum OpenAPIDocument {
   ],
   "paths": {
     "/_matrix/push/v1/notify": {
+      "get": {
+        "tags": [
+          "matrix"
+        ],
+        "operationId": "unifiedPushGatewayDiscovery",
+        "summary": "UnifiedPush gateway discovery",
+        "description": "Served only when a `type: unifiedpush` app is configured (otherwise 405 `M_UNRECOGNIZED`, as for any method the path does not take). UnifiedPush clients (Element X, SchildiChat Next, FluffyChat) ask it at their push server's origin to learn that a Matrix gateway is there; the answer carries the UnifiedPush documentation's `unifiedpush.gateway` and the top-level `gateway` that common-proxies adds and FluffyChat also reads.",
+        "responses": {
+          "200": {
+            "description": "A Matrix gateway for UnifiedPush endpoints is here.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "unifiedpush"
+                  ],
+                  "properties": {
+                    "gateway": {
+                      "const": "matrix"
+                    },
+                    "unifiedpush": {
+                      "type": "object",
+                      "required": [
+                        "gateway"
+                      ],
+                      "properties": {
+                        "gateway": {
+                          "const": "matrix"
+                        }
+                      }
+                    }
+                  }
+                },
+                "example": {
+                  "gateway": "matrix",
+                  "unifiedpush": {
+                    "gateway": "matrix"
+                  }
+                }
+              }
+            }
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          }
+        }
+      },
+      "head": {
+        "tags": [
+          "matrix"
+        ],
+        "operationId": "unifiedPushGatewayDiscoveryHead",
+        "summary": "UnifiedPush gateway discovery (no body)",
+        "responses": {
+          "200": {
+            "description": "A Matrix gateway for UnifiedPush endpoints is here."
+          },
+          "405": {
+            "$ref": "#/components/responses/MethodNotAllowed"
+          }
+        }
+      },
       "post": {
         "tags": [
           "matrix"
         ],
         "operationId": "matrixNotify",
         "summary": "Deliver one event's notification to the homeserver's pushers",
-        "description": "Validated as Sygnal validates it (in the same order, with the same messages). Each device's `app_id` is matched exactly, then as a glob; an unknown or ambiguous app id, or a pushkey its provider calls invalid, is listed in `rejected`. A transient provider failure answers 502 so that the homeserver retries. The request's `Content-Type` is not checked.",
+        "description": "Validated as Sygnal validates it (in the same order, with the same messages). Each device's `app_id` is matched exactly, then as a glob; an unknown or ambiguous app id, or a pushkey its provider calls invalid, is listed in `rejected`. A transient provider failure answers 502 so that the homeserver retries, except for devices of a `unifiedpush` app: their temporary failures are queued in the durable outbox and retried with backoff, and the answer is 200 at once. A UnifiedPush pushkey is listed in `rejected` exactly as it was sent when its endpoint is gone (404, 410, an unexpected answer or redirect), refused by the endpoint policy, or on a host that does not exist. The request's `Content-Type` is not checked.",
         "requestBody": {
           "required": true,
           "content": {

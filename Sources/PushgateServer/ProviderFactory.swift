@@ -6,6 +6,7 @@ import PushgateCore
 import PushgateFCM
 import PushgateHMS
 import PushgateProviderSupport
+import PushgateUnifiedPush
 import PushgateWebPush
 import ServiceLifecycle
 
@@ -24,6 +25,7 @@ enum ProviderFactory {
         case webPush(WebPushConfiguration)
         case fcm(FCMConfiguration)
         case hms(HMSConfiguration)
+        case unifiedPush(UnifiedPushConfiguration)
 
         /// Keys of the app that no back end reads.
         var unknownKeys: [String] {
@@ -32,6 +34,7 @@ enum ProviderFactory {
             case .fcm(let configuration): configuration.unknownKeys
             case .apns(let configuration): configuration.unknownKeys
             case .hms(let configuration): configuration.unknownKeys
+            case .unifiedPush(let configuration): configuration.unknownKeys
             }
         }
 
@@ -42,6 +45,8 @@ enum ProviderFactory {
             case .fcm(let configuration): configuration.credentials()
             case .apns(let configuration): configuration.credentials()
             case .hms(let configuration): configuration.credentials()
+            // A UnifiedPush app sends to its subscribers' distributors with no credential of its own.
+            case .unifiedPush: []
             }
         }
     }
@@ -71,6 +76,10 @@ enum ProviderFactory {
             var configuration = try HMSConfiguration(settings: app)
             configuration.proxy = proxy
             return .hms(configuration)
+        case .unifiedpush:
+            var configuration = try UnifiedPushConfiguration(settings: app)
+            configuration.proxy = proxy
+            return .unifiedPush(configuration)
         }
     }
 
@@ -92,6 +101,9 @@ enum ProviderFactory {
             return (provider, provider)
         case .hms(let configuration):
             let provider = HMSProvider(configuration: configuration, logger: logger, metricsFactory: metricsFactory)
+            return (provider, provider)
+        case .unifiedPush(let configuration):
+            let provider = UnifiedPushProvider(configuration: configuration, logger: logger, metricsFactory: metricsFactory)
             return (provider, provider)
         }
     }

@@ -2,7 +2,7 @@
 ///
 /// ``WebPushProvider`` delivers through a push service; ``WebPushConfiguration`` reads an app's
 /// `type: webpush` settings; ``WebPushSubscription``, ``WebPushEncryption``, ``VAPIDSigner`` and
-/// ``WebPushEndpointPolicy`` are its parts.
+/// ``PushEndpointPolicy`` (shared with the UnifiedPush back end) are its parts.
 public enum WebPush {
     /// The record size written in every `aes128gcm` header, and the largest encrypted record.
     public static let recordSize = 4096

@@ -30,7 +30,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     private let configuration: WebPushConfiguration
     private let connections: HTTP1ConnectionPool
     private let signer: VAPIDSigner
-    private let policy: WebPushEndpointPolicy
+    private let policy: PushEndpointPolicy
     private let requestSlots: ConcurrencyGate
     private let deliveries = Mutex(0)
     /// Subscriptions parsed from tokens, so a token is parsed once rather than on every delivery.
@@ -41,13 +41,13 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     /// the app's metrics (``ProviderConnectionEvents``).
     public convenience init(configuration: WebPushConfiguration, logger: Logger, metricsFactory: (any MetricsFactory)? = nil) {
         self.init(
-            configuration: configuration, logger: logger, policy: WebPushEndpointPolicy(allowedEndpoints: configuration.allowedEndpoints),
+            configuration: configuration, logger: logger, policy: PushEndpointPolicy(allowedEndpoints: configuration.allowedEndpoints),
             events: ProviderConnectionEvents(appID: configuration.appID, factory: metricsFactory)
         )
     }
 
     init(
-        configuration: WebPushConfiguration, logger: Logger, policy: WebPushEndpointPolicy,
+        configuration: WebPushConfiguration, logger: Logger, policy: PushEndpointPolicy,
         events: ProviderConnectionEvents = ProviderConnectionEvents(), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.appID = configuration.appID
@@ -115,10 +115,10 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
             return (.retryLater(after: nil, reason: "deadline passed before sending"), nil)
         }
         let addresses: [IPAddress]
-        switch await self.policy.check(subscription.target) {
+        switch await self.policy.check(subscription.target.endpoint) {
         case .allowed(let checked): addresses = checked
         case .refused(let reason): return (.rejected(reason: reason), nil)
-        case .unresolved: return (.retryLater(after: nil, reason: "endpoint host did not resolve"), nil)
+        case .unresolved, .noSuchHost: return (.retryLater(after: nil, reason: "endpoint host did not resolve"), nil)
         }
         let body: [UInt8]
         do {

@@ -32,10 +32,13 @@ struct ConfigurationSummary {
         }
         lines.append("apps: \(apps.count)" + (counts.isEmpty ? "" : " (\(counts.joined(separator: ", ")))"))
         for app in apps {
-            lines.append("  \(app.id): \(app.kind.rawValue)")
+            lines.append("  \(app.id): \(app.kind.rawValue)" + Self.detail(of: app))
             for credential in self.credentials where credential.appID == app.id {
                 lines.append("    " + credential.summary + Self.expiryNote(credential, now: self.now))
             }
+        }
+        if apps.contains(where: { $0.kind == .unifiedpush }) {
+            lines.append("matrix: UnifiedPush gateway discovery on GET /_matrix/push/v1/notify")
         }
         if let status = self.configuration.status {
             let delivery = status.gorushURL.map { "forwarded to gorush at \($0)" }
@@ -66,5 +69,12 @@ struct ConfigurationSummary {
         case .within(let days): return " (expires within \(days) \(days == 1 ? "day" : "days"))"
         case .expired: return " (EXPIRED: the provider refuses it)"
         }
+    }
+
+    /// What an app's line adds to its type: for UnifiedPush apps, where endpoints may be.
+    private static func detail(of app: AppSettings) -> String {
+        guard app.kind == .unifiedpush else { return "" }
+        let allowed = (try? app.options.stringList("allowed_endpoints")) ?? nil
+        return allowed.map { " (only hosts matching allowed_endpoints: \($0.count) globs)" } ?? " (any public https endpoint)"
     }
 }

@@ -34,7 +34,7 @@ struct SendMessage: Sendable {
             if let alert { message["android"] = ["notification": ["body": .string(alert), "click_action": ["type": 3]]] }
             if !self.data.isEmpty, let text = try? JSONValue.object(self.data).encoded() { message["data"] = .string(String(decoding: text, as: UTF8.self)) }
             payload = .object(message)
-        case .webPush, .webhook:
+        case .webPush, .webhook, .unifiedPush:
             var body = self.data
             if let alert { body["body"] = .string(alert) }
             payload = .object(body)

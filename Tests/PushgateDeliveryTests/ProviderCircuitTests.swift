@@ -38,6 +38,17 @@ struct ProviderCircuitTests {
         #expect(await dispatcher.deliver(Self.notification, appID: "healthy", token: "u", timeout: .seconds(5)) == .delivered)
     }
 
+    @Test func aProviderOfManyServersNeverHasItsCircuitOpened() async throws {
+        // A UnifiedPush app posts to any host: one host that is down must not hold up the others.
+        let provider = ScriptedProvider(appID: "up", script: ["down": [Self.down]], sharesOneCircuit: false)
+        let dispatcher = try await Self.dispatcher([provider])
+        for _ in 0..<10 {
+            #expect(await dispatcher.deliver(Self.notification, appID: "up", token: "down", timeout: .seconds(5)) == Self.down)
+        }
+        #expect(await dispatcher.deliver(Self.notification, appID: "up", token: "elsewhere", timeout: .seconds(5)) == .delivered)
+        #expect(provider.deliveredTokens.count == 11)
+    }
+
     @Test func aProbeAfterTheIntervalClosesTheCircuitWhenTheProviderIsBack() async throws {
         let provider = ScriptedProvider(appID: "app", script: ["t": [Self.down, Self.down, Self.down, Self.down, Self.down, .delivered]])
         let dispatcher = try await Self.dispatcher([provider])

@@ -14,13 +14,16 @@ final class ScriptedProvider: PushProvider {
     /// Deliveries under way now, and the most seen at once since the last ``resetPeakInFlight()``.
     private let inFlight = Mutex<(now: Int, peak: Int)>((0, 0))
     let delay: Duration
+    /// Whether its failures open the app's circuit (false: a provider posting to many servers).
+    let sharesOneCircuit: Bool
     /// While closed, deliveries wait (a provider that accepts and never answers); opening lets them finish.
     let gate = ProviderGate()
     /// When each call came, in order.
     private let callTimes = Mutex<[(token: String, at: ContinuousClock.Instant)]>([])
 
-    init(appID: String, script: [String: [DeliveryOutcome]] = [:], delay: Duration = .zero) {
+    init(appID: String, script: [String: [DeliveryOutcome]] = [:], delay: Duration = .zero, sharesOneCircuit: Bool = true) {
         self.appID = appID
+        self.sharesOneCircuit = sharesOneCircuit
         self.script = Mutex(script)
         self.delay = delay
     }

@@ -46,6 +46,7 @@ struct OpenAPIRouteTests {
         // sandbox), and HEAD wherever GET is.
         #expect(operations == [
             "POST /_matrix/push/v1/notify", "POST /_matrix/push/v1/notify/{rest}",
+            "GET /_matrix/push/v1/notify", "HEAD /_matrix/push/v1/notify",
             "POST /devices", "DELETE /devices", "POST /notifications",
             "GET /health", "HEAD /health", "GET /metrics", "HEAD /metrics",
             "GET /openapi.json", "HEAD /openapi.json", "GET /sandbox/deliveries", "HEAD /sandbox/deliveries",

@@ -182,6 +182,27 @@ struct ServeProcessTests {
         #expect(result.errors.contains("apps.im.example.android.colour"))
     }
 
+    @Test func checkConfigDescribesAUnifiedPushApp() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("pushgate.yaml", """
+            apps:
+              "*": {type: unifiedpush, allowed_endpoints: ['push.example.org', 'ntfy.example.net:*'], ttl: 3600, colour: blue}
+              chat.fluffy.*: {type: unifiedpush}
+            """)
+        let result = try await GatewayProcess.run(["check-config", "--config", config])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("apps: 2 (unifiedpush: 2)"))
+        #expect(result.output.contains("*: unifiedpush (only hosts matching allowed_endpoints: 2 globs)"))
+        #expect(result.output.contains("chat.fluffy.*: unifiedpush (any public https endpoint)"))
+        #expect(result.output.contains("matrix: UnifiedPush gateway discovery on GET /_matrix/push/v1/notify"))
+        #expect(result.errors.contains("apps.*.colour"))
+
+        let invalid = try directory.write("invalid.yaml", "apps:\n  \"*\": {type: unifiedpush, ttl: -1}\n")
+        let refused = try await GatewayProcess.run(["check-config", "--config", invalid])
+        #expect(refused.status == 2)
+        #expect(refused.errors.contains("apps.*.ttl"))
+    }
+
     @Test func nextcloudMayOnlyNameConfiguredApps() async throws {
         let directory = try TemporaryDirectory()
         let config = try directory.write("pushgate.yaml", "nextcloud: {fcm_app: missing.app}\n")

@@ -25,7 +25,7 @@ struct WebPushEndpointTests {
         let endpoint = WebPushEndpoint(url)
         #expect(endpoint.url == url)
         #expect(endpoint.scheme == url.scheme?.lowercased())
-        #expect(endpoint.hostAndPort == WebPushEndpointPolicy.hostAndPort(of: url))
+        #expect(endpoint.hostAndPort == PushEndpoint.hostAndPort(of: url))
         #expect(endpoint.origin == VAPIDSigner.origin(of: url))
         let destination = HTTP1ConnectionPool.Destination(url)
         #expect(endpoint.destination?.origin == destination?.origin)

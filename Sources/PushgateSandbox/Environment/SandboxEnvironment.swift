@@ -5,7 +5,7 @@ public import Logging
 import NIOCore
 public import ServiceLifecycle
 
-/// The three provider emulators together, with ready-made credentials: what `pushgate sandbox` runs, and
+/// The provider emulators together, with ready-made credentials: what `pushgate sandbox` runs, and
 /// what `pushgate serve` runs in-process when no apps are configured.
 ///
 /// ``prepare(directory:host:logger:)`` picks the ports, writes the credentials and an example
@@ -21,23 +21,27 @@ public struct SandboxEnvironment: Sendable {
     public let webPush: WebPushEmulator
     /// The Huawei Push Kit emulator (OAuth token endpoint and messages:send).
     public let hms: HMSEmulator
+    /// A UnifiedPush distributor's push server (endpoints issued and posted to).
+    public let unifiedPush: UnifiedPushEmulator
     /// A Waku relay network with two REST nodes: one for the gateway's Status server, one for clients
     /// (`pushgate status-probe`).
     public let waku: WakuNetworkEmulator
     /// The address the emulators listen on.
     public let host: String
-    /// The APNs, FCM, Web Push and HMS emulators' ports.
-    public let apnsPort: Int, fcmPort: Int, webPushPort: Int, hmsPort: Int
+    /// The APNs, FCM, Web Push, HMS and UnifiedPush emulators' ports.
+    public let apnsPort: Int, fcmPort: Int, webPushPort: Int, hmsPort: Int, unifiedPushPort: Int
     /// The Waku REST nodes' ports: the one the gateway polls, and the one clients use.
     public let wakuServerPort: Int, wakuClientPort: Int
     /// Where the credentials and the example configuration are.
     public let directory: URL
     /// A device token each demo app delivers to.
     public let demoAPNsToken: String, demoFCMToken: String, demoWebPushSubscription: String, demoHMSToken: String
+    /// The UnifiedPush endpoint the demo app delivers to (a Matrix pusher's pushkey).
+    public let demoUnifiedPushEndpoint: String
     private let logger: Logger
 
     /// The app ids of the demo apps.
-    public static let demoAppIDs = (apns: "demo.apns", fcm: "demo.fcm", webPush: "demo.webpush", hms: "demo.hms")
+    public static let demoAppIDs = (apns: "demo.apns", fcm: "demo.fcm", webPush: "demo.webpush", hms: "demo.hms", unifiedPush: "demo.unifiedpush")
 
     /// Creates the emulators and writes their credentials.
     /// - Throws: when the directory cannot be written or no free port is found.
@@ -45,7 +49,7 @@ public struct SandboxEnvironment: Sendable {
     ///   Status server catch up from the store what the cache dropped).
     public static func prepare(directory: URL, host: String = "127.0.0.1", wakuCacheCapacity: Int = 1_000, logger: Logger) throws -> SandboxEnvironment {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        guard let ports = FreePort.pickBlock(count: 6, host: host), ports.count == 6 else {
+        guard let ports = FreePort.pickBlock(count: 7, host: host), ports.count == 7 else {
             throw SandboxError("no free port on \(host)")
         }
         let (apnsPort, fcmPort, webPushPort, hmsPort) = (ports[0], ports[1], ports[2], ports[3])
@@ -54,12 +58,16 @@ public struct SandboxEnvironment: Sendable {
         let fcm = try FCMEmulator(log: log)
         let webPush = WebPushEmulator(log: log)
         let hms = HMSEmulator(log: log)
+        let unifiedPush = UnifiedPushEmulator(log: log)
+        let unifiedPushPort = ports[6]
         let waku = WakuNetworkEmulator(cacheCapacity: max(1, wakuCacheCapacity), logger: logger)
         let subscription = webPush.issuer.issue(id: "demo")
         let environment = SandboxEnvironment(
-            log: log, apns: apns, fcm: fcm, webPush: webPush, hms: hms, waku: waku, host: host, apnsPort: apnsPort, fcmPort: fcmPort,
-            webPushPort: webPushPort, hmsPort: hmsPort, wakuServerPort: ports[4], wakuClientPort: ports[5], directory: directory, demoAPNsToken: String(repeating: "a1", count: 32), demoFCMToken: "demo-fcm-registration-token",
-            demoWebPushSubscription: subscription.json(baseURL: "http://\(host):\(webPushPort)"), demoHMSToken: "demo-hms-token", logger: logger
+            log: log, apns: apns, fcm: fcm, webPush: webPush, hms: hms, unifiedPush: unifiedPush, waku: waku, host: host, apnsPort: apnsPort, fcmPort: fcmPort,
+            webPushPort: webPushPort, hmsPort: hmsPort, unifiedPushPort: unifiedPushPort, wakuServerPort: ports[4], wakuClientPort: ports[5], directory: directory,
+            demoAPNsToken: String(repeating: "a1", count: 32), demoFCMToken: "demo-fcm-registration-token",
+            demoWebPushSubscription: subscription.json(baseURL: "http://\(host):\(webPushPort)"), demoHMSToken: "demo-hms-token",
+            demoUnifiedPushEndpoint: unifiedPush.issue(baseURL: "http://\(host):\(unifiedPushPort)", id: "demo"), logger: logger
         )
         try environment.writeCredentials()
         return environment
@@ -74,6 +82,7 @@ public struct SandboxEnvironment: Sendable {
         try P256.Signing.PrivateKey().pemRepresentation.write(toFile: self.path("vapid.pem"), atomically: true, encoding: .utf8)
         try self.hms.appSecret.write(toFile: self.path("hms-app-secret"), atomically: true, encoding: .utf8)
         try self.demoWebPushSubscription.write(toFile: self.path("webpush-subscription.json"), atomically: true, encoding: .utf8)
+        try (self.demoUnifiedPushEndpoint + "\n").write(toFile: self.path("unifiedpush-endpoint.txt"), atomically: true, encoding: .utf8)
         try ("# Pushgate sandbox: apps that deliver to the local provider emulators.\n" + self.appsYAML + self.statusYAML)
             .write(toFile: self.path("pushgate-sandbox.yaml"), atomically: true, encoding: .utf8)
     }
@@ -82,7 +91,8 @@ public struct SandboxEnvironment: Sendable {
     public var appsYAML: String {
         """
         # Demo tokens: APNs \(self.demoAPNsToken), FCM \(self.demoFCMToken), HMS \(self.demoHMSToken),
-        # Web Push: the subscription in webpush-subscription.json.
+        # Web Push: the subscription in webpush-subscription.json; UnifiedPush (a Matrix pusher's pushkey):
+        # \(self.demoUnifiedPushEndpoint), more from POST \(self.unifiedPushURL)/sandbox/unifiedpush/endpoints.
         # Special tokens make each failure: see GET /sandbox/deliveries for what arrived.
         apps:
           \(Self.demoAppIDs.apns):
@@ -110,6 +120,9 @@ public struct SandboxEnvironment: Sendable {
             app_secret_file: \(self.path("hms-app-secret"))
             base_url: http://\(self.host):\(self.hmsPort)
             token_url: http://\(self.host):\(self.hmsPort)/oauth2/v3/token
+          \(Self.demoAppIDs.unifiedPush):
+            type: unifiedpush
+            allowed_endpoints: ['\(self.host):\(self.unifiedPushPort)']
 
         """
     }
@@ -129,6 +142,9 @@ public struct SandboxEnvironment: Sendable {
         """
     }
 
+    /// The UnifiedPush emulator (endpoints and the issuer).
+    public var unifiedPushURL: String { "http://\(self.host):\(self.unifiedPushPort)" }
+
     /// The REST API of the Waku node the gateway polls.
     public var wakuServerURL: String { "http://\(self.host):\(self.wakuServerPort)" }
     /// The REST API of the Waku node clients talk through.
@@ -145,12 +161,15 @@ public struct SandboxEnvironment: Sendable {
             host: self.host, port: self.webPushPort, origin: origin, deliveries: { Array(Self.deliveriesJSON(log)) }, logger: self.logger
         )
         let hms = self.hms.makeApplication(host: self.host, port: self.hmsPort, logger: self.logger)
+        let unifiedPush = self.unifiedPush.makeApplication(
+            host: self.host, port: self.unifiedPushPort, deliveries: { Array(Self.deliveriesJSON(log)) }, logger: self.logger
+        )
         let wakuServer = self.waku.makeNode(name: "gateway").makeApplication(host: self.host, port: self.wakuServerPort)
         let wakuClient = self.waku.makeNode(name: "clients").makeApplication(host: self.host, port: self.wakuClientPort)
         return [
             SandboxApplication(name: "waku-node-gateway", application: wakuServer), SandboxApplication(name: "waku-node-clients", application: wakuClient),
             SandboxApplication(name: "apns-emulator", application: apns), fcm, SandboxApplication(name: "webpush-emulator", application: webPush),
-            SandboxApplication(name: "hms-emulator", application: hms),
+            SandboxApplication(name: "hms-emulator", application: hms), SandboxApplication(name: "unifiedpush-emulator", application: unifiedPush),
         ]
     }
 

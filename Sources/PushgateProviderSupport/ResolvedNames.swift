@@ -1,4 +1,3 @@
-import PushgateProviderSupport
 import Synchronization
 
 /// Host names' resolved addresses, each until its expiry; a full table is emptied before a new name goes in.

@@ -1,11 +1,10 @@
 import Foundation
-import PushgateProviderSupport
-@testable import PushgateWebPush
+@testable import PushgateProviderSupport
 import Synchronization
 import Testing
 
-@Suite("Web Push endpoint policy")
-struct WebPushEndpointPolicyTests {
+@Suite("Push endpoint policy")
+struct PushEndpointPolicyTests {
     /// A resolver with fixed answers, so no test depends on DNS.
     static let resolver = HostResolver { host in
         switch host {
@@ -17,8 +16,8 @@ struct WebPushEndpointPolicyTests {
         }
     }
 
-    static func check(_ url: String, allowed: [String]? = nil) async -> WebPushEndpointPolicy.Decision {
-        await WebPushEndpointPolicy(allowedEndpoints: allowed, resolver: Self.resolver).check(URL(string: url)!)
+    static func check(_ url: String, allowed: [String]? = nil) async -> PushEndpointPolicy.Decision {
+        await PushEndpointPolicy(allowedEndpoints: allowed, resolver: Self.resolver).check(URL(string: url)!)
     }
 
     @Test func globsMatchWholeHostAndPortCaseInsensitively() {
@@ -57,7 +56,7 @@ struct WebPushEndpointPolicyTests {
             lookups.add()
             return host == "push.example" ? [IPAddress(literal: "93.184.216.34")!] : nil
         }
-        let policy = WebPushEndpointPolicy(allowedEndpoints: nil, resolver: resolver)
+        let policy = PushEndpointPolicy(allowedEndpoints: nil, resolver: resolver)
         for _ in 0..<5 {
             #expect(await policy.check(URL(string: "https://push.example/sub/1")!) == .allowed(addresses: [IPAddress(literal: "93.184.216.34")!]))
         }
@@ -84,6 +83,26 @@ struct WebPushEndpointPolicyTests {
 
     @Test func unresolvableHostsAreReported() async {
         #expect(await Self.check("https://nowhere.example/sub") == .unresolved)
+    }
+
+    @Test func aNameThatDoesNotExistIsToldFromAFailedLookup() async {
+        let resolver = HostResolver(lookup: { host in
+            switch host {
+            case "gone.example": .noSuchHost
+            case "flaky.example": .failed
+            default: .addresses([IPAddress(literal: "93.184.216.34")!])
+            }
+        })
+        let policy = PushEndpointPolicy(allowedEndpoints: nil, resolver: resolver)
+        #expect(await policy.check(URL(string: "https://gone.example/up1")!) == .noSuchHost)
+        #expect(await policy.check(URL(string: "https://flaky.example/up1")!) == .unresolved)
+        #expect(await policy.check(URL(string: "https://push.example/up1")!) == .allowed(addresses: [IPAddress(literal: "93.184.216.34")!]))
+    }
+
+    @Test func theSystemResolverSaysAReservedNameDoesNotExist() async {
+        // RFC 6761: `.invalid` names never resolve; a resolver answers NXDOMAIN (or, offline, fails).
+        let answer = await HostResolver.system.lookup("pushgate-test.invalid")
+        #expect(answer == .noSuchHost || answer == .failed)
     }
 
     @Test func systemResolverFindsLocalhost() async throws {

@@ -1,18 +1,17 @@
 public import Foundation
-public import PushgateProviderSupport
 
-/// Decides whether a subscription's endpoint may be contacted.
+/// Decides whether a push endpoint (a Web Push subscription's, a UnifiedPush pushkey) may be contacted.
 ///
 /// - With `allowed_endpoints` set, the endpoint's `host[:port]` must match one of its globs (`*`, `?`,
 ///   case-insensitive, whole text, as Sygnal).
 /// - Endpoints must be `https`; `http` is accepted only for hosts matched by `allowed_endpoints`.
 /// - A host that is, or resolves to, a loopback, private, link-local, unspecified or multicast address is
-///   refused unless `allowed_endpoints` matches it, so subscriptions cannot aim the gateway at internal
+///   refused unless `allowed_endpoints` matches it, so endpoints cannot aim the gateway at internal
 ///   services. The addresses checked are the ones connected to (``Decision/allowed(addresses:)``), so a
 ///   name cannot resolve to a public address for the check and a private one for the connection.
 /// - A name's addresses are remembered for ``resolutionLifetime`` (at most ``resolutionCacheSize``
 ///   names), so a busy endpoint costs no resolver call per message.
-public struct WebPushEndpointPolicy: Sendable {
+public struct PushEndpointPolicy: Sendable {
     /// The policy's answer for one endpoint.
     public enum Decision: Sendable, Equatable {
         /// The endpoint may be contacted, at one of `addresses` (checked public addresses, or the literal);
@@ -22,6 +21,8 @@ public struct WebPushEndpointPolicy: Sendable {
         case refused(reason: String)
         /// The host name did not resolve; the check can be tried again later.
         case unresolved
+        /// The resolver says the host name does not exist: trying again will not help.
+        case noSuchHost
     }
 
     /// How long a name's resolved addresses are used before it is resolved again.
@@ -33,30 +34,20 @@ public struct WebPushEndpointPolicy: Sendable {
     private let resolver: HostResolver
     private let resolutions = ResolvedNames()
 
-    /// Creates a policy from `allowed_endpoints`, resolving host names with the system resolver.
-    public init(allowedEndpoints: [String]?) {
-        self.init(allowedEndpoints: allowedEndpoints, resolver: .system)
-    }
-
-    init(allowedEndpoints: [String]?, resolver: HostResolver) {
+    /// Creates a policy from `allowed_endpoints` (nil: any public https endpoint), resolving host names
+    /// with `resolver` (tests give fixed answers).
+    public init(allowedEndpoints: [String]?, resolver: HostResolver = .system) {
         self.allowed = allowedEndpoints.map { $0.map(HostGlob.init) }
         self.resolver = resolver
     }
 
-    /// The `host[:port]` that `allowed_endpoints` is matched against (IPv6 hosts in brackets).
-    static func hostAndPort(of url: URL) -> String? {
-        guard var host = url.host, !host.isEmpty else { return nil }
-        if host.contains(":"), !host.hasPrefix("[") { host = "[\(host)]" }
-        return url.port.map { "\(host):\($0)" } ?? host
-    }
-
     /// Checks `endpoint`, resolving its host when it is a name.
     public func check(_ endpoint: URL) async -> Decision {
-        await self.check(WebPushEndpoint(endpoint))
+        await self.check(PushEndpoint(endpoint))
     }
 
     /// Checks an endpoint whose parts were read already, resolving its host when it is a name.
-    func check(_ endpoint: WebPushEndpoint) async -> Decision {
+    public func check(_ endpoint: PushEndpoint) async -> Decision {
         guard let scheme = endpoint.scheme, scheme == "https" || scheme == "http" else {
             return .refused(reason: "endpoint is not an https URL")
         }
@@ -82,9 +73,15 @@ public struct WebPushEndpointPolicy: Sendable {
             if let remembered = self.resolutions.addresses(of: name) {
                 addresses = remembered
             } else {
-                guard let resolved = await self.resolver.resolve(name), !resolved.isEmpty else { return .unresolved }
-                self.resolutions.remember(resolved, of: name, for: Self.resolutionLifetime, limit: Self.resolutionCacheSize)
-                addresses = resolved
+                switch await self.resolver.lookup(name) {
+                case .addresses(let resolved) where !resolved.isEmpty:
+                    self.resolutions.remember(resolved, of: name, for: Self.resolutionLifetime, limit: Self.resolutionCacheSize)
+                    addresses = resolved
+                case .noSuchHost:
+                    return .noSuchHost
+                case .addresses, .failed:
+                    return .unresolved
+                }
             }
         }
         if let restriction = addresses.lazy.compactMap(\.restriction).first {

@@ -1,0 +1,217 @@
+public import CoreMetrics
+import Foundation
+public import Logging
+import NIOCore
+import NIOHTTP1
+public import PushgateCore
+public import PushgateProviderSupport
+public import ServiceLifecycle
+import Synchronization
+
+/// Posts notifications to UnifiedPush endpoints: the device token is the endpoint URL (a Matrix pusher's
+/// `pushkey`), and the notification's payload, as JSON text of at most 4096 bytes, is the body, posted
+/// to that URL exactly (query string included) with `TTL` and `Content-Encoding: aes128gcm`, as the
+/// common-proxies Matrix gateway posts it.
+///
+/// Endpoints go through Web Push's endpoint policy (``PushEndpointPolicy``): `https` only (`http` for
+/// hosts in `allowed_endpoints`), hosts resolved once and checked against special-purpose ranges (the
+/// connection goes to the checked address), no redirects, every request bounded by `request_timeout` and
+/// the caller's deadline, and at most 2 KiB of an answer's body read. An endpoint that cannot be used
+/// (not an absolute `http(s)` URL, refused by the policy, on a host that does not exist) or that the push
+/// server says is gone (404, 410, a redirect or another unexpected answer) is an invalid token; 413 is a
+/// refusal of the message; 429, 5xx, timeouts, failed connections and failed lookups are retry later,
+/// with the push server's `Retry-After`. Endpoints found gone are remembered for 10 minutes and failing
+/// endpoints and hosts for a minute (`UnifiedPushEndpointMemory`), so repeated attempts cost no request.
+public final class UnifiedPushProvider: PushProvider, Service, CustomStringConvertible {
+    /// The configured app id.
+    public let appID: String
+    /// Always ``Platform/unifiedPush``.
+    public var platform: Platform { .unifiedPush }
+    /// Each endpoint host fails on its own: a host that is down must not open the app's circuit for the
+    /// others (this back end remembers failing hosts itself).
+    public var sharesOneCircuit: Bool { false }
+
+    private let configuration: UnifiedPushConfiguration
+    private let connections: HTTP1ConnectionPool
+    private let policy: PushEndpointPolicy
+    private let requestSlots: ConcurrencyGate
+    private let deliveries = Mutex(0)
+    private let memory = UnifiedPushEndpointMemory()
+    private let hostMetrics: UnifiedPushHostMetrics
+    private let logger: Logger
+
+    /// Creates the provider (connections open on first use); `metricsFactory` records its connections and
+    /// deliveries by host as the app's metrics.
+    public convenience init(configuration: UnifiedPushConfiguration, logger: Logger, metricsFactory: (any MetricsFactory)? = nil) {
+        self.init(configuration: configuration, logger: logger, resolver: .system, metricsFactory: metricsFactory)
+    }
+
+    /// Creates the provider with a given resolver (tests give fixed answers).
+    public init(configuration: UnifiedPushConfiguration, logger: Logger, resolver: HostResolver, metricsFactory: (any MetricsFactory)? = nil) {
+        self.appID = configuration.appID
+        self.configuration = configuration
+        self.logger = logger
+        self.policy = PushEndpointPolicy(allowedEndpoints: configuration.allowedEndpoints, resolver: resolver)
+        self.requestSlots = ConcurrencyGate(permits: configuration.maxConnections)
+        self.hostMetrics = UnifiedPushHostMetrics(appID: configuration.appID, factory: metricsFactory)
+        self.connections = HTTP1ConnectionPool(
+            proxy: configuration.proxy, connectTimeout: .seconds(5), idleTimeout: .seconds(60),
+            maximumIdlePerOrigin: min(configuration.maxConnections, 16), events: ProviderConnectionEvents(appID: configuration.appID, factory: metricsFactory)
+        )
+    }
+
+    /// A short description without endpoints.
+    public var description: String {
+        "UnifiedPushProvider(app: \(self.appID), max_connections: \(self.configuration.maxConnections))"
+    }
+
+    /// Waits for graceful shutdown, then closes the connections.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await self.connections.shutdown()
+    }
+
+    /// Posts `notification`'s payload to the endpoint URL `token`; never throws.
+    public func deliver(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
+        let admitted = self.deliveries.withLock { count in
+            guard count < self.configuration.inflightRequestLimit else { return false }
+            count += 1
+            return true
+        }
+        let endpoint = URL(string: token).map(PushEndpoint.init)
+        let result: (outcome: DeliveryOutcome, status: Int?)
+        if admitted {
+            result = await self.send(notification, to: token, endpoint: endpoint, deadline: deadline)
+            self.deliveries.withLock { $0 -= 1 }
+        } else {
+            result = (.retryLater(after: nil, reason: "inflight_request_limit reached"), nil)
+        }
+        let host = endpoint?.hostAndPort?.lowercased()
+        self.hostMetrics.record(host: host, outcome: result.outcome.label)
+        self.logger.debug(
+            "unifiedpush delivery",
+            metadata: [
+                "app": "\(self.appID)",
+                "host": "\(host ?? "-")",
+                "token": "\(Redaction.fingerprint(token))",
+                "status": "\(result.status.map(String.init) ?? "-")",
+                "outcome": "\(result.outcome.label)",
+            ]
+        )
+        return result.outcome
+    }
+
+    private func send(
+        _ notification: PushNotification, to token: String, endpoint: PushEndpoint?, deadline: ContinuousClock.Instant
+    ) async -> (outcome: DeliveryOutcome, status: Int?) {
+        guard let endpoint, let scheme = endpoint.scheme, scheme == "https" || scheme == "http", let hostAndPort = endpoint.hostAndPort,
+            endpoint.destination != nil
+        else {
+            return (.invalidToken(reason: "the pushkey is not an absolute https URL"), nil)
+        }
+        let origin = scheme + "://" + hostAndPort.lowercased()
+        let hostKey = UnifiedPushEndpointMemory.Key.host(origin)
+        let endpointKey = UnifiedPushEndpointMemory.Key.endpoint(token)
+        switch self.memory.recall(endpoint: token, host: origin) {
+        case .gone?:
+            return (.invalidToken(reason: "the endpoint was found gone in the last 10 minutes"), nil)
+        case .unavailable(let remaining)?:
+            return (.retryLater(after: remaining, reason: "the endpoint or its host failed a moment ago"), nil)
+        case nil:
+            break
+        }
+        let body: [UInt8]
+        do {
+            body = try JSONText.encode(notification.payload)
+        } catch {
+            return (.rejected(reason: "the payload cannot be written as JSON"), nil)
+        }
+        guard body.count <= UnifiedPush.maximumBodySize else {
+            return (.rejected(reason: "payload too large: \(body.count) bytes, UnifiedPush takes at most \(UnifiedPush.maximumBodySize)"), nil)
+        }
+        guard ContinuousClock.now < deadline else {
+            return (.retryLater(after: nil, reason: "deadline passed before sending"), nil)
+        }
+        let addresses: [IPAddress]
+        switch await self.policy.check(endpoint) {
+        case .allowed(let checked):
+            addresses = checked
+        case .refused(let reason):
+            return (.invalidToken(reason: reason), nil)
+        case .noSuchHost:
+            self.memory.rememberGone(hostKey)
+            return (.invalidToken(reason: "the endpoint's host does not exist"), nil)
+        case .unresolved:
+            self.memory.rememberUnavailable(hostKey, pause: nil)
+            return (.retryLater(after: nil, reason: "the endpoint's host did not resolve"), nil)
+        }
+        var headers = HTTP1HeaderLines()
+        do {
+            try headers.append(name: "TTL", value: String(notification.timeToLive ?? self.configuration.ttl))
+            if let urgency = notification.webPushUrgency { try headers.append(name: "Urgency", value: urgency.rawValue) }
+            try headers.append(name: "Content-Encoding", value: UnifiedPush.contentEncoding)
+            try headers.append(name: "User-Agent", value: "Pushgate/\(PushgateVersion.current)")
+        } catch {
+            return (.rejected(reason: error.description), nil)
+        }
+        let requestDeadline = min(deadline, ContinuousClock.now + self.configuration.requestTimeout)
+        guard let (outcome, status) = await self.post(endpoint, at: addresses, headers: headers, body: body, deadline: requestDeadline) else {
+            return (.retryLater(after: nil, reason: "no request slot before the deadline"), nil)
+        }
+        switch outcome {
+        case .transport(let outcome, let hostFailing):
+            if hostFailing { self.memory.rememberUnavailable(hostKey, pause: nil) }
+            return (outcome, nil)
+        case .answered(let outcome, let memory):
+            switch memory {
+            case .none: break
+            case .endpointGone: self.memory.rememberGone(endpointKey)
+            case .endpointUnavailable(let pause): self.memory.rememberUnavailable(endpointKey, pause: pause)
+            }
+            return (outcome, status)
+        }
+    }
+
+    /// What became of one request.
+    private enum Exchange {
+        /// The push server answered.
+        case answered(DeliveryOutcome, UnifiedPushAnswer.Memory)
+        /// It did not; `hostFailing` when the host should be left alone for a while.
+        case transport(DeliveryOutcome, hostFailing: Bool)
+    }
+
+    /// Waits for a request slot, posts, and reads the answer, all before `deadline`; nil when the deadline
+    /// passed while waiting for a slot.
+    private func post(
+        _ endpoint: PushEndpoint, at addresses: [IPAddress], headers: HTTP1HeaderLines, body: [UInt8], deadline: ContinuousClock.Instant
+    ) async -> (Exchange, Int?)? {
+        guard let destination = endpoint.destination else {
+            return (.transport(.invalidToken(reason: "the pushkey is not an absolute https URL"), hostFailing: false), nil)
+        }
+        guard await self.requestSlots.enter(until: deadline) == .admitted else { return nil }
+        defer { self.requestSlots.leave() }
+        do {
+            let answer = try await self.connections.request(
+                .POST, to: destination, at: addresses, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
+            )
+            let classified = UnifiedPushAnswer.classify(status: answer.status, retryAfter: answer.retryAfter)
+            return (.answered(classified.outcome, classified.memory), answer.status)
+        } catch HTTP1ExchangeError.deadlineExceeded {
+            return (.transport(.retryLater(after: nil, reason: "the push server did not answer in time"), hostFailing: true), nil)
+        } catch let error as HTTP1ExchangeError where error.isRefusal {
+            // The URL cannot be written as a request (control bytes in it): it can never be used.
+            return (.transport(.invalidToken(reason: error.description), hostFailing: false), nil)
+        } catch {
+            // Refused or lost connections and TLS failures are retried, not rejected: a push server that is
+            // restarting, or whose certificate renewal went wrong, must not make homeservers delete every
+            // pusher on it.
+            return (.transport(.retryLater(after: nil, reason: "transport error: \(Self.describe(error))"), hostFailing: true), nil)
+        }
+    }
+
+    /// The error's description for our own exchange errors (they carry no URL), else its type; never a URL.
+    private static func describe(_ error: any Error) -> String {
+        if let exchangeError = error as? HTTP1ExchangeError { return exchangeError.description }
+        return String(describing: type(of: error))
+    }
+}

@@ -1,0 +1,168 @@
+import CoreMetrics
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PushgateCore
+import PushgateDelivery
+import PushgateHTTP
+import PushgateMatrix
+import PushgateServer
+import PushgateStore
+import PushgateStoreSQLite
+import PushgateUnifiedPush
+import Synchronization
+import Testing
+
+/// The Matrix endpoint as a UnifiedPush gateway, with the real UnifiedPush back end posting to a push
+/// server on loopback: discovery, what each endpoint receives, the exact echo of rejected pushkeys, and
+/// temporary failures queued in the outbox instead of answered 502.
+@Suite("Matrix notify endpoint as a UnifiedPush gateway")
+struct UnifiedPushGatewayRouteTests {
+    static let quiet = MatrixNotifyRouteTests.quiet
+
+    /// A push server on loopback answering each request with the status its path's second segment names
+    /// (503 with `Retry-After: 7`).
+    actor PushServer {
+        struct Received: Sendable {
+            let target: String
+            let body: JSONValue?
+        }
+
+        private(set) var received: [Received] = []
+        func record(_ received: Received) { self.received.append(received) }
+
+        static func run(_ body: @Sendable (_ base: String, _ server: PushServer) async throws -> Void) async throws {
+            let server = PushServer()
+            let router = Router()
+            router.post("/up/**") { request, _ -> Response in
+                let bytes = try await request.body.collect(upTo: 1 << 20)
+                let target = request.head.path ?? ""
+                await server.record(Received(target: target, body: try? JSONDecoder().decode(JSONValue.self, from: Data(String(buffer: bytes).utf8))))
+                let segments = (target.split(separator: "?").first ?? "").split(separator: "/")
+                let status = segments.count > 1 ? Int(segments[1]) ?? 404 : 404
+                var headers: HTTPFields = [:]
+                if status == 503 { headers[.retryAfter] = "7" }
+                return Response(status: HTTPResponse.Status(code: status), headers: headers)
+            }
+            let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Self.quietLogger)
+            try await app.test(.live) { client in try await body("http://127.0.0.1:\(try #require(client.port))", server) }
+        }
+
+        static let quietLogger = UnifiedPushGatewayRouteTests.quiet
+    }
+
+    /// Runs `body` with the Matrix route in front of a UnifiedPush app `up.*` (loopback allowed) and an FCM
+    /// stand-in `fcm.app`, and the store the outbox is in.
+    static func withGateway(
+        discovery: Bool = true, _ body: @Sendable (any TestClientProtocol, _ base: String, PushServer, any PushStore, RecordingProvider) async throws -> Void
+    ) async throws {
+        try await PushServer.run { base, server in
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("matrix-up-\(UUID().uuidString).sqlite").path
+            let store = try await SQLiteStore.open(path: path, logger: Self.quiet)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let unifiedPush = UnifiedPushProvider(
+                configuration: UnifiedPushConfiguration(appID: "up.*", allowedEndpoints: ["127.0.0.1:*"]), logger: Self.quiet
+            )
+            let fcm = RecordingProvider(appID: "fcm.app", platform: .fcm)
+            let dispatcher = Dispatcher(
+                directory: ProviderDirectory([unifiedPush, fcm]), store: store, metrics: DeliveryMetrics(factory: NOOPMetricsHandler.instance), logger: Self.quiet
+            )
+            let handler = MatrixNotifyHandler(
+                dispatcher: dispatcher, apps: [:], store: store, metrics: MatrixMetrics(factory: NOOPMetricsHandler.instance), logger: Self.quiet,
+                unifiedPushDiscovery: discovery
+            )
+            let router = GatewayRouterBuilder.build(routes: handler.routes, metrics: GatewayMetrics(), maxRequestBodySize: 1 << 20)
+            var app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Self.quiet)
+            app.addServices(store, unifiedPush)
+            try await app.test(.router) { client in try await body(client, base, server, store, fcm) }
+        }
+    }
+
+    static func device(_ pushkey: String, app: String = "up.element") -> String {
+        let key = String(decoding: try! JSONValue.string(pushkey).encoded(), as: UTF8.self)
+        return #"{"app_id":"\#(app)","pushkey":\#(key),"pushkey_ts":1700000000,"data":{"format":"event_id_only","default_payload":{"cs":"secret"}}}"#
+    }
+
+    static func request(_ devices: [String], content: String = "") -> String {
+        #"{"notification":{"event_id":"$e1","room_id":"!r:example.org","prio":"high","counts":{"unread":2}\#(content),"devices":[\#(devices.joined(separator: ","))]}}"#
+    }
+
+    @Test func discoveryAnswersWhenAUnifiedPushAppIsConfiguredAnd405Otherwise() async throws {
+        try await Self.withGateway { client, _, _, _, _ in
+            let response = try await client.execute(uri: "/_matrix/push/v1/notify", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "application/json")
+            let body = try JSONDecoder().decode(JSONValue.self, from: Data(String(buffer: response.body).utf8))
+            #expect(body == ["gateway": "matrix", "unifiedpush": ["gateway": "matrix"]])
+        }
+        try await Self.withGateway(discovery: false) { client, _, _, _, _ in
+            let response = try await client.execute(uri: "/_matrix/push/v1/notify", method: .get)
+            #expect(response.status == .methodNotAllowed)
+            #expect(try JSONDecoder().decode(JSONValue.self, from: Data(String(buffer: response.body).utf8))["errcode"] == "M_UNRECOGNIZED")
+        }
+    }
+
+    @Test func aBatchIsDeliveredDeviceByDeviceAndRejectedPushkeysAreEchoedExactly() async throws {
+        try await Self.withGateway { client, base, server, store, fcm in
+            let delivered = "\(base)/up/200/upAbC?up=1"
+            let slash = "\(base)/up/201/topic/?up=1&x=%2Fy"
+            let gone = "\(base)/up/404/upGone?up=1&b=2&a=1"
+            let expired = "\(base)/up/410/upX"
+            let malformed = "not a url at all"
+            let private_ = "https://10.0.0.1/up/200"
+            let failing = "\(base)/up/503/upBusy?up=1"
+            let (status, body) = try await MatrixNotifyRouteTests.notify(
+                client,
+                Self.request([
+                    Self.device(delivered), Self.device(gone), Self.device(malformed), Self.device(slash), Self.device(failing),
+                    Self.device(expired), Self.device("fcm-token", app: "fcm.app"), Self.device(private_),
+                ])
+            )
+            // One malformed URL fails only its own device; the temporary failure is not rejected, and the
+            // answer is 200 rather than 502: it is queued.
+            #expect(status == .ok)
+            #expect(body == ["rejected": [.string(gone), .string(malformed), .string(expired), .string(private_)]])
+            let targets = Set(await server.received.map(\.target))
+            #expect(targets == ["/up/200/upAbC?up=1", "/up/201/topic/?up=1&x=%2Fy", "/up/404/upGone?up=1&b=2&a=1", "/up/410/upX", "/up/503/upBusy?up=1"])
+            #expect(fcm.deliveries.map(\.token) == ["fcm-token"])
+            // What the endpoint received: the notification without its devices (no app id, pushkey or secret).
+            let received = try #require(await server.received.first { $0.target == "/up/200/upAbC?up=1" }?.body)
+            #expect(received == ["notification": ["event_id": "$e1", "room_id": "!r:example.org", "prio": "high", "counts": ["unread": 2]]])
+            // The failing endpoint's notification waits in the outbox.
+            let queued = try await store.claimDue(now: Date().addingTimeInterval(3600), limit: 10, leaseFor: .seconds(60), owner: "test")
+            #expect(queued.flatMap(\.message.pushTokens) == [failing])
+            #expect(queued.first?.message.appID == "up.*")
+            // Retry-After: 7 is honoured.
+            #expect(queued.first.map { $0.message.notBefore > Date().addingTimeInterval(3) } == true)
+        }
+    }
+
+    @Test func aNotificationOverTheLimitGoesInTheEventIDOnlyForm() async throws {
+        try await Self.withGateway { client, base, server, _, _ in
+            let long = String(repeating: "a", count: 5_000)
+            let content = #","type":"m.room.message","sender":"@a:example.org","content":{"msgtype":"m.text","body":"\#(long)"}"#
+            let (status, body) = try await MatrixNotifyRouteTests.notify(client, Self.request([Self.device("\(base)/up/201/upLong")], content: content))
+            #expect(status == .ok)
+            #expect(body == ["rejected": []])
+            let received = await server.received
+            #expect(received.map(\.target) == ["/up/201/upLong"])
+            #expect(received.first?.body == ["notification": ["event_id": "$e1", "room_id": "!r:example.org", "prio": "high", "counts": ["unread": 2]]])
+        }
+    }
+
+    @Test func aMessageThePushServerRefusesGoesAgainInTheEventIDOnlyFormAndThePushkeyStays() async throws {
+        try await Self.withGateway { client, base, server, _, _ in
+            let content = #","type":"m.room.message","sender":"@a:example.org","content":{"msgtype":"m.text","body":"hello"}"#
+            let (status, body) = try await MatrixNotifyRouteTests.notify(client, Self.request([Self.device("\(base)/up/413/upSmall")], content: content))
+            #expect(status == .ok)
+            #expect(body == ["rejected": []])
+            let received = await server.received
+            #expect(received.count == 2)
+            #expect(received.first?.body?["notification"]?["content"]?["body"] == "hello")
+            #expect(received.last?.body == ["notification": ["event_id": "$e1", "room_id": "!r:example.org", "prio": "high", "counts": ["unread": 2]]])
+        }
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import Logging
+import PushgateCore
+import PushgateProviderSupport
+import ServiceLifecycleTestKit
+import Synchronization
+import Testing
+
+@testable import PushgateUnifiedPush
+
+/// The back end against a push server on a real socket: what it sends (the endpoint exactly, the body,
+/// the headers) and how it classes every answer and failure (the common-proxies Matrix gateway's table,
+/// with the differences the back end's documentation gives).
+@Suite("UnifiedPush provider")
+struct UnifiedPushProviderTests {
+    static let quiet: Logger = {
+        var logger = Logger(label: "pushgate.tests.unifiedpush")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// Fixed answers, so no test depends on DNS (and none reaches a public address).
+    static let resolver = HostResolver(lookup: { host in
+        switch host {
+        case "internal.example": .addresses([IPAddress(literal: "10.1.2.3")!])
+        case "public.example": .addresses([IPAddress(literal: "93.184.216.34")!])
+        case "gone.example": .noSuchHost
+        default: .failed
+        }
+    })
+
+    static let payload: JSONValue = ["notification": ["event_id": "$e1", "room_id": "!r:example.org", "prio": "high", "counts": ["unread": 2]]]
+    static let notification = PushNotification(kind: .alert, payload: Self.payload)
+
+    /// A safety net, not what these tests measure: long enough for a loaded machine.
+    static func soon() -> ContinuousClock.Instant { .now + .seconds(60) }
+
+    struct Harness {
+        let provider: UnifiedPushProvider
+        let port: Int
+        let recorder: UnifiedPushEndpointStub.Recorder
+        var base: String { "http://127.0.0.1:\(self.port)" }
+        var requests: [UnifiedPushEndpointStub.Recorded] { get async { await self.recorder.requests } }
+    }
+
+    /// Runs `body` with a provider (run as a service, shut down afterwards) and a push server stub.
+    static func withProvider(
+        allowed: [String]? = ["127.0.0.1:*"], requestTimeout: Duration = .seconds(30), resolver: HostResolver = Self.resolver,
+        _ body: @Sendable (Harness) async throws -> Void
+    ) async throws {
+        let configuration = UnifiedPushConfiguration(appID: "up", allowedEndpoints: allowed, requestTimeout: requestTimeout)
+        let provider = UnifiedPushProvider(configuration: configuration, logger: Self.quiet, resolver: resolver)
+        try await UnifiedPushEndpointStub.withServer { port, recorder in
+            try await testGracefulShutdown { trigger in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await provider.run() }
+                    do {
+                        try await body(Harness(provider: provider, port: port, recorder: recorder))
+                    } catch {
+                        trigger.triggerGracefulShutdown()
+                        try await group.waitForAll()
+                        throw error
+                    }
+                    trigger.triggerGracefulShutdown()
+                    try await group.waitForAll()
+                }
+            }
+        }
+    }
+
+    /// What the push server's answer becomes (reference §3.6, with any 2xx a success as the UnifiedPush
+    /// server rules say, where common-proxies rejects 202 and 204).
+    static let answers: [(status: Int, outcome: String, retryAfter: Duration?)] = [
+        (200, "delivered", nil), (201, "delivered", nil), (202, "delivered", nil), (204, "delivered", nil),
+        (404, "invalid_token", nil), (410, "invalid_token", nil), (400, "invalid_token", nil), (401, "invalid_token", nil),
+        (403, "invalid_token", nil), (405, "invalid_token", nil), (413, "rejected", nil),
+        (429, "retry_later", .seconds(7)), (500, "retry_later", nil), (502, "retry_later", nil), (503, "retry_later", .seconds(7)),
+    ]
+
+    @Test(arguments: Self.answers)
+    func eachAnswerIsClassedAsTheGatewayTableSays(_ answer: (status: Int, outcome: String, retryAfter: Duration?)) async throws {
+        try await Self.withProvider { harness in
+            let outcome = await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/\(answer.status)/e1?up=1", deadline: Self.soon())
+            #expect(outcome.label == answer.outcome, "\(answer.status): \(outcome)")
+            if case .retryLater(let after, _) = outcome { #expect(after == answer.retryAfter) }
+            #expect(await harness.requests.count == 1)
+        }
+    }
+
+    @Test func aRedirectIsNotFollowedAndTheEndpointIsRejected() async throws {
+        try await Self.withProvider { harness in
+            let outcome = await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/moved?up=1", deadline: Self.soon())
+            #expect(outcome.label == "invalid_token")
+            #expect(await harness.requests.map(\.target) == ["/up/moved?up=1"])
+        }
+    }
+
+    @Test func theEndpointIsPostedToExactlyWithItsQueryStringAndTrailingSlash() async throws {
+        try await Self.withProvider { harness in
+            let targets = ["/up/200/upAbCdEf?up=1", "/up/201/topic/?up=1&x=%2Fy", "/up/200/a%20b", "/up/204/", "/up/200?up=1&up=2#fragment"]
+            for target in targets {
+                #expect(await harness.provider.deliver(Self.notification, to: harness.base + target, deadline: Self.soon()) == .delivered)
+            }
+            // A fragment is never sent (it is not part of an HTTP request target).
+            #expect(await harness.requests.map(\.target) == Array(targets.dropLast()) + ["/up/200?up=1&up=2"])
+        }
+    }
+
+    @Test func theBodyIsThePayloadAndTheHeadersAreCommonProxiesOnes() async throws {
+        try await Self.withProvider { harness in
+            #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/201/e1?up=1", deadline: Self.soon()) == .delivered)
+            let stated = PushNotification(kind: .alert, payload: Self.payload, timeToLive: 60, webPushUrgency: .high)
+            #expect(await harness.provider.deliver(stated, to: "\(harness.base)/up/201/e2?up=1", deadline: Self.soon()) == .delivered)
+            let requests = await harness.requests
+            try #require(requests.count == 2)
+            #expect(requests[0].body == Array(#"{"notification":{"counts":{"unread":2},"event_id":"$e1","prio":"high","room_id":"!r:example.org"}}"#.utf8))
+            #expect(requests[0].headers["ttl"] == "86400")
+            #expect(requests[0].headers["content-encoding"] == "aes128gcm")
+            #expect(requests[0].headers["urgency"] == nil)
+            #expect(requests[0].headers["content-type"] == nil)
+            #expect(requests[0].headers["authorization"] == nil)
+            // What the front end states is sent as it is.
+            #expect(requests[1].headers["ttl"] == "60")
+            #expect(requests[1].headers["urgency"] == "high")
+        }
+    }
+
+    @Test func aBodyOverTheUnifiedPushLimitIsRefusedUnsent() async throws {
+        try await Self.withProvider { harness in
+            let large = PushNotification(kind: .alert, payload: ["notification": ["content": ["body": .string(String(repeating: "x", count: 4100))]]])
+            guard case .rejected(let reason) = await harness.provider.deliver(large, to: "\(harness.base)/up/201/e1?up=1", deadline: Self.soon()) else {
+                Issue.record("an oversize body was not refused")
+                return
+            }
+            #expect(reason.contains("4096"))
+            #expect(await harness.requests.isEmpty)
+        }
+    }
+
+    @Test(arguments: ["not a url", "", "ftp://127.0.0.1/up/200", "/up/200?up=1", "https:///up/200", "mailto:someone@example.org", "127.0.0.1:8080/up/200"])
+    func aPushkeyThatIsNotAnAbsoluteHTTPSURLIsInvalid(_ pushkey: String) async throws {
+        try await Self.withProvider { harness in
+            #expect(await harness.provider.deliver(Self.notification, to: pushkey, deadline: Self.soon()).label == "invalid_token")
+            #expect(await harness.requests.isEmpty)
+        }
+    }
+
+    @Test func privateAddressesNeedAllowedEndpointsAndPlainHTTPToo() async throws {
+        try await Self.withProvider(allowed: nil) { harness in
+            for pushkey in ["https://127.0.0.1:\(harness.port)/up/200", "\(harness.base)/up/200", "https://internal.example/up/200", "http://public.example/up/200", "https://localhost/up/200"] {
+                #expect(await harness.provider.deliver(Self.notification, to: pushkey, deadline: Self.soon()).label == "invalid_token", "\(pushkey)")
+            }
+            #expect(await harness.requests.isEmpty)
+        }
+        try await Self.withProvider(allowed: ["127.0.0.1:*"]) { harness in
+            #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/200", deadline: Self.soon()) == .delivered)
+            // Listed hosts only, once allowed_endpoints is set.
+            #expect(await harness.provider.deliver(Self.notification, to: "https://internal.example/up/200", deadline: Self.soon()).label == "invalid_token")
+            #expect(await harness.requests.count == 1)
+        }
+    }
+
+    @Test func anEndpointFoundGoneOrFailingIsLeftAloneForAWhile() async throws {
+        try await Self.withProvider { harness in
+            let gone = "\(harness.base)/up/404/e1?up=1"
+            let busy = "\(harness.base)/up/429/e2?up=1"
+            #expect(await harness.provider.deliver(Self.notification, to: gone, deadline: Self.soon()).label == "invalid_token")
+            #expect(await harness.provider.deliver(Self.notification, to: busy, deadline: Self.soon()).label == "retry_later")
+            // Again: answered from memory, nothing sent.
+            #expect(await harness.provider.deliver(Self.notification, to: gone, deadline: Self.soon()).label == "invalid_token")
+            guard case .retryLater(let after?, _) = await harness.provider.deliver(Self.notification, to: busy, deadline: Self.soon()) else {
+                Issue.record("a throttled endpoint was not left alone")
+                return
+            }
+            #expect(after > .zero && after <= .seconds(7))
+            #expect(await harness.requests.count == 2)
+            // Other endpoints on the same host are not concerned.
+            #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/201/e3?up=1", deadline: Self.soon()) == .delivered)
+            #expect(await harness.requests.count == 3)
+        }
+    }
+
+    @Test func aHostThatDoesNotAnswerInTimeIsRetriedLaterAndLeftAloneMeanwhile() async throws {
+        try await Self.withProvider(requestTimeout: .milliseconds(500)) { harness in
+            #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/hang?up=1", deadline: Self.soon()).label == "retry_later")
+            // Every endpoint of that host waits now, without a request.
+            #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/201/e1?up=1", deadline: Self.soon()).label == "retry_later")
+            #expect(await harness.requests.map(\.target) == ["/up/hang?up=1"])
+        }
+    }
+
+    @Test func aRefusedConnectionIsRetriedLaterNotRejected() async throws {
+        // A push server restarting refuses connections for a moment: its pushers must stay.
+        let closed = try #require(ClosedPort.pick())
+        try await Self.withProvider { harness in
+            #expect(await harness.provider.deliver(Self.notification, to: "http://127.0.0.1:\(closed)/up/200?up=1", deadline: Self.soon()).label == "retry_later")
+        }
+    }
+
+    @Test func aHostThatDoesNotExistIsInvalidAndAFailedLookupIsRetried() async throws {
+        let lookups = LookedUpNames()
+        let resolver = HostResolver(lookup: { host in
+            lookups.add(host)
+            return await Self.resolver.lookup(host)
+        })
+        try await Self.withProvider(allowed: nil, resolver: resolver) { harness in
+            #expect(await harness.provider.deliver(Self.notification, to: "https://gone.example/up/1", deadline: Self.soon()).label == "invalid_token")
+            #expect(await harness.provider.deliver(Self.notification, to: "https://gone.example/up/2", deadline: Self.soon()).label == "invalid_token")
+            #expect(await harness.provider.deliver(Self.notification, to: "https://flaky.example/up/1", deadline: Self.soon()).label == "retry_later")
+            #expect(await harness.provider.deliver(Self.notification, to: "https://flaky.example/up/2", deadline: Self.soon()).label == "retry_later")
+            // Each host was looked up once: the second delivery was answered from memory.
+            #expect(lookups.names == ["gone.example", "flaky.example"])
+        }
+    }
+}
+
+/// The names a resolver was asked for, in order.
+final class LookedUpNames: Sendable {
+    private let list = Mutex<[String]>([])
+    func add(_ name: String) { self.list.withLock { $0.append(name) } }
+    var names: [String] { self.list.withLock { $0 } }
+}
+
+/// A loopback port nothing listens on (bound, then closed).
+enum ClosedPort {
+    static func pick() -> Int? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0 else { return nil }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        guard withUnsafeMutablePointer(to: &address, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }) == 0 else {
+            return nil
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
