@@ -40,15 +40,21 @@ final class GatewayProcess: Sendable {
         process.standardOutput = outputPipe
         process.standardInput = FileHandle.nullDevice
         self.process = process
-        errorPipe.fileHandleForReading.readabilityHandler = { [stderr] handle in
-            let data = handle.availableData
-            stderr.append(data)
-        }
-        outputPipe.fileHandleForReading.readabilityHandler = { [stdout] handle in
-            let data = handle.availableData
-            stdout.append(data)
-        }
         try process.run()
+        // A thread of its own per pipe, reading until the process closes it: Foundation's
+        // `readabilityHandler` puts a dispatch source on each pipe, and with the many processes these tests
+        // start at once libdispatch's event loop crashed the test process (Bad pointer dereference in
+        // `_dispatch_event_loop_drain`, swift-corelibs-foundation#3276).
+        for (pipe, sink) in [(errorPipe, self.stderr), (outputPipe, self.stdout)] {
+            let handle = pipe.fileHandleForReading
+            Thread {
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    sink.append(data)
+                }
+            }.start()
+        }
     }
 
     /// Runs a command to completion.
