@@ -62,10 +62,10 @@ public enum GorushFrontEnd {
             )
         }
         return FrontEnd(name: Self.name, routes: routes, services: services, outcomeObserver: observer) { configuration in
-            // Paths, gRPC, the feedback webhook and the body limit stay as they started (a reload names them
-            // as needing a restart); a reloaded file without the section keeps the running settings.
+            // What is fixed at start stays (`GorushSettings.reloaded(over:)`; a reload names it as needing a
+            // restart); a reloaded file without the section keeps the running settings.
             guard let reloaded = configuration.gorush, reloaded.isServed else { return }
-            live.replace(route(reloaded, configuration.apps))
+            live.replace(route(reloaded.reloaded(over: settings), configuration.apps))
         }
     }
 

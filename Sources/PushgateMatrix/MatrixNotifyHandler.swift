@@ -224,12 +224,8 @@ public struct MatrixNotifyHandler: Sendable {
                 metadata: ["app": "\(provider.appID)", "token": "\(Redaction.fingerprint(pushkey))", "reason": "\(reason)"]
             )
             return .done
-        case .retryLater, .credentialsRefused:
-            let (after, reason): (Duration?, String) = switch outcome {
-            case .retryLater(let after, let reason): (after, reason)
-            case .credentialsRefused(let reason): (nil, reason)
-            default: (nil, "")
-            }
+        case .retryLater(_, let reason), .credentialsRefused(let reason):
+            let after: Duration? = if case .retryLater(let after, _) = outcome { after } else { nil }
             do {
                 try await self.dispatcher.enqueue(
                     sent, appID: provider.appID, frontEnd: MatrixFrontEnd.name, tokens: [pushkey],

@@ -19,8 +19,8 @@ public enum NextcloudFrontEnd {
             )
             return devices.routes + NextcloudNotificationRoutes(store: store, dispatcher: dispatcher, settings: settings, logger: logger).routes
         }
-        // A reload replaces the handlers behind the same paths: the apps, texts, limits and identity proof
-        // change live; the path prefix stays as it started (a reload names it as needing a restart).
+        // A reload replaces the handlers behind the same paths (`NextcloudSettings.reloaded(over:)`: all
+        // but the path prefix change live).
         let live = LiveValue((settings: started, routes: routes(started)))
         let served = live.current.routes.enumerated().map { index, route in
             GatewayRoute(route.method, route.path, maximumBodySize: route.maximumBodySize) { request, context in
@@ -28,8 +28,7 @@ public enum NextcloudFrontEnd {
             }
         }
         return FrontEnd(name: Self.name, routes: served) { configuration in
-            var reloaded = configuration.nextcloud
-            reloaded.pathPrefix = started.pathPrefix
+            let reloaded = configuration.nextcloud.reloaded(over: started)
             guard reloaded != live.current.settings else { return }
             live.replace((reloaded, routes(reloaded)))
         }

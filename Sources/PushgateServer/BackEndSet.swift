@@ -30,11 +30,11 @@ final class BackEndSet: Service, Sendable {
         (self.commands, self.continuation) = AsyncStream.makeStream(of: Command.self)
     }
 
-    /// Starts back ends added by a reload; returns what ``retire(_:)`` takes to stop them.
-    func start(_ services: [any Service]) -> [ServiceGroup] {
-        let groups = services.map { Self.group($0, logger: self.logger) }
-        for group in groups { self.continuation.yield(.start(group)) }
-        return groups
+    /// Starts a back end added by a reload; returns what ``retire(_:)`` takes to stop it.
+    func start(_ service: any Service) -> ServiceGroup {
+        let group = Self.group(service, logger: self.logger)
+        self.continuation.yield(.start(group))
+        return group
     }
 
     /// Shuts back ends down after the drain period.

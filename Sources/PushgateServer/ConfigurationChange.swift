@@ -47,39 +47,24 @@ struct ConfigurationChange: Sendable, Equatable {
         if old.apps.contains(where: { $0.kind == .unifiedpush }) != new.apps.contains(where: { $0.kind == .unifiedpush }) {
             restart.append("UnifiedPush discovery (the first unifiedpush app added, or the last removed)")
         }
-        if old.nextcloud.pathPrefix != new.nextcloud.pathPrefix { restart.append("nextcloud.path_prefix") }
-        if Self.gorushAtStart(old.gorush) != Self.gorushAtStart(new.gorush) { restart.append("gorush") }
-        if Self.statusAtStart(old.status) != Self.statusAtStart(new.status) { restart.append("status") }
+        if new.nextcloud.reloaded(over: old.nextcloud) != new.nextcloud { restart.append("nextcloud.path_prefix") }
+        // gorush served or not (its routes) is fixed at start too.
+        if Self.needsRestart(old.gorush, new.gorush, { $0.reloaded(over: $1) }) || old.gorush?.isServed != new.gorush?.isServed {
+            restart.append("gorush")
+        }
+        if Self.needsRestart(old.status, new.status, { $0.reloaded(over: $1) }) { restart.append("status") }
         self.needsRestart = restart
-        if old.gorush != new.gorush, !restart.contains("gorush") { self.frontEndsChanged.append("gorush") }
-        if old.status != new.status, !restart.contains("status") { self.frontEndsChanged.append("status") }
-        if old.nextcloud != new.nextcloud { self.frontEndsChanged.append("nextcloud") }
+        if let old = old.gorush, let new = new.gorush, new.isServed, new.reloaded(over: old) != old { self.frontEndsChanged.append("gorush") }
+        if let old = old.status, let new = new.status, new.reloaded(over: old) != old { self.frontEndsChanged.append("status") }
+        if new.nextcloud.reloaded(over: old.nextcloud) != old.nextcloud { self.frontEndsChanged.append("nextcloud") }
     }
 
-    /// The Status settings a reload does not change (the Waku node, the identity, polling, backfill, the
-    /// gorush forwarding): the texts, the payload style and the apps are set to one value.
-    private static func statusAtStart(_ settings: StatusSettings?) -> StatusSettings? {
-        guard var settings else { return nil }
-        settings.iosApp = nil
-        settings.androidApp = nil
-        settings.payloadStyle = .current
-        settings.texts = StatusSettings.Texts.defaults(for: .current)
-        return settings
-    }
-
-    /// The gorush settings a reload does not change (paths, gRPC, the feedback webhook, hiding tokens and
-    /// messages in feedback): the rest (callers' tokens, default apps, sync, limits) is set to one value.
-    private static func gorushAtStart(_ settings: GorushSettings?) -> GorushSettings? {
-        guard var settings, settings.isServed else { return settings }
-        let live = GorushSettings()
-        settings.iosApp = live.iosApp
-        settings.androidApp = live.androidApp
-        settings.huaweiApp = live.huaweiApp
-        settings.maxNotification = live.maxNotification
-        settings.sync = live.sync
-        settings.syncTimeout = live.syncTimeout
-        settings.authTokens = live.authTokens
-        settings.allowUnauthenticated = true
-        return settings
+    /// Whether a front end's section differs in what a reload cannot change: added or removed, or a
+    /// setting that `reloaded(over:)` keeps from the running one.
+    private static func needsRestart<Settings: Equatable>(
+        _ old: Settings?, _ new: Settings?, _ reloaded: (Settings, Settings) -> Settings
+    ) -> Bool {
+        guard let old, let new else { return (old == nil) != (new == nil) }
+        return reloaded(new, old) != new
     }
 }

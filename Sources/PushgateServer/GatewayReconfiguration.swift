@@ -113,14 +113,11 @@ actor GatewayReconfiguration {
         }
         var retiring = change.removed.compactMap { self.apps[$0]?.group }
         let ids = new.apps.map(\.id)
-        let groups = self.backEnds.start(ids.compactMap { built[$0]?.service })
-        var groupByApp: [String: ServiceGroup] = [:]
-        for (id, group) in zip(ids.filter { built[$0] != nil }, groups) { groupByApp[id] = group }
         var running: [String: RunningApp] = [:]
         for id in ids {
-            if let fresh = built[id], let group = groupByApp[id], let fingerprint = fingerprints[id] {
+            if let fresh = built[id], let fingerprint = fingerprints[id] {
                 if let old = self.apps[id] { retiring.append(old.group) }
-                running[id] = RunningApp(provider: fresh.provider, group: group, fingerprint: fingerprint)
+                running[id] = RunningApp(provider: fresh.provider, group: self.backEnds.start(fresh.service), fingerprint: fingerprint)
             } else if let kept = self.apps[id] {
                 running[id] = kept
             }

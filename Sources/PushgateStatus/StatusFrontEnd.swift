@@ -30,10 +30,9 @@ public enum StatusFrontEnd {
         )
         let observer = StatusOutcomeObserver(store: environment.store, metrics: metrics, logger: environment.logger)
         return FrontEnd(name: Self.name, routes: [], services: [service], outcomeObserver: observer) { configuration in
-            // The Waku node, the identity, the poll and the gorush forwarding stay as they started (a reload
-            // names them as needing a restart).
-            guard var reloaded = configuration.status else { return }
-            reloaded.gorushURL = settings.gorushURL
+            // What is fixed at start stays (`StatusSettings.reloaded(over:)`; a reload names it as needing a
+            // restart).
+            guard let reloaded = configuration.status?.reloaded(over: settings) else { return }
             delivery.replace(StatusDelivery(settings: reloaded, apps: configuration.apps, dispatcher: dispatcher, logger: logger))
         }
     }

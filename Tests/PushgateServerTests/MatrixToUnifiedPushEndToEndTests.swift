@@ -43,25 +43,11 @@ struct MatrixToUnifiedPushEndToEndTests {
         #expect(discoveryStatus == 200)
         #expect(discovery["unifiedpush"]?["gateway"] == "matrix")
 
-        let generated = try await ExternalProcess.run(python, [
-            "-m", "synapse.app.homeserver", "--server-name", "localhost", "--config-path", directory.path("generated.yaml"),
-            "--data-directory", directory.url.path, "--generate-config", "--report-stats=no",
-        ])
-        #expect(generated.status == 0, "\(generated.errors)")
-        let homeserverPort = try #require(FreeLoopbackPort.pick())
-        let config = try directory.write("homeserver.yaml", SynapseEndToEndTests.homeserverConfig(directory: directory, port: homeserverPort))
-        let synapse = try GatewayProcess(
-            arguments: ["-m", "synapse.app.homeserver", "--config-path", config], directory: directory.url.path, executable: python
-        )
+        let (synapse, client) = try await SynapseEndToEndTests.startHomeserver(python: python, directory: directory)
         defer {
             synapse.signal(SIGTERM)
             gateway.signal(SIGTERM)
         }
-        let client = Client(base: "http://127.0.0.1:\(homeserverPort)")
-        let up = try await SynapseEndToEndTests.eventually(timeout: .seconds(90)) { () -> Bool? in
-            (try? await client.call(.GET, "/_matrix/client/versions").0) == 200 ? true : nil
-        }
-        try #require(up == true, "Synapse did not start: \(synapse.errors.suffix(2000))")
 
         let alice = try await client.register("alice")
         let bob = try await client.register("bob")

@@ -41,6 +41,28 @@ struct SynapseEndToEndTests {
         }
     }
 
+    /// Generates a Synapse configuration in `directory`, starts Synapse on a free loopback port and waits
+    /// (up to 90 s) until its client API answers; the caller stops the process.
+    static func startHomeserver(python: String, directory: TemporaryDirectory) async throws -> (process: GatewayProcess, client: Client) {
+        let generated = try await ExternalProcess.run(python, [
+            "-m", "synapse.app.homeserver", "--server-name", "localhost", "--config-path", directory.path("generated.yaml"),
+            "--data-directory", directory.url.path, "--generate-config", "--report-stats=no",
+        ])
+        #expect(generated.status == 0, "\(generated.errors)")
+        let homeserverPort = try #require(FreeLoopbackPort.pick())
+        let config = try directory.write("homeserver.yaml", Self.homeserverConfig(directory: directory, port: homeserverPort))
+        let synapse = try GatewayProcess(
+            arguments: ["-m", "synapse.app.homeserver", "--config-path", config], directory: directory.url.path, executable: python
+        )
+        let client = Client(base: "http://127.0.0.1:\(homeserverPort)")
+        let up = try await Self.eventually(timeout: .seconds(90)) { () -> Bool? in
+            (try? await client.call(.GET, "/_matrix/client/versions").0) == 200 ? true : nil
+        }
+        if up != true { synapse.signal(SIGTERM) }
+        try #require(up == true, "Synapse did not start: \(synapse.errors.suffix(2000))")
+        return (synapse, client)
+    }
+
     static func homeserverConfig(directory: TemporaryDirectory, port: Int) -> String {
         """
         server_name: "localhost"
@@ -101,25 +123,11 @@ struct SynapseEndToEndTests {
         let auth = try #require(subscription["keys"]?["auth"]?.stringValue)
 
         // Synapse, configured for loopback and open registration.
-        let generated = try await ExternalProcess.run(python, [
-            "-m", "synapse.app.homeserver", "--server-name", "localhost", "--config-path", directory.path("generated.yaml"),
-            "--data-directory", directory.url.path, "--generate-config", "--report-stats=no",
-        ])
-        #expect(generated.status == 0, "\(generated.errors)")
-        let homeserverPort = try #require(FreeLoopbackPort.pick())
-        let config = try directory.write("homeserver.yaml", Self.homeserverConfig(directory: directory, port: homeserverPort))
-        let synapse = try GatewayProcess(
-            arguments: ["-m", "synapse.app.homeserver", "--config-path", config], directory: directory.url.path, executable: python
-        )
+        let (synapse, client) = try await Self.startHomeserver(python: python, directory: directory)
         defer {
             synapse.signal(SIGTERM)
             gateway.signal(SIGTERM)
         }
-        let client = Client(base: "http://127.0.0.1:\(homeserverPort)")
-        let up = try await Self.eventually(timeout: .seconds(90)) { () -> Bool? in
-            (try? await client.call(.GET, "/_matrix/client/versions").0) == 200 ? true : nil
-        }
-        try #require(up == true, "Synapse did not start: \(synapse.errors.suffix(2000))")
 
         let alice = try await client.register("alice")
         let bob = try await client.register("bob")
