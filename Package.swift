@@ -450,7 +450,7 @@ let package = Package(
                 .hummingbird,
             ]
         ),
-        .testTarget(name: "PushgateConfigTests", dependencies: ["PushgateConfig", "PushgateCore"]),
+        .testTarget(name: "PushgateConfigTests", dependencies: ["PushgateConfig", "PushgateCore", .yams]),
         .testTarget(
             name: "PushgateStoreTests",
             dependencies: [

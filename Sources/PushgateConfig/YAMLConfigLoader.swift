@@ -6,7 +6,9 @@ enum YAMLConfigLoader {
     static func load(yaml: String) throws -> ConfigValue {
         let node: Node?
         do {
-            node = try Yams.compose(yaml: yaml)
+            // Yams's basic resolver leaves plain scalars untagged; ``YAML11PlainScalar`` tags them without
+            // the default resolver's regular expressions (and ICU).
+            node = try Yams.compose(yaml: yaml, Resolver.basic, Constructor.default)
         } catch {
             throw ConfigurationError(key: "", "the file is not valid YAML: \(Self.describe(error))")
         }
@@ -37,13 +39,16 @@ enum YAMLConfigLoader {
 
     private static func value(_ node: Node, path: String) throws -> ConfigValue {
         switch node {
-        case .scalar:
-            switch Tag.Name(rawValue: node.tag.rawValue) {
+        case .scalar(let scalar):
+            // The tag as written (empty for a plain scalar without one; quoted scalars are str).
+            let written = scalar.tag.description
+            let text = scalar.string
+            switch written.isEmpty ? YAML11PlainScalar.tag(of: text) : Tag.Name(rawValue: written) {
             case Tag.Name.null: return .null
-            case Tag.Name.bool: return node.bool.map(ConfigValue.bool) ?? .string(node.string ?? "")
-            case Tag.Name.int: return node.int.map(ConfigValue.int) ?? .string(node.string ?? "")
-            case Tag.Name.float: return node.float.map(ConfigValue.double) ?? .string(node.string ?? "")
-            default: return .string(node.string ?? "")
+            case Tag.Name.bool: return Self.bool(text).map(ConfigValue.bool) ?? .string(text)
+            case Tag.Name.int: return Int.construct(from: scalar).map(ConfigValue.int) ?? .string(text)
+            case Tag.Name.float: return Double.construct(from: scalar).map(ConfigValue.double) ?? .string(text)
+            default: return .string(text)
             }
         case .sequence(let sequence):
             return .list(try sequence.enumerated().map { try self.value($1, path: "\(path)[\($0)]") })
@@ -60,6 +65,15 @@ enum YAMLConfigLoader {
             return .map(map)
         case .alias:
             throw ConfigurationError(key: path, "YAML aliases are not supported")
+        }
+    }
+
+    /// A YAML 1.1 boolean's value, in any case.
+    private static func bool(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: return nil
         }
     }
 }

@@ -55,7 +55,7 @@ public struct ProviderCredential: Sendable, Equatable {
     /// One line for `check-config` and the log: `<kind>: <identity>[, valid until <date>][ (<file>)]`.
     public var summary: String {
         var line = "\(self.kind.rawValue): \(self.identity)"
-        if let notAfter { line += ", valid until \(ISO8601DateFormatter().string(from: notAfter))" }
+        if let notAfter { line += ", valid until \(UTCTime.rfc3339(notAfter))" }
         return line
     }
 }

@@ -78,7 +78,7 @@ public final class CredentialWatch: Service, Sendable {
             }
             var metadata: Logger.Metadata = [
                 "app": "\(credential.appID)", "kind": "\(credential.kind.rawValue)", "identity": "\(credential.identity)",
-                "not_after": "\(ISO8601DateFormatter().string(from: notAfter))",
+                "not_after": "\(UTCTime.rfc3339(notAfter))",
             ]
             if let file = credential.file { metadata["file"] = "\(file)" }
             switch step {
@@ -89,7 +89,7 @@ public final class CredentialWatch: Service, Sendable {
             case .within(let days):
                 guard step != previous else { continue }
                 let left = max(0, notAfter.timeIntervalSince(now) / 86_400)
-                metadata["days_left"] = "\(String(format: "%.1f", left))"
+                metadata["days_left"] = "\((left * 10).rounded(.down) / 10)"
                 self.logger.warning("credential expires within \(days) \(days == 1 ? "day" : "days"): replace it", metadata: metadata)
             }
         }
@@ -106,7 +106,7 @@ public final class CredentialWatch: Service, Sendable {
 
     private func log(_ credential: ProviderCredential) {
         var metadata: Logger.Metadata = ["app": "\(credential.appID)", "kind": "\(credential.kind.rawValue)", "identity": "\(credential.identity)"]
-        if let notAfter = credential.notAfter { metadata["not_after"] = "\(ISO8601DateFormatter().string(from: notAfter))" }
+        if let notAfter = credential.notAfter { metadata["not_after"] = "\(UTCTime.rfc3339(notAfter))" }
         if let file = credential.file { metadata["file"] = "\(file)" }
         self.logger.info("credential", metadata: metadata)
     }

@@ -1,3 +1,5 @@
+import PushgateCore
+
 /// The `Date` header's value (RFC 9110 §5.6.7, `Sun, 06 Nov 1994 08:49:37 GMT`), formatted once a second.
 final class HTTPDateCache: Sendable {
     private let cached = OncePerSecond<String>(HTTPDateCache.format)

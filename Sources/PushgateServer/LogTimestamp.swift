@@ -1,3 +1,5 @@
+import PushgateCore
+
 /// The time of a log line in UTC, as ISO 8601 with milliseconds (`2026-11-28T16:10:05.123Z`), the form
 /// Foundation's `ISO8601FormatStyle(includingFractionalSeconds: true)` gives, at a fraction of its cost:
 /// the calendar fields are worked out once a second.

@@ -44,6 +44,12 @@ struct JSONWebTokenTests {
         #expect(RetryAfter.parse("soon") == nil)
         #expect(RetryAfter.parse("Tue, 14 Nov 2023 22:13:50 GMT", now: now) == .seconds(30))
         #expect(RetryAfter.parse("Tue, 14 Nov 2023 22:13:00 GMT", now: now) == .seconds(0))
+        // A leap day and a new year, against the seconds Python's email.utils.parsedate_to_datetime gives.
+        #expect(RetryAfter.parse("Thu, 29 Feb 2024 23:59:59 GMT", now: Date(timeIntervalSince1970: 1_709_251_199)) == .seconds(0))
+        #expect(RetryAfter.parse("Mon, 01 Jan 2024 00:00:10 GMT", now: Date(timeIntervalSince1970: 1_704_067_200)) == .seconds(10))
+        for malformed in ["Tue, 14 Nov 2023 22:13:50 UTC", "Tue 14 Nov 2023 22:13:50 GMT", "Tue, 14 Foo 2023 22:13:50 GMT", "Tue, 32 Nov 2023 22:13:50 GMT", "Tue, 14 Nov 2023 24:13:50 GMT"] {
+            #expect(RetryAfter.parse(malformed, now: now) == nil, "\(malformed)")
+        }
     }
 }
 
