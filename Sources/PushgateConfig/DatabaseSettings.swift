@@ -47,7 +47,7 @@ public enum DatabaseSettings: Sendable, Equatable {
         guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
             throw ConfigurationError(key: key, "must start with sqlite: or postgres://")
         }
-        guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else {
+        guard let components = URLComponents(string: url), let host = components.encodedHost, !host.isEmpty else {
             throw ConfigurationError(key: key, "is not a valid postgres:// URL (postgres://user:password@host:port/database)")
         }
         let database = String(components.path.drop { $0 == "/" })

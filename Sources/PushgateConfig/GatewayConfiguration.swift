@@ -89,7 +89,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
 
     private static func validatedProxy(_ proxy: String) throws -> String {
         guard let components = URLComponents(string: proxy), components.scheme == "http",
-            let host = components.host, !host.isEmpty
+            let host = components.encodedHost, !host.isEmpty
         else {
             throw ConfigurationError(key: "proxy", "must be an http:// URL, as in http://user:password@proxy.example:8080")
         }

@@ -87,7 +87,7 @@ public struct FCMConfiguration: Sendable {
         }
         let baseURL = try section.string("base_url") ?? FCM.defaultBaseURL
         guard let components = URLComponents(string: baseURL), ["http", "https"].contains(components.scheme ?? ""),
-            components.host?.isEmpty == false
+            components.encodedHost?.isEmpty == false
         else {
             throw ConfigurationError(key: section.keyPath("base_url"), "must be an http(s) URL such as \(FCM.defaultBaseURL)")
         }

@@ -89,7 +89,7 @@ public struct HMSConfiguration: Sendable {
 
     private static func url(_ section: ConfigSection, _ key: String, default fallback: String) throws -> String {
         let text = try section.string(key) ?? fallback
-        guard let components = URLComponents(string: text), ["http", "https"].contains(components.scheme ?? ""), components.host?.isEmpty == false else {
+        guard let components = URLComponents(string: text), ["http", "https"].contains(components.scheme ?? ""), components.encodedHost?.isEmpty == false else {
             throw ConfigurationError(key: section.keyPath(key), "must be an http(s) URL such as \(fallback)")
         }
         return text.hasSuffix("/") ? String(text.dropLast()) : text
