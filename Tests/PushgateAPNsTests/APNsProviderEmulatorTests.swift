@@ -4,6 +4,7 @@ import PushgateConfig
 import PushgateCore
 import PushgateSandbox
 import ServiceLifecycleTestKit
+import Synchronization
 import Testing
 
 /// The provider against the emulator, over real TLS and HTTP/2.
@@ -181,6 +182,40 @@ struct APNsProviderEmulatorTests {
                     try await group.waitForAll()
                 }
             }
+        }
+    }
+
+    /// Over three hours of simulated time, with a notification a minute through each of two apps sharing a
+    /// key, the emulator (whose clock is the same simulated one) sees a new provider token every 50
+    /// minutes: never two within 20 minutes (APNs's `TooManyProviderTokenUpdates`), never one older than
+    /// an hour (`ExpiredProviderToken`).
+    @Test func providerTokensAreRenewedEveryFiftyMinutesOverSimulatedTime() async throws {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let elapsed = Mutex<TimeInterval>(0)
+        let now: @Sendable () -> Date = { start.addingTimeInterval(elapsed.withLock { $0 }) }
+        try await EmulatorHarness.withEmulator(now: now) { harness in
+            let registry = APNsProviderTokenRegistry(now: now)
+            let settings = try harness.settings([:])
+            let first = try APNsProvider(configuration: APNsConfiguration(settings: settings), logger: TestLogging.quiet, tokens: registry)
+            let second = try APNsProvider(configuration: APNsConfiguration(settings: settings), logger: TestLogging.quiet, tokens: registry)
+            try await testGracefulShutdown { trigger in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for provider in [first, second] { group.addTask { try await provider.run() } }
+                    for minute in 0..<180 {
+                        elapsed.withLock { $0 = TimeInterval(minute * 60) }
+                        for provider in [first, second] {
+                            let outcome = await provider.deliver(Self.alert, to: deviceToken(), deadline: .soon)
+                            #expect(outcome == .delivered, "minute \(minute): \(outcome)")
+                        }
+                    }
+                    trigger.triggerGracefulShutdown()
+                    try await group.waitForAll()
+                }
+            }
+            let firstSeen = harness.emulator.providerTokensFirstSeen.map { $0.timeIntervalSince(start) / 60 }
+            #expect(firstSeen == [0, 50, 100, 150])
+            #expect(zip(firstSeen, firstSeen.dropFirst()).allSatisfy { (20...60).contains($1 - $0) })
+            #expect(first.providerToken?.issuedCount == 4)
         }
     }
 

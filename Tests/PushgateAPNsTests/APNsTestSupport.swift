@@ -55,9 +55,12 @@ struct EmulatorHarness: Sendable {
     }
 
     /// Runs an emulator while `body` runs.
-    static func withEmulator(_ body: @Sendable (EmulatorHarness) async throws -> Void) async throws {
+    /// - Parameter now: the emulator's clock (provider tokens' ages are measured on it).
+    static func withEmulator(
+        now: @escaping @Sendable () -> Date = Date.init, _ body: @Sendable (EmulatorHarness) async throws -> Void
+    ) async throws {
         let directory = try TemporaryDirectory()
-        let emulator = try APNsEmulator(bundleID: "im.pushgate.test")
+        let emulator = try APNsEmulator(bundleID: "im.pushgate.test", now: now)
         let keyPath = try directory.write("AuthKey.p8", emulator.privateKeyPEM)
         let caPath = try directory.write("ca.pem", emulator.certificateAuthority.caCertificatePEM)
         try await emulator.withRunningServer(logger: TestLogging.quiet) { port in

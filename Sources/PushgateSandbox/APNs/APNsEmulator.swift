@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 public import Hummingbird
 import HummingbirdCore
 public import Logging
@@ -48,18 +48,28 @@ public final class APNsEmulator: Sendable {
 
     private let expiry = Mutex(Expiry())
     /// The distinct valid provider tokens requests carried (APNs refuses a key's token updated more than
-    /// once in 20 minutes), kept as SHA-256 digests.
-    private let providerTokensSeen = Mutex<Set<SHA256.Digest>>([])
+    /// once in 20 minutes), kept as SHA-256 digests, with the emulator's time of the first request that
+    /// carried each.
+    private let providerTokensSeen = Mutex<[SHA256.Digest: Date]>([:])
+    /// The emulator's clock: provider tokens' ages are measured on it.
+    private let now: @Sendable () -> Date
 
     /// How many distinct valid provider tokens requests have carried.
     public var distinctProviderTokens: Int { self.providerTokensSeen.withLock { $0.count } }
+
+    /// When each distinct valid provider token was first seen, in order (the emulator's clock).
+    public var providerTokensFirstSeen: [Date] { self.providerTokensSeen.withLock { $0.values.sorted() } }
 
     /// Creates an emulator with a fresh key, ids and certificates.
     /// - Parameters:
     ///   - bundleID: the app's bundle id.
     ///   - log: where deliveries are recorded.
-    public init(bundleID: String = "im.pushgate.sandbox", log: SandboxDeliveryLog = SandboxDeliveryLog()) throws {
+    ///   - now: the clock provider tokens' ages are measured on; tests simulate time with their own.
+    public init(
+        bundleID: String = "im.pushgate.sandbox", log: SandboxDeliveryLog = SandboxDeliveryLog(), now: @escaping @Sendable () -> Date = Date.init
+    ) throws {
         let key = P256.Signing.PrivateKey()
+        self.now = now
         self.bundleID = bundleID
         self.keyID = Self.randomIdentifier()
         self.teamID = Self.randomIdentifier()
@@ -178,9 +188,13 @@ public final class APNsEmulator: Sendable {
     /// token it carries, as if it had grown too old: that request and every later one with the same
     /// provider token get `ExpiredProviderToken`.
     private func providerTokenProblem(_ authorization: String?, token: String) -> String? {
-        if let problem = self.verifier.problem(with: authorization) { return problem }
+        let now = self.now()
+        if let problem = self.verifier.problem(with: authorization, now: now) { return problem }
         let jwt = authorization ?? ""
-        _ = self.providerTokensSeen.withLock { $0.insert(SHA256.hash(data: Data(jwt.utf8))) }
+        self.providerTokensSeen.withLock { seen in
+            let digest = SHA256.hash(data: Data(jwt.utf8))
+            if seen[digest] == nil { seen[digest] = now }
+        }
         return self.expiry.withLock { expiry in
             if expiry.providerTokens.contains(jwt) { return "ExpiredProviderToken" }
             if APNsEmulatorRules.asksForExpiredProviderToken(token), expiry.deviceTokens.insert(token.lowercased()).inserted {
