@@ -1,29 +1,14 @@
-import Synchronization
+import PushgateProviderSupport
 
-/// Subscriptions already parsed, by the exact text of their token, so a token delivered to again is not
-/// parsed again (JSON, URL and public-key validation).
-///
-/// At most ``capacity`` subscriptions are kept; when full, the one kept longest is dropped (first in, first
-/// out). Tokens that do not parse are not kept: each use of one is parsed again and fails the same way.
-/// Parsing happens outside the lock, so concurrent deliveries only wait for a dictionary access.
+/// Subscriptions already parsed (JSON, URL and public-key validation), by the exact text of their token:
+/// a ``ParsedTokenCache`` of at most ``capacity`` subscriptions, first in, first out; tokens that do not
+/// parse are parsed again on each use.
 final class WebPushSubscriptionCache: Sendable {
     /// Parses a token into a subscription.
     typealias Parser = @Sendable (String) throws(WebPushSubscription.ParseError) -> WebPushSubscription
 
-    /// What the lock protects.
-    private struct Storage {
-        /// The kept subscriptions, by token.
-        var subscriptions: [String: WebPushSubscription] = [:]
-        /// The kept tokens in the order they were added, used as a ring once full.
-        var insertionOrder: [String] = []
-        /// The position in `insertionOrder` of the token to drop next, once full.
-        var oldest = 0
-    }
-
-    /// The most subscriptions kept.
-    let capacity: Int
+    private let kept: ParsedTokenCache<WebPushSubscription>
     private let parse: Parser
-    private let storage = Mutex(Storage())
 
     /// Creates an empty cache.
     /// - Parameters:
@@ -33,31 +18,19 @@ final class WebPushSubscriptionCache: Sendable {
         capacity: Int = 4096,
         parse: @escaping Parser = { token throws(WebPushSubscription.ParseError) in try WebPushSubscription(token: token) }
     ) {
-        precondition(capacity > 0, "a subscription cache keeps at least one subscription")
-        self.capacity = capacity
+        self.kept = ParsedTokenCache(capacity: capacity)
         self.parse = parse
     }
 
+    /// The most subscriptions kept.
+    var capacity: Int { self.kept.capacity }
+
     /// How many subscriptions are kept.
-    var count: Int { self.storage.withLock { $0.subscriptions.count } }
+    var count: Int { self.kept.count }
 
     /// The subscription in `token`, parsed on first use.
     /// - Throws: ``WebPushSubscription/ParseError`` when the token is not a usable subscription (every time).
     func subscription(for token: String) throws(WebPushSubscription.ParseError) -> WebPushSubscription {
-        if let kept = self.storage.withLock({ $0.subscriptions[token] }) { return kept }
-        let parsed = try self.parse(token)
-        self.storage.withLock { storage in
-            // Another delivery may have parsed and kept the same token meanwhile.
-            guard storage.subscriptions[token] == nil else { return }
-            if storage.insertionOrder.count < self.capacity {
-                storage.insertionOrder.append(token)
-            } else {
-                storage.subscriptions[storage.insertionOrder[storage.oldest]] = nil
-                storage.insertionOrder[storage.oldest] = token
-                storage.oldest = (storage.oldest + 1) % self.capacity
-            }
-            storage.subscriptions[token] = parsed
-        }
-        return parsed
+        try self.kept.value(for: token, parse: self.parse)
     }
 }
