@@ -1,0 +1,15 @@
+/// Deliveries counted per app, front end, outcome and minute, shared by every instance on the store (the
+/// operator console's figures).
+public protocol DeliveryCountStore: Sendable {
+    /// Adds each count to its row (app, front end, outcome, minute), creating it when absent, all in one
+    /// transaction.
+    func addDeliveryCounts(_ counts: [DeliveryCount]) async throws
+    /// Every row whose minute is in `minutes`, in no particular order.
+    func deliveryCounts(minutes: Range<Int64>) async throws -> [DeliveryCount]
+    /// The rows whose minute is in `minutes`, summed by app, front end and outcome; each sum's `minute` is
+    /// `minutes.lowerBound`.
+    func deliveryTotals(minutes: Range<Int64>) async throws -> [DeliveryCount]
+    /// Deletes the rows of minutes before `minute`.
+    /// - Returns: how many rows were deleted.
+    func purgeDeliveryCounts(before minute: Int64) async throws -> Int
+}

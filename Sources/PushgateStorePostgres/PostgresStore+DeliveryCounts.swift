@@ -1,0 +1,52 @@
+import PostgresNIO
+public import PushgateStore
+
+// Delivery counts in PostgreSQL.
+extension PostgresStore {
+    public func addDeliveryCounts(_ counts: [DeliveryCount]) async throws {
+        guard !counts.isEmpty else { return }
+        // Rows in one order in every instance's transaction, so two flushes never wait on each other's locks
+        // in a cycle.
+        let ordered = counts.sorted { ($0.minute, $0.appID, $0.frontEnd, $0.outcome) < ($1.minute, $1.appID, $1.frontEnd, $1.outcome) }
+        do {
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                for count in ordered {
+                    var binds = PostgresBindings(capacity: 5)
+                    binds.append(count.minute)
+                    binds.append(count.appID)
+                    binds.append(count.frontEnd)
+                    binds.append(count.outcome)
+                    binds.append(count.count)
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: DeliveryCountStatements.add, binds: binds), logger: self.logger)
+                }
+            }
+        } catch let error as PSQLError {
+            throw StoreError.unavailable("PostgreSQL: \(String(reflecting: error))")
+        }
+    }
+
+    public func deliveryCounts(minutes: Range<Int64>) async throws -> [DeliveryCount] {
+        try await self.rows(DeliveryCountStatements.select, Self.binds(minutes)).decode((String, String, String, Int64, Int64).self).all().map {
+            DeliveryCount(appID: $0.0, frontEnd: $0.1, outcome: $0.2, minute: $0.3, count: $0.4)
+        }
+    }
+
+    public func deliveryTotals(minutes: Range<Int64>) async throws -> [DeliveryCount] {
+        try await self.rows(DeliveryCountStatements.selectTotals, Self.binds(minutes)).decode((String, String, String, Int64).self).all().map {
+            DeliveryCount(appID: $0.0, frontEnd: $0.1, outcome: $0.2, minute: minutes.lowerBound, count: $0.3)
+        }
+    }
+
+    public func purgeDeliveryCounts(before minute: Int64) async throws -> Int {
+        var binds = PostgresBindings()
+        binds.append(minute)
+        return try await self.rows(DeliveryCountStatements.purge, binds).decode(Int64.self).all().count
+    }
+
+    private static func binds(_ minutes: Range<Int64>) -> PostgresBindings {
+        var binds = PostgresBindings(capacity: 2)
+        binds.append(minutes.lowerBound)
+        binds.append(minutes.upperBound)
+        return binds
+    }
+}
