@@ -88,11 +88,61 @@ struct ConsoleBrowserEndToEndTests {
         let settingsFile = try directory.write("console-browser.json", String(decoding: try JSONSerialization.data(withJSONObject: settings), as: UTF8.self))
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ConsoleBrowser/console_browser.py").path
         let result = try await ExternalProcess.run(python, [script, settingsFile])
-        print("console screenshots: \(output)")
+        print("console screenshots: \(output)\n\(result.output)")
         #expect(result.status == 0, "\(result.output)\n\(result.errors)\n--- gateway log ---\n\(gateway.errors.suffix(6000))")
         // Neither the admin tokens nor the device tokens reached the log.
         for secret in [Self.adminToken, Self.readOnlyToken, Self.testToken, Self.apnsDead] {
             #expect(!gateway.errors.contains(secret) && !gateway.output.contains(secret))
         }
+    }
+}
+
+/// The built-in sandbox without admin tokens: the console is open to loopback clients, with a banner
+/// saying so, and `GET /` leads to it; `enabled: false` turns it off.
+@Suite("Operator console in the sandbox")
+struct ConsoleSandboxEndToEndTests {
+    static func start(_ extra: String, directory: TemporaryDirectory) async throws -> (GatewayProcess, Int) {
+        let config = try directory.write("pushgate.yaml", """
+            http: {bind_addresses: ['127.0.0.1'], port: 0}
+            log: {format: json, level: info}
+            database: {url: 'sqlite:store.sqlite'}
+            \(extra)
+            """)
+        let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        let port = try #require(try await gateway.waitForListeners().first { $0.name == "http" }).port
+        return (gateway, port)
+    }
+
+    @Test func theSandboxOpensTheConsoleToLoopbackClientsWithABanner() async throws {
+        let directory = try TemporaryDirectory()
+        let (gateway, port) = try await Self.start("", directory: directory)
+        defer { gateway.kill() }
+        // `GET /` redirects to the console, which a loopback client sees without signing in.
+        let page = try await GorushEndToEndTests.get(port, "/")
+        #expect(page.status == 200)
+        #expect(page.body.contains(#"data-testid="sandbox-banner""#))
+        #expect(page.body.contains(#"data-app-id="demo.apns""#))
+        #expect(page.headers.first(name: "X-Frame-Options") == "DENY")
+        #expect(page.headers.first(name: "Set-Cookie")?.contains("HttpOnly; SameSite=Strict") == true)
+        let api = try await GorushEndToEndTests.get(port, "/console/api/overview")
+        #expect(api.status == 200)
+        let overview = try GorushEndToEndTests.json(api.body)
+        #expect(overview["gateway"]?["sandbox"] == .bool(true))
+        #expect(overview["apps"].map { value -> Int in if case .array(let apps) = value { apps.count } else { 0 } } == 5)
+        // A state-changing call still needs a session's CSRF token.
+        #expect(try await ConsoleBrowserEndToEndTests.post(port, "/console/api/test-push", #"{"app":"demo.apns","token":"aa","alert":"x"}"#) == 403)
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+    }
+
+    @Test func enabledFalseTurnsTheConsoleOff() async throws {
+        let directory = try TemporaryDirectory()
+        let (gateway, port) = try await Self.start("console: {enabled: false}", directory: directory)
+        defer { gateway.kill() }
+        #expect(try await GorushEndToEndTests.get(port, "/console").status == 404)
+        #expect(try await GorushEndToEndTests.get(port, "/console/api/overview").status == 404)
+        #expect(try await GorushEndToEndTests.get(port, "/").status == 404)
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
     }
 }

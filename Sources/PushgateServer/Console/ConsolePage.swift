@@ -9,6 +9,8 @@ enum ConsolePage {
     struct Viewer: Sendable {
         var admin: ConsoleAdmins.Admin
         var csrfToken: String?
+        /// Whether the console is open to loopback clients without a token (the built-in sandbox).
+        var openToLoopback = false
     }
 
     /// The outcome of a test push, shown under its form.
@@ -62,7 +64,7 @@ enum ConsolePage {
             body += #"<form method="post" action="/console/session/end" class="inline"><input type="hidden" name="csrf" value="\#(csrf)"><button type="submit" data-testid="sign-out">Sign out</button></form>"#
         }
         body += "</header>\n"
-        if overview.sandbox {
+        if viewer.openToLoopback {
             body += #"<p class="banner" role="status" data-testid="sandbox-banner">Built-in sandbox: the console is open without a token to clients on this machine only.</p>"#
         }
         if let problem = overview.problem {

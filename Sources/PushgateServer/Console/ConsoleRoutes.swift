@@ -123,7 +123,7 @@ struct ConsoleRoutes: Sendable {
             extra = self.sessionCookie(session, request: request)
         }
         let overview = await self.overview.overview()
-        return ConsoleResponses.html(ConsolePage.overview(overview, viewer: .init(admin: caller.admin, csrfToken: caller.session?.csrfToken)), extra: extra)
+        return ConsoleResponses.html(ConsolePage.overview(overview, viewer: .init(admin: caller.admin, csrfToken: caller.session?.csrfToken, openToLoopback: self.openToLoopback)), extra: extra)
     }
 
     func signInPage(_ request: Request, context: GatewayRequestContext) -> Response {
@@ -174,7 +174,7 @@ struct ConsoleRoutes: Sendable {
         }
         let overview = await self.overview.overview()
         return ConsoleResponses.html(
-            ConsolePage.overview(overview, viewer: .init(admin: caller.admin, csrfToken: caller.session?.csrfToken), testPush: result), status: status
+            ConsolePage.overview(overview, viewer: .init(admin: caller.admin, csrfToken: caller.session?.csrfToken, openToLoopback: self.openToLoopback), testPush: result), status: status
         )
     }
 

@@ -100,6 +100,7 @@ check(status == 200, f"the session opens the console ({status})")
 check("default-src 'self'" in headers.get("Content-Security-Policy", ""), "the page has a strict Content-Security-Policy")
 check(headers.get("X-Frame-Options") == "DENY", "the page has X-Frame-Options: DENY")
 check(headers.get("Referrer-Policy") == "no-referrer", "the page has Referrer-Policy: no-referrer")
+check('data-testid="sandbox-banner"' not in body, "with admin tokens configured, the sandbox's banner is not shown")
 check("<script>" not in body and " style=" not in body, "the page has no inline script or style")
 pages.append(("console over HTTP", body))
 
@@ -166,6 +167,7 @@ try:
     driver.find_element(By.CSS_SELECTOR, '[data-testid="test-push-form"] button[type="submit"]').click()
     result = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="test-push-result"]'))[0]
     check(result.get_attribute("data-outcome") == "delivered", f"the test push is delivered ({result.text})")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", result)
     driver.save_screenshot(os.path.join(output, "3-test-push.png"))
     pages.append(("test push result", driver.page_source))
     deadline = time.monotonic() + 60
