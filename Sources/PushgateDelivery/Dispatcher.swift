@@ -22,6 +22,7 @@ public struct Dispatcher: Sendable {
     public let tally: DeliveryTally
     /// This instance's last failed deliveries.
     public let recentFailures: RecentFailures
+    private let latencies = DeliveryLatencies()
 
     /// Creates a dispatcher.
     /// - Parameters:
@@ -116,7 +117,9 @@ public struct Dispatcher: Sendable {
         } else {
             answered
         }
-        self.metrics.record(appID: provider.appID, outcome: outcome, duration: ContinuousClock.now - started)
+        let duration = ContinuousClock.now - started
+        self.metrics.record(appID: provider.appID, outcome: outcome, duration: duration)
+        self.latencies.record(appID: provider.appID, duration: duration)
         self.count(outcome, appID: provider.appID, frontEnd: frontEnd, token: token)
         self.logger.debug(
             "delivery",
@@ -164,6 +167,16 @@ public struct Dispatcher: Sendable {
             RecentFailures.Failure(
                 time: now, appID: appID, frontEnd: frontEnd, tokenFingerprint: Redaction.fingerprint(token), outcome: outcome.label, reason: reason
             )
+        )
+    }
+
+    /// `appID`'s state on this instance now: deliveries in flight, its circuit, its credentials and its
+    /// provider's recent latency.
+    public func state(of appID: String) -> DeliveryAppState {
+        let snapshot = self.admission.snapshot(appID)
+        return DeliveryAppState(
+            inFlight: snapshot.inFlight, circuitOpen: snapshot.circuitOpen, credentialsFailing: snapshot.credentialsFailing,
+            latencyMilliseconds: self.latencies.percentiles(appID: appID)
         )
     }
 

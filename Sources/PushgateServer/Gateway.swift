@@ -280,7 +280,8 @@ public struct Gateway: Sendable {
         }
         let overview = ConsoleOverviewSource(
             store: store, apps: apps, credentials: credentials, failures: dispatcher.recentFailures, sandbox: sandbox, started: .now,
-            instance: ProcessInfo.processInfo.hostName, generation: { generation.current }
+            instance: ProcessInfo.processInfo.hostName, generation: { generation.current },
+            state: { dispatcher.state(of: $0) }
         )
         if sandbox, settings.adminTokens.isEmpty {
             logger.notice("sandbox: the operator console is open without a token to loopback clients", metadata: ["path": "/console"])

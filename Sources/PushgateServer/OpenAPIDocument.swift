@@ -1998,6 +1998,48 @@ enum OpenAPIDocument {
                 "outbox_oldest_age_seconds": {
                   "type": "integer",
                   "minimum": 0
+                },
+                "in_flight": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "description": "Deliveries in flight on this instance."
+                },
+                "circuit": {
+                  "type": "string",
+                  "enum": [
+                    "open",
+                    "closed"
+                  ]
+                },
+                "credentials": {
+                  "type": "string",
+                  "enum": [
+                    "accepted",
+                    "refused"
+                  ]
+                },
+                "latency_ms": {
+                  "description": "The provider's latency over this instance's last 1,024 deliveries of the app; null before the first.",
+                  "oneOf": [
+                    {
+                      "type": "null"
+                    },
+                    {
+                      "type": "object",
+                      "required": [
+                        "p50",
+                        "p99"
+                      ],
+                      "properties": {
+                        "p50": {
+                          "type": "number"
+                        },
+                        "p99": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  ]
                 }
               }
             }

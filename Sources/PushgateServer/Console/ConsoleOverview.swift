@@ -49,6 +49,8 @@ struct ConsoleOverview: Sendable {
         var lastDay = Outcomes()
         var outboxPending = 0
         var outboxOldestAgeSeconds: Int64 = 0
+        /// In flight, circuit, credentials and latency on this instance.
+        var state = DeliveryAppState(inFlight: 0, circuitOpen: false, credentialsFailing: false, latencyMilliseconds: nil)
     }
 
     /// One credential's line.
@@ -83,6 +85,17 @@ struct ConsoleOverview: Sendable {
     /// Set when some figures could not be read (the store did not answer); the rest is shown.
     var problem: String?
 
+    /// `value` rounded to a tenth.
+    static func tenths(_ value: Double) -> Double {
+        (value * 10).rounded() / 10
+    }
+
+    /// Milliseconds as text with one decimal, without Foundation's formatting.
+    static func milliseconds(_ value: Double) -> String {
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) ms"
+    }
+
     var json: JSONValue {
         var object: [String: JSONValue] = [
             "gateway": [
@@ -95,6 +108,9 @@ struct ConsoleOverview: Sendable {
                     "id": .string(app.id), "type": .string(app.type), "endpoint": .string(app.endpoint), "last_hour": app.lastHour.json,
                     "last_day": app.lastDay.json, "outbox_pending": .number(Double(app.outboxPending)),
                     "outbox_oldest_age_seconds": .number(Double(app.outboxOldestAgeSeconds)),
+                    "in_flight": .number(Double(app.state.inFlight)), "circuit": .string(app.state.circuitOpen ? "open" : "closed"),
+                    "credentials": .string(app.state.credentialsFailing ? "refused" : "accepted"),
+                    "latency_ms": app.state.latencyMilliseconds.map { ["p50": .number(Self.tenths($0.p50)), "p99": .number(Self.tenths($0.p99))] } ?? .null,
                 ]
             }),
             "outbox": ["pending": .number(Double(self.outboxPending)), "oldest_age_seconds": .number(Double(self.outboxOldestAgeSeconds))],

@@ -24,6 +24,8 @@ struct ConsoleOverviewSource: Sendable {
     let instance: String
     /// The configuration's generation (1 at start, one more each successful reload).
     let generation: @Sendable () -> Int
+    /// An app's delivery state on this instance (the dispatcher's).
+    let state: @Sendable (String) -> DeliveryAppState
 
     func overview(now: Date = Date()) async -> ConsoleOverview {
         let minute = DeliveryTally.minute(of: now)
@@ -59,6 +61,7 @@ struct ConsoleOverviewSource: Sendable {
         } catch {
             problem = "the store did not answer: some figures are missing"
         }
+        for index in rows.indices { rows[index].state = self.state(rows[index].id) }
         let uptime = ContinuousClock.now - self.started
         return ConsoleOverview(
             version: PushgateVersion.current, uptimeSeconds: uptime.components.seconds, configurationGeneration: self.generation(),

@@ -101,7 +101,7 @@ enum ConsolePage {
             <section aria-labelledby="apps-title"><h2 id="apps-title">Apps</h2>
             <div class="scroll"><table data-testid="apps-table">
             <caption>Deliveries by outcome in the last hour (last 24 hours in brackets)</caption>
-            <thead><tr><th scope="col">App</th><th scope="col">Type</th><th scope="col">Endpoint</th><th scope="col">Delivered</th><th scope="col">Invalid token</th><th scope="col">Retry later</th><th scope="col">Rejected</th><th scope="col">Outbox</th></tr></thead>
+            <thead><tr><th scope="col">App</th><th scope="col">Type</th><th scope="col">Endpoint</th><th scope="col">Delivered</th><th scope="col">Invalid token</th><th scope="col">Retry later</th><th scope="col">Rejected</th><th scope="col">Outbox</th><th scope="col">Provider</th></tr></thead>
             <tbody>
 
             """
@@ -112,7 +112,8 @@ enum ConsolePage {
                 let name = String(outcome.map { $0 == "_" ? "-" : $0 })
                 html += #"<td><span data-testid="count-\#(name)">\#(app.lastHour.value(outcome))</span> <span class="day" data-testid="day-\#(name)">(\#(app.lastDay.value(outcome)))</span></td>"#
             }
-            html += #"<td><span data-testid="outbox-pending">\#(app.outboxPending)</span> <span class="day" data-testid="outbox-age">\#(self.duration(app.outboxOldestAgeSeconds))</span></td></tr>"#
+            html += #"<td><span data-testid="outbox-pending">\#(app.outboxPending)</span> <span class="day" data-testid="outbox-age">\#(self.duration(app.outboxOldestAgeSeconds))</span></td>"#
+            html += #"<td><span data-testid="provider-state">\#(self.providerState(app.state))</span></td></tr>"#
             html += "\n"
         }
         html += "</tbody></table></div></section>\n"
@@ -206,6 +207,18 @@ enum ConsolePage {
         }
         html += "</section>\n"
         return html
+    }
+
+    /// An app's provider as one line: latency, deliveries in flight, circuit and credentials.
+    static func providerState(_ state: DeliveryAppState) -> String {
+        var parts: [String] = []
+        if let latency = state.latencyMilliseconds {
+            parts.append("p50 \(ConsoleOverview.milliseconds(latency.p50)), p99 \(ConsoleOverview.milliseconds(latency.p99))")
+        }
+        parts.append("\(state.inFlight) in flight")
+        parts.append(state.circuitOpen ? "circuit open" : "circuit closed")
+        if state.credentialsFailing { parts.append("credentials refused") }
+        return parts.joined(separator: ", ")
     }
 
     /// Whole seconds as `1 d 2 h`, `3 h 4 min`, `5 min 6 s` or `7 s`.

@@ -19,6 +19,20 @@
     return s + " s";
   }
 
+  function milliseconds(value) {
+    var tenths = Math.round(value * 10);
+    return Math.floor(tenths / 10) + "." + (tenths % 10) + " ms";
+  }
+
+  function providerState(app) {
+    var parts = [];
+    if (app.latency_ms) parts.push("p50 " + milliseconds(app.latency_ms.p50) + ", p99 " + milliseconds(app.latency_ms.p99));
+    parts.push(app.in_flight + " in flight");
+    parts.push(app.circuit === "open" ? "circuit open" : "circuit closed");
+    if (app.credentials === "refused") parts.push("credentials refused");
+    return parts.join(", ");
+  }
+
   function setText(root, testid, text) {
     var element = root.querySelector('[data-testid="' + testid + '"]');
     if (element && element.textContent !== String(text)) element.textContent = String(text);
@@ -62,6 +76,7 @@
         });
         setText(rows[i], "outbox-pending", app.outbox_pending);
         setText(rows[i], "outbox-age", duration(app.outbox_oldest_age_seconds));
+        setText(rows[i], "provider-state", providerState(app));
       }
     });
     if (overview.outbox) {

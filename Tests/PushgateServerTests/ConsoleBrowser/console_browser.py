@@ -151,6 +151,8 @@ try:
     for app, counts in expected.items():
         shown = row_counts(app)
         check(shown == counts, f"{app}'s row shows {counts} (shows {shown})")
+    provider = driver.find_element(By.CSS_SELECTOR, '[data-app-id="demo.apns"] [data-testid="provider-state"]').text
+    check("p50 " in provider and "p99 " in provider and "circuit closed" in provider, f"the provider's latency and circuit are shown ({provider})")
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-refreshed"))
     check(True, "the script refreshed the figures from the API")
     lines = driver.find_elements(By.CSS_SELECTOR, '[data-testid="chart"] polyline[data-outcome="delivered"]')
