@@ -1,4 +1,6 @@
+import Foundation
 import PushgateConfig
+import PushgateCore
 @testable import PushgateServer
 import Testing
 
@@ -49,5 +51,25 @@ struct ConsoleAccessTests {
         #expect(ConsoleForm.parse(Array("token=a%2Bb+c&alert=%C3%A9t%C3%A9&x=%zz&&empty=".utf8)) == ["token": "a+b c", "alert": "été", "empty": ""])
         #expect(HTMLText.escape(#"<script>"x" & 'y'</script>"#) == "&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;")
         #expect(ConsoleRoutes.isLoopback("127.0.0.1") && ConsoleRoutes.isLoopback("::1") && !ConsoleRoutes.isLoopback("192.0.2.1"))
+    }
+}
+
+/// Credentials' expiry warnings, 30, 7 and 1 day ahead.
+@Suite("Console credentials")
+struct ConsoleCredentialTests {
+    @Test func warningsComeThirtySevenAndOneDayAhead() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func warning(days: Double?) -> String? {
+            let credential = ProviderCredential(
+                appID: "a", kind: .apnsCertificate, file: nil, identity: "CN=a", notAfter: days.map { now.addingTimeInterval($0 * 86_400) }
+            )
+            return ConsoleOverviewSource.credential(credential, now: now).warning
+        }
+        #expect(warning(days: nil) == nil)
+        #expect(warning(days: 31) == nil)
+        #expect(warning(days: 29) == "30 days")
+        #expect(warning(days: 6) == "7 days")
+        #expect(warning(days: 0.5) == "1 day")
+        #expect(warning(days: -1) == "expired")
     }
 }
