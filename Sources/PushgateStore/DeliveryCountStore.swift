@@ -7,9 +7,10 @@ public protocol DeliveryCountStore: Sendable {
     /// Every row whose minute is in `minutes`, in no particular order.
     func deliveryCounts(minutes: Range<Int64>) async throws -> [DeliveryCount]
     /// The rows whose minute is in `minutes`, summed by app, front end and outcome; each sum's `minute` is
-    /// `minutes.lowerBound`.
+    /// `minutes.lowerBound`. Whole hours are read from hourly sums kept beside the minutes, so a day's
+    /// totals read about 24 rows per app, front end and outcome.
     func deliveryTotals(minutes: Range<Int64>) async throws -> [DeliveryCount]
-    /// Deletes the rows of minutes before `minute`.
-    /// - Returns: how many rows were deleted.
+    /// Deletes the rows of minutes before `minute` (and the hourly sums of hours before its hour).
+    /// - Returns: how many minute rows were deleted.
     func purgeDeliveryCounts(before minute: Int64) async throws -> Int
 }

@@ -18,6 +18,13 @@ extension PostgresStore {
                     binds.append(count.outcome)
                     binds.append(count.count)
                     _ = try await connection.query(PostgresQuery(unsafeSQL: DeliveryCountStatements.add, binds: binds), logger: self.logger)
+                    var hourly = PostgresBindings(capacity: 5)
+                    hourly.append(DeliveryCountStatements.hour(ofMinute: count.minute))
+                    hourly.append(count.appID)
+                    hourly.append(count.frontEnd)
+                    hourly.append(count.outcome)
+                    hourly.append(count.count)
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: DeliveryCountStatements.addHourly, binds: hourly), logger: self.logger)
                 }
             }
         } catch let error as PSQLError {
@@ -32,12 +39,23 @@ extension PostgresStore {
     }
 
     public func deliveryTotals(minutes: Range<Int64>) async throws -> [DeliveryCount] {
-        try await self.rows(DeliveryCountStatements.selectTotals, Self.binds(minutes)).decode((String, String, String, Int64).self).all().map {
-            DeliveryCount(appID: $0.0, frontEnd: $0.1, outcome: $0.2, minute: minutes.lowerBound, count: $0.3)
+        let plan = DeliveryCountStatements.plan(minutes: minutes)
+        var counts: [DeliveryCount] = []
+        if let hours = plan.hours { counts += try await self.sums(DeliveryCountStatements.selectHourlyTotals, hours) }
+        for edge in plan.minutes { counts += try await self.sums(DeliveryCountStatements.selectTotals, edge) }
+        return DeliveryCountStatements.merge(counts, minute: minutes.lowerBound)
+    }
+
+    private func sums(_ sql: String, _ range: Range<Int64>) async throws -> [DeliveryCount] {
+        try await self.rows(sql, Self.binds(range)).decode((String, String, String, Int64).self).all().map {
+            DeliveryCount(appID: $0.0, frontEnd: $0.1, outcome: $0.2, minute: range.lowerBound, count: $0.3)
         }
     }
 
     public func purgeDeliveryCounts(before minute: Int64) async throws -> Int {
+        var hourly = PostgresBindings()
+        hourly.append(DeliveryCountStatements.hour(ofMinute: minute))
+        _ = try await self.rows(DeliveryCountStatements.purgeHourly, hourly)
         var binds = PostgresBindings()
         binds.append(minute)
         return try await self.rows(DeliveryCountStatements.purge, binds).decode(Int64.self).all().count

@@ -40,6 +40,31 @@ struct DeliveryCountStoreConformanceTests {
         }
     }
 
+    /// Totals over any range, read from hourly sums and edge minutes, equal the sum of the minutes.
+    @Test(arguments: StoreKind.allCases)
+    func totalsFromHoursAndEdgeMinutesEqualTheMinutesSum(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let start: Int64 = 29_000_040
+            let counts = stride(from: start, to: start + 200, by: 7).map { Self.count("a", "matrix", "delivered", $0, $0 % 5 + 1) }
+            try await store.addDeliveryCounts(counts)
+            for range in [start..<(start + 200), (start + 13)..<(start + 190), (start + 20)..<(start + 80), (start + 60)..<(start + 120), (start + 5)..<(start + 6)] {
+                let expected = counts.filter { range.contains($0.minute) }.reduce(Int64(0)) { $0 + $1.count }
+                let totals = try await store.deliveryTotals(minutes: range)
+                #expect(totals.reduce(Int64(0)) { $0 + $1.count } == expected, "\(range)")
+                #expect(totals.allSatisfy { $0.minute == range.lowerBound })
+            }
+        }
+    }
+
+    @Test func aRangeIsReadAsWholeHoursAndEdgeMinutes() {
+        #expect(DeliveryCountStatements.plan(minutes: 59..<181).hours == 1..<3)
+        #expect(DeliveryCountStatements.plan(minutes: 59..<181).minutes == [59..<60, 180..<181])
+        #expect(DeliveryCountStatements.plan(minutes: 60..<120).hours == 1..<2)
+        #expect(DeliveryCountStatements.plan(minutes: 60..<120).minutes == [])
+        #expect(DeliveryCountStatements.plan(minutes: 61..<119).hours == nil)
+        #expect(DeliveryCountStatements.plan(minutes: 61..<119).minutes == [61..<119])
+    }
+
     @Test(arguments: StoreKind.allCases)
     func oldMinutesArePurged(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in

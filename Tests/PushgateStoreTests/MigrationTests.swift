@@ -54,6 +54,7 @@ struct MigrationTests {
     /// Takes a database back to version 7: no delivery counts.
     static func undoDeliveryCounts(on database: TestDatabase) async throws {
         try await database.execute("DROP TABLE delivery_counts")
+        try await database.execute("DROP TABLE delivery_counts_hourly")
         try await database.execute("DELETE FROM pushgate_migrations WHERE version = 8")
     }
 
