@@ -60,9 +60,18 @@ public enum DeliveryCountStatements {
 
     /// Sums counts by app, front end and outcome, each sum dated `minute`.
     public static func merge(_ counts: [DeliveryCount], minute: Int64) -> [DeliveryCount] {
+        Self.summedByMinute(counts.map { count in
+            var dated = count
+            dated.minute = minute
+            return dated
+        })
+    }
+
+    /// Sums counts by app, front end, outcome and minute.
+    public static func summedByMinute(_ counts: [DeliveryCount]) -> [DeliveryCount] {
         var sums: [DeliveryCount: Int64] = [:]
         for count in counts {
-            let key = DeliveryCount(appID: count.appID, frontEnd: count.frontEnd, outcome: count.outcome, minute: minute, count: 0)
+            let key = DeliveryCount(appID: count.appID, frontEnd: count.frontEnd, outcome: count.outcome, minute: count.minute, count: 0)
             sums[key, default: 0] += count.count
         }
         return sums.map { key, sum in

@@ -5,26 +5,26 @@ public import PushgateStore
 extension PostgresStore {
     public func addDeliveryCounts(_ counts: [DeliveryCount]) async throws {
         guard !counts.isEmpty else { return }
-        // Rows in one order in every instance's transaction, so two flushes never wait on each other's locks
-        // in a cycle.
+        // Every row in one global order (the minutes, then the hours, each sorted), so that two instances'
+        // flushes never wait on each other's row locks in a cycle.
         let ordered = counts.sorted { ($0.minute, $0.appID, $0.frontEnd, $0.outcome) < ($1.minute, $1.appID, $1.frontEnd, $1.outcome) }
+        let hourly = DeliveryCountStatements.summedByMinute(ordered.map { count in
+            var hour = count
+            hour.minute = DeliveryCountStatements.hour(ofMinute: count.minute)
+            return hour
+        }).sorted { ($0.minute, $0.appID, $0.frontEnd, $0.outcome) < ($1.minute, $1.appID, $1.frontEnd, $1.outcome) }
         do {
             try await self.client.withTransaction(logger: self.logger) { connection in
-                for count in ordered {
-                    var binds = PostgresBindings(capacity: 5)
-                    binds.append(count.minute)
-                    binds.append(count.appID)
-                    binds.append(count.frontEnd)
-                    binds.append(count.outcome)
-                    binds.append(count.count)
-                    _ = try await connection.query(PostgresQuery(unsafeSQL: DeliveryCountStatements.add, binds: binds), logger: self.logger)
-                    var hourly = PostgresBindings(capacity: 5)
-                    hourly.append(DeliveryCountStatements.hour(ofMinute: count.minute))
-                    hourly.append(count.appID)
-                    hourly.append(count.frontEnd)
-                    hourly.append(count.outcome)
-                    hourly.append(count.count)
-                    _ = try await connection.query(PostgresQuery(unsafeSQL: DeliveryCountStatements.addHourly, binds: hourly), logger: self.logger)
+                for (sql, rows) in [(DeliveryCountStatements.add, ordered), (DeliveryCountStatements.addHourly, hourly)] {
+                    for count in rows {
+                        var binds = PostgresBindings(capacity: 5)
+                        binds.append(count.minute)
+                        binds.append(count.appID)
+                        binds.append(count.frontEnd)
+                        binds.append(count.outcome)
+                        binds.append(count.count)
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: self.logger)
+                    }
                 }
             }
         } catch let error as PSQLError {
