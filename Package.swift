@@ -291,7 +291,9 @@ let package = Package(
                 .unixSignals,
                 .crypto,
                 .httpTypes,
-            ]
+            ],
+            // The operator console's script and style sheet, served from the binary.
+            resources: [.embedInCode("ConsoleAssets/console.js"), .embedInCode("ConsoleAssets/console.css")]
         ),
         .executableTarget(
             name: "pushgate",
@@ -455,6 +457,7 @@ let package = Package(
             name: "PushgateStoreTests",
             dependencies: [
                 "PushgateStore",
+                "PushgateDelivery",
                 "PushgateStoreSQLite",
                 "PushgateStorePostgres",
                 "PushgateCore",
@@ -494,7 +497,7 @@ let package = Package(
                 .crypto,
                 .cryptoExtras,
             ],
-            exclude: ["StatusClient", "NetworkFailures"]
+            exclude: ["StatusClient", "NetworkFailures", "ConsoleBrowser"]
         ),
     ]
 )

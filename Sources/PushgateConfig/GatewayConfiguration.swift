@@ -26,6 +26,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var gorush: GorushSettings?
     /// The Status push notification server front end (`status`); nil when the section is absent (off).
     public var status: StatusSettings?
+    /// The operator console (`console`); off by default.
+    public var console = ConsoleSettings()
     /// The configured apps, in file order.
     public var apps: [AppSettings] = []
     /// Keys that were ignored, and why, for the operator.
@@ -35,7 +37,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public init() {}
 
     /// Top-level sections Pushgate reads.
-    static let knownSections: Set<String> = ["http", "log", "metrics", "proxy", "apps", "database", "nextcloud", "gorush", "status"]
+    static let knownSections: Set<String> = ["http", "log", "metrics", "proxy", "apps", "database", "nextcloud", "gorush", "status", "console"]
 
     /// Parses configuration text.
     /// - Throws: ``ConfigurationError`` naming the first key that cannot be used.
@@ -62,6 +64,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
         if let nextcloud = try top.section("nextcloud") { self.nextcloud = try NextcloudSettings(nextcloud, warnings: &warnings) }
         if let gorush = try top.section("gorush") { self.gorush = try GorushSettings(gorush, warnings: &warnings) }
         if let status = try top.section("status") { self.status = try StatusSettings(status, warnings: &warnings) }
+        if let console = try top.section("console") { self.console = try ConsoleSettings(console, warnings: &warnings) }
         if let apps = try top.section("apps") {
             self.apps = try apps.map.entries.map { id, value in
                 guard case .map(let map) = value else {

@@ -127,6 +127,14 @@ final class AppAdmission: Sendable {
         }
     }
 
+    /// `appID`'s deliveries in flight, whether its circuit is open and whether its credentials are refused.
+    func snapshot(_ appID: String) -> (inFlight: Int, circuitOpen: Bool, credentialsFailing: Bool) {
+        self.slots.withLock { slots in
+            guard let slot = slots[appID] else { return (0, false, false) }
+            return (slot.count, slot.openUntil != nil, slot.credentialsReason != nil)
+        }
+    }
+
     /// Whether `appID`'s circuit is open now (a probe out counts as open).
     func isOpen(_ appID: String) -> Bool {
         self.slots.withLock { $0[appID]?.openUntil != nil }

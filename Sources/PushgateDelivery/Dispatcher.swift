@@ -18,6 +18,11 @@ public struct Dispatcher: Sendable {
     private let wakeUp: OutboxWakeUp
     private let groupCommit: OutboxGroupCommit
     private let logger: Logger
+    /// Deliveries counted per app, front end, outcome and minute, until ``DeliveryCountFlusher`` stores them.
+    public let tally: DeliveryTally
+    /// This instance's last failed deliveries.
+    public let recentFailures: RecentFailures
+    private let latencies = DeliveryLatencies()
 
     /// Creates a dispatcher.
     /// - Parameters:
@@ -26,14 +31,20 @@ public struct Dispatcher: Sendable {
     ///   - store: where invalid tokens are recorded and the outbox lives.
     ///   - metrics: delivery metrics.
     ///   - wakeUp: nudged after an enqueue so the outbox worker starts at once.
+    ///   - tally: where each delivery's outcome is counted (for the store's delivery counts).
+    ///   - recentFailures: where failed deliveries are kept (token fingerprints only).
     public init(
         directory: ProviderDirectory,
         inflightLimits: [String: Int] = [:],
         store: any PushStore,
         metrics: DeliveryMetrics,
         wakeUp: OutboxWakeUp = OutboxWakeUp(),
+        tally: DeliveryTally = DeliveryTally(),
+        recentFailures: RecentFailures = RecentFailures(),
         logger: Logger
     ) {
+        self.tally = tally
+        self.recentFailures = recentFailures
         self.liveDirectory = LiveValue(directory)
         self.admission = AppAdmission(limits: inflightLimits)
         self.store = store
@@ -74,7 +85,10 @@ public struct Dispatcher: Sendable {
 
     /// Delivers through a provider the caller already looked up in ``directory`` (front ends that must
     /// tell unknown apps apart, and the outbox worker), with the same limits and bookkeeping.
-    public func deliver(_ notification: PushNotification, via provider: any PushProvider, token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
+    /// - Parameter frontEnd: the front end the notification came through, for the delivery counts.
+    public func deliver(
+        _ notification: PushNotification, via provider: any PushProvider, token: String, deadline: ContinuousClock.Instant, frontEnd: String = "other"
+    ) async -> DeliveryOutcome {
         let probe: Bool
         switch self.admission.acquire(provider.appID) {
         case .admitted(let isProbe):
@@ -103,7 +117,10 @@ public struct Dispatcher: Sendable {
         } else {
             answered
         }
-        self.metrics.record(appID: provider.appID, outcome: outcome, duration: ContinuousClock.now - started)
+        let duration = ContinuousClock.now - started
+        self.metrics.record(appID: provider.appID, outcome: outcome, duration: duration)
+        self.latencies.record(appID: provider.appID, duration: duration)
+        self.count(outcome, appID: provider.appID, frontEnd: frontEnd, token: token)
         self.logger.debug(
             "delivery",
             metadata: ["app": "\(provider.appID)", "token": "\(Redaction.fingerprint(token))", "outcome": "\(outcome.label)"]
@@ -135,6 +152,32 @@ public struct Dispatcher: Sendable {
             await self.recordInvalid(appID: provider.appID, token: token, reason: reason)
         }
         return outcome
+    }
+
+    /// Counts a delivery's outcome and keeps a failure's fingerprint and reason.
+    private func count(_ outcome: DeliveryOutcome, appID: String, frontEnd: String, token: String) {
+        let now = Date()
+        self.tally.record(appID: appID, frontEnd: frontEnd, outcome: outcome.label, at: now)
+        let reason: String
+        switch outcome {
+        case .delivered: return
+        case .invalidToken(let why), .rejected(let why), .credentialsRefused(let why), .retryLater(_, let why): reason = why
+        }
+        self.recentFailures.record(
+            RecentFailures.Failure(
+                time: now, appID: appID, frontEnd: frontEnd, tokenFingerprint: Redaction.fingerprint(token), outcome: outcome.label, reason: reason
+            )
+        )
+    }
+
+    /// `appID`'s state on this instance now: deliveries in flight, its circuit, its credentials and its
+    /// provider's recent latency.
+    public func state(of appID: String) -> DeliveryAppState {
+        let snapshot = self.admission.snapshot(appID)
+        return DeliveryAppState(
+            inFlight: snapshot.inFlight, circuitOpen: snapshot.circuitOpen, credentialsFailing: snapshot.credentialsFailing,
+            latencyMilliseconds: self.latencies.percentiles(appID: appID)
+        )
     }
 
     /// Whether `appID`'s provider is failing now (its circuit is open, see ``AppAdmission``).

@@ -125,6 +125,8 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     private struct Work: Sendable {
         let id: Int64
         let appID: String
+        /// The front end that queued it.
+        let frontEnd: String
         /// The tokens it delivers to (at least one).
         let tokens: [String]
         let attempts: Int
@@ -141,7 +143,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         // when the lease ends, so no other worker ever delivers it while this one does.
         let leaseNeeded = Date().addingTimeInterval(self.configuration.deliveryTimeout.timeInterval + 1)
         var work = self.wakeUp.handOff.take(self.configuration.batchSize).filter { $0.leaseUntil > leaseNeeded }.map { entry in
-            Work(id: entry.id, appID: entry.appID, tokens: entry.tokens, attempts: 1, createdAt: entry.createdAt, content: entry.content)
+            Work(id: entry.id, appID: entry.appID, frontEnd: entry.frontEnd, tokens: entry.tokens, attempts: 1, createdAt: entry.createdAt, content: entry.content)
         }
         let handedOver = work.reduce(0) { $0 + $1.tokens.count }
         // The store is asked when nothing was handed over, and otherwise once a poll interval, so entries
@@ -272,7 +274,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                 decoded[key] = content
             }
             return Work(
-                id: entry.id, appID: entry.message.appID, tokens: entry.message.pushTokens, attempts: entry.attempts,
+                id: entry.id, appID: entry.message.appID, frontEnd: entry.message.frontEnd, tokens: entry.message.pushTokens, attempts: entry.attempts,
                 createdAt: entry.createdAt, content: content
             )
         }
@@ -311,7 +313,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         if let notification = entry.content?.notification {
             if case .found(let provider) = self.dispatcher.directory.lookup(appID) {
                 outcome = await self.dispatcher.deliver(
-                    notification, via: provider, token: token, deadline: .now + self.configuration.deliveryTimeout
+                    notification, via: provider, token: token, deadline: .now + self.configuration.deliveryTimeout, frontEnd: entry.frontEnd
                 )
             } else {
                 // The app was removed (or renamed) by a reload or a restart: its entries wait, within their

@@ -80,7 +80,7 @@ struct GorushSender: Sendable {
                     // Requests share the slots, so many synchronous requests wait their turn instead of
                     // overrunning the app's in-flight limit (which would queue most of their tokens).
                     let outcome = await self.slots.withPermit(until: deadline) {
-                        await self.dispatcher.deliver(delivery.notification, via: provider, token: delivery.token, deadline: deadline)
+                        await self.dispatcher.deliver(delivery.notification, via: provider, token: delivery.token, deadline: deadline, frontEnd: GorushFrontEnd.name)
                     }
                     return (position, outcome ?? .retryLater(after: nil, reason: "no delivery slot before the deadline"))
                 }

@@ -179,7 +179,7 @@ public struct MatrixNotifyHandler: Sendable {
                 push, fallback: unifiedPush?.fallback, via: provider, pushkey: device.pushkey, duplicateKey: duplicateKey, deadline: deadline
             )
         }
-        let outcome = await self.dispatcher.deliver(push, via: provider, token: token, deadline: deadline)
+        let outcome = await self.dispatcher.deliver(push, via: provider, token: token, deadline: deadline, frontEnd: MatrixFrontEnd.name)
         switch outcome {
         case .delivered:
             if let duplicateKey { await self.duplicates.recordDelivered(duplicateKey) }
@@ -205,10 +205,10 @@ public struct MatrixNotifyHandler: Sendable {
         deadline: ContinuousClock.Instant
     ) async -> MatrixDeviceResult {
         var sent = push
-        var outcome = await self.dispatcher.deliver(sent, via: provider, token: pushkey, deadline: deadline)
+        var outcome = await self.dispatcher.deliver(sent, via: provider, token: pushkey, deadline: deadline, frontEnd: MatrixFrontEnd.name)
         if case .rejected = outcome, let fallback {
             sent = PushNotification(kind: push.kind, payload: fallback)
-            outcome = await self.dispatcher.deliver(sent, via: provider, token: pushkey, deadline: deadline)
+            outcome = await self.dispatcher.deliver(sent, via: provider, token: pushkey, deadline: deadline, frontEnd: MatrixFrontEnd.name)
         }
         switch outcome {
         case .delivered:

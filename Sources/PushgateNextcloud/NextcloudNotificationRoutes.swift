@@ -133,7 +133,7 @@ public struct NextcloudNotificationRoutes: Sendable {
                 if index >= Self.deliveriesInFlightPerBatch, let verdict = await group.next() { verdicts.append(verdict) }
                 group.addTask { [plans] in
                     let plan = plans[index]
-                    return (index, await self.dispatcher.deliver(plan.notification, via: plan.provider, token: plan.token, deadline: deadline))
+                    return (index, await self.dispatcher.deliver(plan.notification, via: plan.provider, token: plan.token, deadline: deadline, frontEnd: NextcloudFrontEnd.name))
                 }
             }
             for await verdict in group { verdicts.append(verdict) }

@@ -140,6 +140,13 @@ public struct Gateway: Sendable {
             let relay = WakuRESTClient(baseURL: status.wakuRESTURL, timeout: status.requestTimeout)
             if let frontEnd = try StatusFrontEnd.make(environment, relay: relay) { frontEnds.append(frontEnd) }
         }
+        let generation = LiveValue(1)
+        if let console = Self.console(
+            configuration, sandbox: sandbox != nil, credentials: sandbox == nil ? configuredApps.flatMap(\.credentials) : [], store: store,
+            dispatcher: dispatcher, generation: generation, logger: logger
+        ) {
+            frontEnds.append(FrontEnd(name: "console", routes: console.routes))
+        }
         if let log = sandbox?.log {
             frontEnds.append(FrontEnd(name: "sandbox", routes: [GatewayRoute(.get, "/sandbox/deliveries") { _, _ in SandboxEnvironment.deliveriesResponse(log) }]))
         }
@@ -165,9 +172,11 @@ public struct Gateway: Sendable {
             configuration: configuration, apps: running, fixedProviders: webhooks.map(\.provider), load: load,
             sourceDescription: reloadSource?.description ?? "the configuration given at start", sandboxApps: sandbox == nil ? nil : configuration.apps,
             backEnds: backEnds, dispatcher: dispatcher, deliveryMetrics: deliveryMetrics, frontEnds: frontEnds.compactMap(\.reconfigure),
-            credentialWatch: sandbox == nil ? credentialWatch : nil, metricsFactory: metricsFactory, logger: logger
+            credentialWatch: sandbox == nil ? credentialWatch : nil, metricsFactory: metricsFactory, liveGeneration: generation, logger: logger
         )
-        var services: [any Service] = try (sandbox?.services() ?? []) + [store, backEnds, worker, sweeper, backlogSampler, credentialWatch]
+        var services: [any Service] = try (sandbox?.services() ?? []) + [
+            store, backEnds, worker, sweeper, backlogSampler, credentialWatch, DeliveryCountFlusher(tally: dispatcher.tally, store: store, logger: logger),
+        ]
             + frontEnds.flatMap(\.services)
         if let reloadSource {
             services.append(ConfigurationReloader(reconfiguration: reconfiguration, signals: reloadSource.signals, logger: logger))
@@ -249,6 +258,39 @@ public struct Gateway: Sendable {
             logger.warning("sandbox: the Status push notification server is off", metadata: ["reason": "\(error)"])
             return nil
         }
+    }
+
+    /// The operator console's routes, when it is on: as configured, or in the built-in sandbox (then open
+    /// to loopback clients without a token, unless admin tokens are set).
+    static func console(
+        _ configuration: GatewayConfiguration, sandbox: Bool, credentials: [ProviderCredential], store: BoundedStore, dispatcher: Dispatcher,
+        generation: LiveValue<Int>, logger: Logger
+    ) -> ConsoleRoutes? {
+        let settings = configuration.console
+        guard settings.enabled ?? (!settings.adminTokens.isEmpty || sandbox) else { return nil }
+        let apps = configuration.apps.map { app in
+            let endpoint: String = if sandbox {
+                "sandbox"
+            } else if app.kind == .apns {
+                (try? app.options.string("platform")) == "sandbox" ? "sandbox" : "production"
+            } else {
+                "production"
+            }
+            return ConsoleOverviewSource.App(id: app.id, type: app.kind.rawValue, endpoint: endpoint)
+        }
+        let overview = ConsoleOverviewSource(
+            store: store, apps: apps, credentials: credentials, failures: dispatcher.recentFailures, sandbox: sandbox, started: .now,
+            instance: ProcessInfo.processInfo.hostName, generation: { generation.current },
+            state: { dispatcher.state(of: $0) }
+        )
+        if sandbox, settings.adminTokens.isEmpty {
+            logger.notice("sandbox: the operator console is open without a token to loopback clients", metadata: ["path": "/console"])
+        }
+        return ConsoleRoutes(
+            admins: ConsoleAdmins(settings.adminTokens), sessions: ConsoleSessions(), limiter: ConsoleSignInLimiter(),
+            openToLoopback: sandbox && settings.adminTokens.isEmpty, trustForwardedProto: settings.trustForwardedProto, overview: overview,
+            testPush: ConsoleTestPush(dispatcher: dispatcher, timeout: .seconds(20), logger: logger), logger: logger
+        )
     }
 
     /// Each app's `inflight_request_limit` (default 512).

@@ -39,13 +39,16 @@ actor GatewayReconfiguration {
     private let metricsFactory: any MetricsFactory
     private let metrics: ReloadMetrics
     private let logger: Logger
+    /// The configuration's generation, for readers outside the actor (the console).
+    nonisolated let liveGeneration: LiveValue<Int>
 
     init(
         configuration: GatewayConfiguration, apps: [String: RunningApp], fixedProviders: [any PushProvider], load: @escaping Load,
         sourceDescription: String, sandboxApps: [AppSettings]?, backEnds: BackEndSet, dispatcher: Dispatcher, deliveryMetrics: DeliveryMetrics,
         frontEnds: [@Sendable (GatewayConfiguration) throws -> Void], credentialWatch: CredentialWatch?, metricsFactory: any MetricsFactory,
-        logger: Logger
+        liveGeneration: LiveValue<Int> = LiveValue(1), logger: Logger
     ) {
+        self.liveGeneration = liveGeneration
         self.configuration = configuration
         self.apps = apps
         self.fixedProviders = fixedProviders
@@ -137,6 +140,7 @@ actor GatewayReconfiguration {
             return .unchanged
         }
         self.generation += 1
+        self.liveGeneration.replace(self.generation)
         self.metrics.recordGeneration(self.generation)
         self.logger.notice(
             "configuration reloaded",

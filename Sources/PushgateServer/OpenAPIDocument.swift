@@ -36,6 +36,10 @@ enum OpenAPIDocument {
     {
       "name": "operations",
       "description": "Health, metrics, this document, and the sandbox's delivery log."
+    },
+    {
+      "name": "console",
+      "description": "The operator console's JSON API (`console` section). Every answer carries `Content-Security-Policy`, `X-Frame-Options: DENY` and `Referrer-Policy: no-referrer`; callers authenticate with the console's session cookie or `Authorization: Bearer ADMIN_TOKEN`. Device tokens, keys and notification content never appear: tokens as fingerprints (`t:…`) only."
     }
   ],
   "paths": {
@@ -879,6 +883,188 @@ enum OpenAPIDocument {
           }
         }
       }
+    },
+    "/console/api/overview": {
+      "get": {
+        "tags": [
+          "console"
+        ],
+        "operationId": "consoleOverview",
+        "summary": "What the console's overview shows, with stable names for scripts",
+        "responses": {
+          "200": {
+            "description": "The figures: per app the last hour's and last 24 hours' deliveries by outcome (counted in the store, so every instance on one database agrees), the outbox, credentials' expiry, this instance's recent failures.",
+            "headers": {
+              "Content-Security-Policy": {
+                "description": "default-src 'self' and no inline script, on every console answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json; charset=utf-8": {
+                "schema": {
+                  "$ref": "#/components/schemas/ConsoleOverview"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No session and no valid bearer admin token (nothing about the apps is said).",
+            "headers": {
+              "Content-Security-Policy": {
+                "description": "default-src 'self' and no inline script, on every console answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json; charset=utf-8": {
+                "schema": {
+                  "$ref": "#/components/schemas/ConsoleError"
+                }
+              }
+            }
+          }
+        }
+      },
+      "head": {
+        "tags": [
+          "console"
+        ],
+        "operationId": "consoleOverviewHead",
+        "summary": "The overview (no body)",
+        "responses": {
+          "200": {
+            "description": "Signed in.",
+            "headers": {
+              "Content-Security-Policy": {
+                "description": "default-src 'self' and no inline script, on every console answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No session and no valid bearer admin token.",
+            "headers": {
+              "Content-Security-Policy": {
+                "description": "default-src 'self' and no inline script, on every console answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/console/api/test-push": {
+      "post": {
+        "tags": [
+          "console"
+        ],
+        "operationId": "consoleTestPush",
+        "summary": "Sends one test notification through an app, as `pushgate send` does",
+        "description": "With a session, the request needs its CSRF token in `X-CSRF-Token`; a bearer token needs none. A read-only admin token cannot send. Logged with the admin's token fingerprint.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ConsoleTestPush"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The outcome, and the provider's reason when not delivered.",
+            "headers": {
+              "Content-Security-Policy": {
+                "description": "default-src 'self' and no inline script, on every console answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json; charset=utf-8": {
+                "schema": {
+                  "$ref": "#/components/schemas/ConsoleTestPushResult"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The body is not a JSON object with app, token and alert, or no such app is configured.",
+            "headers": {
+              "Content-Security-Policy": {
+                "description": "default-src 'self' and no inline script, on every console answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json; charset=utf-8": {
+                "schema": {
+                  "$ref": "#/components/schemas/ConsoleError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No session and no valid bearer admin token.",
+            "headers": {
+              "Content-Security-Policy": {
+                "description": "default-src 'self' and no inline script, on every console answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json; charset=utf-8": {
+                "schema": {
+                  "$ref": "#/components/schemas/ConsoleError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "A session without its CSRF token, or a read-only admin token.",
+            "headers": {
+              "Content-Security-Policy": {
+                "description": "default-src 'self' and no inline script, on every console answer.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json; charset=utf-8": {
+                "schema": {
+                  "$ref": "#/components/schemas/ConsoleError"
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "The body is larger than 64 KiB.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TooLargeError"
+                }
+              }
+            }
+          }
+        }
+      }
     }
   },
   "components": {
@@ -1699,6 +1885,321 @@ enum OpenAPIDocument {
             "type": "string"
           },
           "version": {
+            "type": "string"
+          }
+        }
+      },
+      "ConsoleError": {
+        "type": "object",
+        "required": [
+          "error"
+        ],
+        "properties": {
+          "error": {
+            "type": "string"
+          }
+        }
+      },
+      "ConsoleOutcomes": {
+        "type": "object",
+        "required": [
+          "delivered",
+          "invalid_token",
+          "retry_later",
+          "rejected"
+        ],
+        "properties": {
+          "delivered": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "invalid_token": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "retry_later": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "rejected": {
+            "type": "integer",
+            "minimum": 0
+          }
+        }
+      },
+      "ConsoleOverview": {
+        "type": "object",
+        "required": [
+          "gateway",
+          "apps",
+          "outbox",
+          "credentials",
+          "instances",
+          "chart",
+          "recent_failures"
+        ],
+        "properties": {
+          "gateway": {
+            "type": "object",
+            "properties": {
+              "version": {
+                "type": "string"
+              },
+              "uptime_seconds": {
+                "type": "integer"
+              },
+              "configuration_generation": {
+                "type": "integer"
+              },
+              "store": {
+                "type": "string"
+              },
+              "store_healthy": {
+                "type": "boolean"
+              },
+              "sandbox": {
+                "type": "boolean"
+              }
+            }
+          },
+          "apps": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "id",
+                "type",
+                "last_hour",
+                "last_day",
+                "outbox_pending"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string"
+                },
+                "type": {
+                  "type": "string",
+                  "description": "apns, gcm, webpush, hms or unifiedpush"
+                },
+                "endpoint": {
+                  "type": "string",
+                  "description": "production or sandbox"
+                },
+                "last_hour": {
+                  "$ref": "#/components/schemas/ConsoleOutcomes"
+                },
+                "last_day": {
+                  "$ref": "#/components/schemas/ConsoleOutcomes"
+                },
+                "outbox_pending": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "outbox_oldest_age_seconds": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "in_flight": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "description": "Deliveries in flight on this instance."
+                },
+                "circuit": {
+                  "type": "string",
+                  "enum": [
+                    "open",
+                    "closed"
+                  ]
+                },
+                "credentials": {
+                  "type": "string",
+                  "enum": [
+                    "accepted",
+                    "refused"
+                  ]
+                },
+                "latency_ms": {
+                  "description": "The provider's latency over this instance's last 1,024 deliveries of the app; null before the first.",
+                  "oneOf": [
+                    {
+                      "type": "null"
+                    },
+                    {
+                      "type": "object",
+                      "required": [
+                        "p50",
+                        "p99"
+                      ],
+                      "properties": {
+                        "p50": {
+                          "type": "number"
+                        },
+                        "p99": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "outbox": {
+            "type": "object",
+            "required": [
+              "pending",
+              "oldest_age_seconds"
+            ],
+            "properties": {
+              "pending": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "oldest_age_seconds": {
+                "type": "integer",
+                "minimum": 0
+              }
+            }
+          },
+          "credentials": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "app",
+                "kind",
+                "expires_at"
+              ],
+              "properties": {
+                "app": {
+                  "type": "string"
+                },
+                "kind": {
+                  "type": "string"
+                },
+                "identity": {
+                  "type": "string"
+                },
+                "expires_at": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "format": "date-time"
+                },
+                "warning": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "description": "expired, 1 day, 7 days or 30 days ahead of the expiry"
+                }
+              }
+            }
+          },
+          "chart": {
+            "type": "array",
+            "description": "The last 60 minutes, oldest first: deliveries per minute by outcome.",
+            "items": {
+              "type": "object",
+              "properties": {
+                "minute": {
+                  "type": "integer",
+                  "description": "minutes since 1970-01-01T00:00Z"
+                }
+              }
+            }
+          },
+          "recent_failures": {
+            "type": "array",
+            "description": "This instance's last 200 failed deliveries, newest first.",
+            "items": {
+              "type": "object",
+              "properties": {
+                "time": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "app": {
+                  "type": "string"
+                },
+                "front_end": {
+                  "type": "string"
+                },
+                "token": {
+                  "type": "string",
+                  "description": "the token's fingerprint"
+                },
+                "outcome": {
+                  "type": "string"
+                },
+                "reason": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "instances": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "problem": {
+            "type": "string",
+            "description": "Present when the store did not answer and some figures are missing."
+          }
+        }
+      },
+      "ConsoleTestPush": {
+        "type": "object",
+        "required": [
+          "app",
+          "token",
+          "alert"
+        ],
+        "properties": {
+          "app": {
+            "type": "string"
+          },
+          "token": {
+            "description": "The device token; for Web Push the subscription (endpoint and keys), as JSON text or an object.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "object"
+              }
+            ]
+          },
+          "alert": {
+            "type": "string",
+            "maxLength": 1024
+          }
+        }
+      },
+      "ConsoleTestPushResult": {
+        "type": "object",
+        "required": [
+          "app",
+          "outcome"
+        ],
+        "properties": {
+          "app": {
+            "type": "string"
+          },
+          "outcome": {
+            "type": "string",
+            "enum": [
+              "delivered",
+              "invalid_token",
+              "retry_later",
+              "rejected",
+              "credentials_refused"
+            ]
+          },
+          "reason": {
             "type": "string"
           }
         }

@@ -194,6 +194,24 @@ public final class BoundedStore: PushStore {
         try await self.read { try await $0.invalidTokens(since: since, limit: limit) }
     }
 
+    // MARK: Delivery counts
+
+    public func addDeliveryCounts(_ counts: [DeliveryCount]) async throws {
+        try await self.write { try await $0.addDeliveryCounts(counts) }
+    }
+
+    public func deliveryCounts(minutes: Range<Int64>) async throws -> [DeliveryCount] {
+        try await self.read { try await $0.deliveryCounts(minutes: minutes) }
+    }
+
+    public func deliveryTotals(minutes: Range<Int64>) async throws -> [DeliveryCount] {
+        try await self.read { try await $0.deliveryTotals(minutes: minutes) }
+    }
+
+    public func purgeDeliveryCounts(before minute: Int64) async throws -> Int {
+        try await self.write({ try await $0.purgeDeliveryCounts(before: minute) }, changed: { $0 > 0 })
+    }
+
     // MARK: Status server
 
     public func statusRegistration(publicKeyHash: [UInt8], installationID: String) async throws -> StatusRegistrationRecord? {

@@ -55,6 +55,7 @@ enum PostgresMigrations {
         Migration(version: 5, name: "several tokens an outbox entry", statements: StoreStatements.outboxTokensSchema),
         Migration(version: 6, name: "outbox claims shared between apps", statements: StoreStatements.outboxDueByAppSchema),
         Migration(version: 7, name: "outbox claims shared between front ends", statements: StoreStatements.outboxLanesSchema),
+        Migration(version: 8, name: "delivery counts", statements: DeliveryCountStatements.schema(integer: "BIGINT")),
     ])
 
     /// Leases due entries shared between apps and their front ends (see ``StoreStatements/claimDueOutboxEntries(_:)``).

@@ -55,6 +55,11 @@ struct ConfigurationSummary {
                     : "  missed messages: not caught up (backfill_window_minutes: 0)"
             )
         }
+        if self.configuration.console.isEnabled {
+            let console = self.configuration.console
+            let readOnly = console.adminTokens.filter(\.readOnly).count
+            lines.append("console: /console, \(console.adminTokens.count) admin tokens (\(readOnly) read-only)")
+        }
         if !self.configuration.warnings.isEmpty {
             lines.append("warnings: \(self.configuration.warnings.count)")
         }

@@ -43,7 +43,7 @@ struct OpenAPIRouteTests {
         let paths = try #require(document["paths"] as? [String: [String: Any]])
         let operations = Set(paths.flatMap { path, item in item.keys.map { "\($0.uppercased()) \(path)" } })
         // Every route the gateway registers (at the default Nextcloud prefix and gorush paths, with the
-        // sandbox), and HEAD wherever GET is.
+        // sandbox), and HEAD wherever GET is; of the console, its JSON API (its pages are HTML for people).
         #expect(operations == [
             "POST /_matrix/push/v1/notify", "POST /_matrix/push/v1/notify/{rest}",
             "GET /_matrix/push/v1/notify", "HEAD /_matrix/push/v1/notify",
@@ -51,6 +51,7 @@ struct OpenAPIRouteTests {
             "GET /health", "HEAD /health", "GET /metrics", "HEAD /metrics",
             "GET /openapi.json", "HEAD /openapi.json", "GET /sandbox/deliveries", "HEAD /sandbox/deliveries",
             "POST /api/push", "GET /api/stat/app", "HEAD /api/stat/app", "GET /healthz", "HEAD /healthz", "GET /version", "HEAD /version",
+            "GET /console/api/overview", "HEAD /console/api/overview", "POST /console/api/test-push",
         ])
     }
 }

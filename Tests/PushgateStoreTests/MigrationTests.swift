@@ -51,8 +51,16 @@ struct MigrationTests {
         }
     }
 
+    /// Takes a database back to version 7: no delivery counts.
+    static func undoDeliveryCounts(on database: TestDatabase) async throws {
+        try await database.execute("DROP TABLE delivery_counts")
+        try await database.execute("DROP TABLE delivery_counts_hourly")
+        try await database.execute("DELETE FROM pushgate_migrations WHERE version = 8")
+    }
+
     /// Takes a database back to version 6: an outbox without front ends, its claims shared by app.
     static func undoClaimsByLane(on database: TestDatabase) async throws {
+        try await Self.undoDeliveryCounts(on: database)
         try await database.execute("DROP INDEX outbox_due_by_lane")
         try await database.execute("ALTER TABLE outbox DROP COLUMN front_end")
         try await database.execute("CREATE INDEX outbox_due_by_app ON outbox (app_id, not_before, id)")

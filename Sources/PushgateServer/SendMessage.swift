@@ -1,15 +1,23 @@
 import Foundation
-import PushgateCore
+public import PushgateCore
 
 /// Turns `pushgate send`'s flags into each provider's notification, and its outcome into JSON.
-struct SendMessage: Sendable {
-    let alert: String?
-    let data: [String: JSONValue]
-    let kind: PushKind
+public struct SendMessage: Sendable {
+    public let alert: String?
+    public let data: [String: JSONValue]
+    public let kind: PushKind
     /// The `--priority` given, nil when left out (then no provider is sent one).
-    let priority: PushPriority?
+    public let priority: PushPriority?
 
-    func notification(for platform: Platform) -> PushNotification {
+    /// Creates a message.
+    public init(alert: String?, data: [String: JSONValue], kind: PushKind, priority: PushPriority?) {
+        self.alert = alert
+        self.data = data
+        self.kind = kind
+        self.priority = priority
+    }
+
+    public func notification(for platform: Platform) -> PushNotification {
         let payload: JSONValue
         switch platform {
         case .apns:
@@ -43,7 +51,7 @@ struct SendMessage: Sendable {
         return PushNotification(kind: self.kind, priority: self.kind == .background ? self.priority.map { _ in .normal } : self.priority, payload: payload)
     }
 
-    static func report(app: String, outcome: DeliveryOutcome) -> String {
+    public static func report(app: String, outcome: DeliveryOutcome) -> String {
         var object: [String: JSONValue] = ["app": .string(app), "outcome": .string(outcome.label)]
         switch outcome {
         case .delivered: break

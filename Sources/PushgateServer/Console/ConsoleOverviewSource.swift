@@ -1,0 +1,84 @@
+import Foundation
+import PushgateConfig
+import PushgateCore
+import PushgateDelivery
+import PushgateStore
+
+/// Reads the overview's figures: delivery counts and the outbox from the store (every call with the
+/// store's deadline), recent failures from this instance's memory, the rest from the configuration.
+struct ConsoleOverviewSource: Sendable {
+    /// An app as configured.
+    struct App: Sendable {
+        var id: String
+        var type: String
+        var endpoint: String
+    }
+
+    let store: BoundedStore
+    let apps: [App]
+    let credentials: [ProviderCredential]
+    let failures: RecentFailures
+    let sandbox: Bool
+    let started: ContinuousClock.Instant
+    /// This instance's name, listed under instances.
+    let instance: String
+    /// The configuration's generation (1 at start, one more each successful reload).
+    let generation: @Sendable () -> Int
+    /// An app's delivery state on this instance (the dispatcher's).
+    let state: @Sendable (String) -> DeliveryAppState
+
+    func overview(now: Date = Date()) async -> ConsoleOverview {
+        let minute = DeliveryTally.minute(of: now)
+        var rows = self.apps.map { ConsoleOverview.AppRow(id: $0.id, type: $0.type, endpoint: $0.endpoint) }
+        var index = Dictionary(rows.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        func row(_ appID: String) -> Int {
+            if let at = index[appID] { return at }
+            rows.append(ConsoleOverview.AppRow(id: appID, type: "-", endpoint: "-"))
+            index[appID] = rows.count - 1
+            return rows.count - 1
+        }
+        var problem: String?
+        var chart = (0..<60).map { ConsoleOverview.Minute(minute: minute - 59 + Int64($0), outcomes: .init()) }
+        var outboxPending = 0
+        var oldestAge: Int64 = 0
+        do {
+            for count in try await self.store.deliveryTotals(minutes: (minute - 1439)..<(minute + 1)) {
+                rows[row(count.appID)].lastDay.add(count.outcome, count.count)
+            }
+            for count in try await self.store.deliveryCounts(minutes: (minute - 59)..<(minute + 1)) {
+                rows[row(count.appID)].lastHour.add(count.outcome, count.count)
+                let slot = Int(count.minute - (minute - 59))
+                if chart.indices.contains(slot) { chart[slot].outcomes.add(count.outcome, count.count) }
+            }
+            for backlog in try await self.store.backlogByApp() {
+                let age = max(0, Int64(now.timeIntervalSince(backlog.oldestCreatedAt)))
+                let at = row(backlog.appID)
+                rows[at].outboxPending = backlog.tokens
+                rows[at].outboxOldestAgeSeconds = age
+                outboxPending += backlog.tokens
+                oldestAge = max(oldestAge, age)
+            }
+        } catch {
+            problem = "the store did not answer: some figures are missing"
+        }
+        for index in rows.indices { rows[index].state = self.state(rows[index].id) }
+        let uptime = ContinuousClock.now - self.started
+        return ConsoleOverview(
+            version: PushgateVersion.current, uptimeSeconds: uptime.components.seconds, configurationGeneration: self.generation(),
+            store: self.store.kind, storeHealthy: problem == nil, sandbox: self.sandbox, apps: rows, outboxPending: outboxPending,
+            outboxOldestAgeSeconds: oldestAge, credentials: self.credentials.map { Self.credential($0, now: now) }, chart: chart,
+            failures: self.failures.newestFirst, instances: [self.instance], problem: problem
+        )
+    }
+
+    static func credential(_ credential: ProviderCredential, now: Date) -> ConsoleOverview.Credential {
+        var warning: String?
+        if let notAfter = credential.notAfter {
+            let days = notAfter.timeIntervalSince(now) / 86_400
+            warning = days <= 0 ? "expired" : days <= 1 ? "1 day" : days <= 7 ? "7 days" : days <= 30 ? "30 days" : nil
+        }
+        return ConsoleOverview.Credential(
+            app: credential.appID, kind: credential.kind.rawValue, identity: credential.identity, expiresAt: credential.notAfter, warning: warning
+        )
+    }
+}

@@ -1,0 +1,218 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import PushgateCore
+import PushgateHTTP
+
+/// The operator console under `/console`: the sign-in page and its session, the overview page, the test
+/// push, the JSON API and the page's two files; and `GET /` sent to `/console`.
+///
+/// A page without a session redirects to sign-in, an API call without a session or bearer token is 401
+/// (and says nothing about the apps). A POST that changes something needs the session's CSRF token (a
+/// bearer token needs none: it is not sent by the browser on its own); a read-only token cannot act.
+struct ConsoleRoutes: Sendable {
+    static let cookieName = "pushgate_console"
+
+    let admins: ConsoleAdmins
+    let sessions: ConsoleSessions
+    let limiter: ConsoleSignInLimiter
+    /// The built-in sandbox without admin tokens: loopback clients are admitted without a token.
+    let openToLoopback: Bool
+    /// Whether `X-Forwarded-Proto: https` marks the request as TLS.
+    let trustForwardedProto: Bool
+    let overview: ConsoleOverviewSource
+    let testPush: ConsoleTestPush
+    let logger: Logger
+
+    /// Who is asking, and through what.
+    struct Caller: Sendable {
+        var admin: ConsoleAdmins.Admin
+        /// The session, when the request carried its cookie (or the sandbox started one).
+        var session: ConsoleSessions.Session?
+        /// Whether the request carried a bearer token (no CSRF token is needed then).
+        var bearer: Bool
+    }
+
+    var routes: [GatewayRoute] {
+        [
+            GatewayRoute(.get, "/") { _, _ in ConsoleResponses.redirect("/console") },
+            GatewayRoute(.get, "/console") { request, context in await self.overviewPage(request, context: context) },
+            GatewayRoute(.get, "/console/session") { request, context in self.signInPage(request, context: context) },
+            GatewayRoute(.post, "/console/session", maximumBodySize: 16_384) { request, context in try await self.signIn(request, context: context) },
+            GatewayRoute(.post, "/console/session/end", maximumBodySize: 16_384) { request, context in try await self.signOut(request, context: context) },
+            GatewayRoute(.post, "/console/test-push", maximumBodySize: 65_536) { request, context in try await self.testPushForm(request, context: context) },
+            GatewayRoute(.get, "/console/api/overview") { request, context in await self.apiOverview(request, context: context) },
+            GatewayRoute(.post, "/console/api/test-push", maximumBodySize: 65_536) { request, context in try await self.apiTestPush(request, context: context) },
+            GatewayRoute(.get, "/console/assets/console.js") { _, _ in
+                ConsoleResponses.asset(PackageResources.console_js, contentType: "text/javascript; charset=utf-8")
+            },
+            GatewayRoute(.get, "/console/assets/console.css") { _, _ in
+                ConsoleResponses.asset(PackageResources.console_css, contentType: "text/css; charset=utf-8")
+            },
+        ]
+    }
+
+    // MARK: Who is asking
+
+    static func clientAddress(_ context: GatewayRequestContext) -> String {
+        context.remoteAddress?.ipAddress ?? "unknown"
+    }
+
+    static func isLoopback(_ address: String) -> Bool {
+        address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
+    }
+
+    static func cookie(_ request: Request) -> String? {
+        for field in request.headers where field.name == .cookie {
+            for part in field.value.split(separator: ";") {
+                let pair = part.drop { $0 == " " }
+                if pair.hasPrefix(Self.cookieName + "=") { return String(pair.dropFirst(Self.cookieName.count + 1)) }
+            }
+        }
+        return nil
+    }
+
+    func caller(_ request: Request, context: GatewayRequestContext) -> Caller? {
+        if let authorization = request.headers.value(of: .authorization) {
+            guard authorization.hasPrefix("Bearer "), let admin = self.admins.admin(presenting: String(authorization.dropFirst(7))) else { return nil }
+            return Caller(admin: admin, session: nil, bearer: true)
+        }
+        if let id = Self.cookie(request), let session = self.sessions.session(id: id) {
+            return Caller(admin: session.admin, session: session, bearer: false)
+        }
+        if self.openToLoopback, Self.isLoopback(Self.clientAddress(context)) {
+            return Caller(admin: ConsoleAdmins.Admin(fingerprint: "sandbox", readOnly: false), session: nil, bearer: false)
+        }
+        return nil
+    }
+
+    func isSecure(_ request: Request) -> Bool {
+        self.trustForwardedProto && request.headers.value(of: HTTPField.Name("X-Forwarded-Proto")!)?.lowercased() == "https"
+    }
+
+    func sessionCookie(_ session: ConsoleSessions.Session, request: Request) -> HTTPFields {
+        let seconds = self.sessions.lifetime.components.seconds
+        var value = "\(Self.cookieName)=\(session.id); Path=/console; Max-Age=\(seconds); HttpOnly; SameSite=Strict"
+        if self.isSecure(request) { value += "; Secure" }
+        return [.setCookie: value]
+    }
+
+    func clearedCookie(request: Request) -> HTTPFields {
+        var value = "\(Self.cookieName)=; Path=/console; Max-Age=0; HttpOnly; SameSite=Strict"
+        if self.isSecure(request) { value += "; Secure" }
+        return [.setCookie: value]
+    }
+
+    /// Whether a state-changing request may proceed: with a bearer token, or with its session's CSRF token.
+    static func csrfAccepted(_ caller: Caller, presented: String?) -> Bool {
+        if caller.bearer { return true }
+        guard let session = caller.session, let presented else { return false }
+        return ConsoleAdmins.constantTimeEqual(Array(session.csrfToken.utf8), Array(presented.utf8))
+    }
+
+    // MARK: Pages
+
+    func overviewPage(_ request: Request, context: GatewayRequestContext) async -> Response {
+        guard var caller = self.caller(request, context: context), !caller.bearer else { return ConsoleResponses.redirect("/console/session") }
+        var extra = HTTPFields()
+        // The sandbox's loopback visitor gets a session, so its forms carry a CSRF token like everyone's.
+        if caller.session == nil {
+            let session = self.sessions.start(for: caller.admin)
+            caller.session = session
+            extra = self.sessionCookie(session, request: request)
+        }
+        let overview = await self.overview.overview()
+        return ConsoleResponses.html(ConsolePage.overview(overview, viewer: .init(admin: caller.admin, csrfToken: caller.session?.csrfToken, openToLoopback: self.openToLoopback)), extra: extra)
+    }
+
+    func signInPage(_ request: Request, context: GatewayRequestContext) -> Response {
+        if let caller = self.caller(request, context: context), !caller.bearer { return ConsoleResponses.redirect("/console") }
+        return ConsoleResponses.html(ConsolePage.signIn(message: nil))
+    }
+
+    func signIn(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let address = Self.clientAddress(context)
+        guard self.limiter.allows(address) else {
+            self.logger.warning("console: sign-in refused, too many failures from this address", metadata: ["client": "\(address)"])
+            return ConsoleResponses.html(ConsolePage.signIn(message: "Too many failed sign-ins from your address. Try again later."), status: .tooManyRequests)
+        }
+        let body = try await request.body.collect(upTo: 16_384)
+        let fields = ConsoleForm.parse(Array(buffer: body))
+        guard let token = fields["token"], let admin = self.admins.admin(presenting: token) else {
+            self.limiter.failed(address)
+            self.logger.notice("console: failed sign-in", metadata: ["client": "\(address)"])
+            return ConsoleResponses.html(ConsolePage.signIn(message: "That token is not an admin token."), status: .unauthorized)
+        }
+        let session = self.sessions.start(for: admin)
+        self.logger.notice("console: signed in", metadata: ["admin": "\(admin.fingerprint)", "read_only": "\(admin.readOnly)", "client": "\(address)"])
+        return ConsoleResponses.redirect("/console", extra: self.sessionCookie(session, request: request))
+    }
+
+    func signOut(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let fields = ConsoleForm.parse(Array(buffer: try await request.body.collect(upTo: 16_384)))
+        guard let caller = self.caller(request, context: context), let session = caller.session else {
+            return ConsoleResponses.redirect("/console/session", extra: self.clearedCookie(request: request))
+        }
+        guard Self.csrfAccepted(caller, presented: fields["csrf"]) else { return ConsoleResponses.error("a CSRF token is missing or wrong", status: .forbidden) }
+        self.sessions.end(id: session.id)
+        return ConsoleResponses.redirect("/console/session", extra: self.clearedCookie(request: request))
+    }
+
+    func testPushForm(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        guard let caller = self.caller(request, context: context), !caller.bearer else { return ConsoleResponses.redirect("/console/session") }
+        let fields = ConsoleForm.parse(Array(buffer: try await request.body.collect(upTo: 65_536)))
+        guard Self.csrfAccepted(caller, presented: fields["csrf"]) else { return ConsoleResponses.error("a CSRF token is missing or wrong", status: .forbidden) }
+        guard !caller.admin.readOnly else { return ConsoleResponses.error("a read-only token cannot send test pushes", status: .forbidden) }
+        let result: ConsolePage.TestPushResult
+        var status = HTTPResponse.Status.ok
+        do {
+            result = try await self.testPush.send(app: fields["app"] ?? "", token: fields["token"] ?? "", alert: fields["alert"] ?? "", admin: caller.admin)
+        } catch {
+            result = ConsolePage.TestPushResult(app: fields["app"] ?? "", outcome: "refused", reason: error.message)
+            status = .badRequest
+        }
+        let overview = await self.overview.overview()
+        return ConsoleResponses.html(
+            ConsolePage.overview(overview, viewer: .init(admin: caller.admin, csrfToken: caller.session?.csrfToken, openToLoopback: self.openToLoopback), testPush: result), status: status
+        )
+    }
+
+    // MARK: API
+
+    static let unauthorizedMessage = "sign in at /console/session or send Authorization: Bearer ADMIN_TOKEN"
+
+    func apiOverview(_ request: Request, context: GatewayRequestContext) async -> Response {
+        guard self.caller(request, context: context) != nil else { return ConsoleResponses.error(Self.unauthorizedMessage, status: .unauthorized) }
+        return ConsoleResponses.json(await self.overview.overview().json)
+    }
+
+    func apiTestPush(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        guard let caller = self.caller(request, context: context) else { return ConsoleResponses.error(Self.unauthorizedMessage, status: .unauthorized) }
+        guard Self.csrfAccepted(caller, presented: request.headers.value(of: HTTPField.Name("X-CSRF-Token")!)) else {
+            return ConsoleResponses.error("a CSRF token is missing or wrong (send the session's in X-CSRF-Token)", status: .forbidden)
+        }
+        guard !caller.admin.readOnly else { return ConsoleResponses.error("a read-only token cannot send test pushes", status: .forbidden) }
+        let body = try await request.body.collect(upTo: 65_536)
+        guard case .object(let fields)? = try? JSONParser.parse(Array(buffer: body)) else {
+            return ConsoleResponses.error("the body must be a JSON object with app, token and alert", status: .badRequest)
+        }
+        let token: String
+        switch fields["token"] {
+        case .string(let text)?: token = text
+        // A Web Push subscription given as an object: its JSON text is the token.
+        case .object(let subscription)?: token = (try? JSONValue.object(subscription).encoded()).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        default: token = ""
+        }
+        do {
+            let result = try await self.testPush.send(
+                app: fields["app"]?.stringValue ?? "", token: token, alert: fields["alert"]?.stringValue ?? "", admin: caller.admin
+            )
+            var answer: [String: JSONValue] = ["app": .string(result.app), "outcome": .string(result.outcome)]
+            if let reason = result.reason { answer["reason"] = .string(reason) }
+            return ConsoleResponses.json(.object(answer))
+        } catch {
+            return ConsoleResponses.error(error.message, status: .badRequest)
+        }
+    }
+}

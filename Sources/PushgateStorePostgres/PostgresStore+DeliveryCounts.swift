@@ -1,0 +1,70 @@
+import PostgresNIO
+public import PushgateStore
+
+// Delivery counts in PostgreSQL.
+extension PostgresStore {
+    public func addDeliveryCounts(_ counts: [DeliveryCount]) async throws {
+        guard !counts.isEmpty else { return }
+        // Every row in one global order (the minutes, then the hours, each sorted), so that two instances'
+        // flushes never wait on each other's row locks in a cycle.
+        let ordered = counts.sorted { ($0.minute, $0.appID, $0.frontEnd, $0.outcome) < ($1.minute, $1.appID, $1.frontEnd, $1.outcome) }
+        let hourly = DeliveryCountStatements.summedByMinute(ordered.map { count in
+            var hour = count
+            hour.minute = DeliveryCountStatements.hour(ofMinute: count.minute)
+            return hour
+        }).sorted { ($0.minute, $0.appID, $0.frontEnd, $0.outcome) < ($1.minute, $1.appID, $1.frontEnd, $1.outcome) }
+        do {
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                for (sql, rows) in [(DeliveryCountStatements.add, ordered), (DeliveryCountStatements.addHourly, hourly)] {
+                    for count in rows {
+                        var binds = PostgresBindings(capacity: 5)
+                        binds.append(count.minute)
+                        binds.append(count.appID)
+                        binds.append(count.frontEnd)
+                        binds.append(count.outcome)
+                        binds.append(count.count)
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: self.logger)
+                    }
+                }
+            }
+        } catch let error as PSQLError {
+            throw StoreError.unavailable("PostgreSQL: \(String(reflecting: error))")
+        }
+    }
+
+    public func deliveryCounts(minutes: Range<Int64>) async throws -> [DeliveryCount] {
+        try await self.rows(DeliveryCountStatements.select, Self.binds(minutes)).decode((String, String, String, Int64, Int64).self).all().map {
+            DeliveryCount(appID: $0.0, frontEnd: $0.1, outcome: $0.2, minute: $0.3, count: $0.4)
+        }
+    }
+
+    public func deliveryTotals(minutes: Range<Int64>) async throws -> [DeliveryCount] {
+        let plan = DeliveryCountStatements.plan(minutes: minutes)
+        var counts: [DeliveryCount] = []
+        if let hours = plan.hours { counts += try await self.sums(DeliveryCountStatements.selectHourlyTotals, hours) }
+        for edge in plan.minutes { counts += try await self.sums(DeliveryCountStatements.selectTotals, edge) }
+        return DeliveryCountStatements.merge(counts, minute: minutes.lowerBound)
+    }
+
+    private func sums(_ sql: String, _ range: Range<Int64>) async throws -> [DeliveryCount] {
+        try await self.rows(sql, Self.binds(range)).decode((String, String, String, Int64).self).all().map {
+            DeliveryCount(appID: $0.0, frontEnd: $0.1, outcome: $0.2, minute: range.lowerBound, count: $0.3)
+        }
+    }
+
+    public func purgeDeliveryCounts(before minute: Int64) async throws -> Int {
+        var hourly = PostgresBindings()
+        hourly.append(DeliveryCountStatements.hour(ofMinute: minute))
+        _ = try await self.rows(DeliveryCountStatements.purgeHourly, hourly)
+        var binds = PostgresBindings()
+        binds.append(minute)
+        return try await self.rows(DeliveryCountStatements.purge, binds).decode(Int64.self).all().count
+    }
+
+    private static func binds(_ minutes: Range<Int64>) -> PostgresBindings {
+        var binds = PostgresBindings(capacity: 2)
+        binds.append(minutes.lowerBound)
+        binds.append(minutes.upperBound)
+        return binds
+    }
+}

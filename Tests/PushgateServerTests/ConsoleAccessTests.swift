@@ -1,0 +1,75 @@
+import Foundation
+import PushgateConfig
+import PushgateCore
+@testable import PushgateServer
+import Testing
+
+/// The console's access parts on their own: admin tokens kept as digests, sessions, the sign-in limit,
+/// form bodies and HTML escaping.
+@Suite("Console access")
+struct ConsoleAccessTests {
+    @Test func adminTokensAreRecognisedByDigestAndNamedByFingerprint() {
+        let admins = ConsoleAdmins([.init(token: "0123456789abcdef-admin"), .init(token: "fedcba9876543210-viewer", readOnly: true)])
+        let admin = admins.admin(presenting: "0123456789abcdef-admin")
+        #expect(admin?.readOnly == false)
+        #expect(admin?.fingerprint.hasPrefix("t:") == true)
+        #expect(admins.admin(presenting: "fedcba9876543210-viewer")?.readOnly == true)
+        #expect(admins.admin(presenting: "0123456789abcdef-admiN") == nil)
+        #expect(admins.admin(presenting: "") == nil)
+        #expect(ConsoleAdmins([]).isEmpty)
+    }
+
+    @Test func sessionsHaveRandomIdsAndCSRFTokensAndEnd() {
+        let sessions = ConsoleSessions()
+        let admin = ConsoleAdmins.Admin(fingerprint: "t:000000000000", readOnly: false)
+        let first = sessions.start(for: admin)
+        let second = sessions.start(for: admin)
+        #expect(first.id.count == 64 && first.id.allSatisfy(\.isHexDigit))
+        #expect(first.id != second.id && first.csrfToken != second.csrfToken)
+        #expect(sessions.session(id: first.id)?.admin == admin)
+        sessions.end(id: first.id)
+        #expect(sessions.session(id: first.id) == nil)
+        #expect(sessions.session(id: second.id) != nil)
+        let expired = ConsoleSessions(lifetime: .zero)
+        #expect(expired.session(id: expired.start(for: admin).id) == nil)
+    }
+
+    @Test func failedSignInsAreLimitedPerAddress() {
+        let limiter = ConsoleSignInLimiter(limit: 3, window: .seconds(60))
+        for _ in 0..<3 {
+            #expect(limiter.allows("192.0.2.1"))
+            limiter.failed("192.0.2.1")
+        }
+        #expect(!limiter.allows("192.0.2.1"))
+        #expect(limiter.allows("192.0.2.2"))
+        let short = ConsoleSignInLimiter(limit: 1, window: .zero)
+        short.failed("192.0.2.1")
+        #expect(short.allows("192.0.2.1"))
+    }
+
+    @Test func formsAndHTMLAreReadAndWrittenSafely() {
+        #expect(ConsoleForm.parse(Array("token=a%2Bb+c&alert=%C3%A9t%C3%A9&x=%zz&&empty=".utf8)) == ["token": "a+b c", "alert": "été", "empty": ""])
+        #expect(HTMLText.escape(#"<script>"x" & 'y'</script>"#) == "&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;")
+        #expect(ConsoleRoutes.isLoopback("127.0.0.1") && ConsoleRoutes.isLoopback("::1") && !ConsoleRoutes.isLoopback("192.0.2.1"))
+    }
+}
+
+/// Credentials' expiry warnings, 30, 7 and 1 day ahead.
+@Suite("Console credentials")
+struct ConsoleCredentialTests {
+    @Test func warningsComeThirtySevenAndOneDayAhead() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func warning(days: Double?) -> String? {
+            let credential = ProviderCredential(
+                appID: "a", kind: .apnsCertificate, file: nil, identity: "CN=a", notAfter: days.map { now.addingTimeInterval($0 * 86_400) }
+            )
+            return ConsoleOverviewSource.credential(credential, now: now).warning
+        }
+        #expect(warning(days: nil) == nil)
+        #expect(warning(days: 31) == nil)
+        #expect(warning(days: 29) == "30 days")
+        #expect(warning(days: 6) == "7 days")
+        #expect(warning(days: 0.5) == "1 day")
+        #expect(warning(days: -1) == "expired")
+    }
+}

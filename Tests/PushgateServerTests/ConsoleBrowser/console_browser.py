@@ -1,0 +1,222 @@
+"""The operator console in a real headless browser (Debian's chromium and chromium-driver, Selenium).
+
+Run by ConsoleBrowserEndToEndTests with one argument: a JSON file naming the gateway's base URL, the
+admin tokens, the counts each app's row must show, a token and text for the test push, every secret
+that must never appear in a page, and where screenshots go. Prints what it checked; exits 1 listing
+every failed check.
+"""
+
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+settings = json.load(open(sys.argv[1]))
+base = settings["base"]
+output = settings["output"]
+os.makedirs(output, exist_ok=True)
+failures = []
+pages = []
+
+
+def check(condition, message):
+    print(("ok   " if condition else "FAIL ") + message, flush=True)
+    if not condition:
+        failures.append(message)
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+opener = urllib.request.build_opener(NoRedirects)
+
+
+def call(method, path, body=None, headers=None):
+    request = urllib.request.Request(base + path, data=body, method=method, headers=headers or {})
+    try:
+        with opener.open(request, timeout=30) as response:
+            return response.status, response.headers, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read().decode()
+
+
+def form(fields):
+    return urllib.parse.urlencode(fields).encode()
+
+
+admin = settings["admin_token"]
+read_only = settings["read_only_token"]
+
+# --- Refusals, over plain HTTP ---------------------------------------------------------------
+status, headers, body = call("GET", "/console")
+check(status == 303 and headers.get("Location") == "/console/session", f"a page without a session redirects to sign-in ({status})")
+status, headers, body = call("GET", "/console/api/overview")
+check(status == 401, f"the API without a session or token answers 401 ({status})")
+check(all(app not in body for app in settings["expected"]), "the 401 names no app")
+status, _, _ = call("GET", "/console/api/overview", headers={"Authorization": "Bearer not-an-admin-token-at-all"})
+check(status == 401, f"the API with a wrong bearer token answers 401 ({status})")
+status, _, body = call("POST", "/console/session", form({"token": "not-an-admin-token-at-all"}), {"Content-Type": "application/x-www-form-urlencoded"})
+check(status == 401 and 'data-testid="sign-in-form"' in body, f"a wrong token is refused at sign-in ({status})")
+status, _, body = call("GET", "/console/api/overview", headers={"Authorization": "Bearer " + admin})
+check(status == 200 and json.loads(body)["apps"], f"the API takes a bearer admin token ({status})")
+overview = json.loads(body)
+for key in ["apps", "outbox", "credentials", "instances"]:
+    check(key in overview, f"the overview has {key}")
+check(all(k in overview["apps"][0] for k in ["id", "type", "last_hour", "last_day", "outbox_pending"]), "each app has id, type, last_hour, last_day, outbox_pending")
+
+# A session started over HTTP, for the CSRF and read-only refusals.
+status, headers, _ = call("POST", "/console/session", form({"token": admin}), {"Content-Type": "application/x-www-form-urlencoded"})
+cookie = headers.get("Set-Cookie", "")
+check(status == 303 and headers.get("Location") == "/console", f"a valid token signs in and goes to the console ({status})")
+for flag in ["HttpOnly", "SameSite=Strict", "Path=/console"]:
+    check(flag in cookie, f"the session cookie has {flag}")
+check("Secure" not in cookie, "the cookie is not Secure over plain HTTP without a trusted proxy")
+session = cookie.split(";")[0]
+check(len(session.split("=", 1)[1]) == 64, "the session id is 256 random bits (64 hex digits)")
+status, _, _ = call("POST", "/console/api/test-push", json.dumps({"app": "demo.apns", "token": settings["test_token"], "alert": "x"}).encode(),
+                    {"Cookie": session, "Content-Type": "application/json"})
+check(status == 403, f"a test push without a CSRF token is refused ({status})")
+status, _, _ = call("POST", "/console/test-push", form({"app": "demo.apns", "token": settings["test_token"], "alert": "x"}),
+                    {"Cookie": session, "Content-Type": "application/x-www-form-urlencoded"})
+check(status == 403, f"the test push form without a CSRF token is refused ({status})")
+status, _, _ = call("POST", "/console/test-push", form({"app": "demo.apns", "token": settings["test_token"], "alert": "x", "csrf": "0" * 32}),
+                    {"Cookie": session, "Content-Type": "application/x-www-form-urlencoded"})
+check(status == 403, f"the test push form with a wrong CSRF token is refused ({status})")
+status, _, _ = call("POST", "/console/api/test-push", json.dumps({"app": "demo.apns", "token": settings["test_token"], "alert": "x"}).encode(),
+                    {"Authorization": "Bearer " + read_only, "Content-Type": "application/json"})
+check(status == 403, f"a read-only token cannot send a test push ({status})")
+status, headers, body = call("GET", "/console", headers={"Cookie": session})
+check(status == 200, f"the session opens the console ({status})")
+check("default-src 'self'" in headers.get("Content-Security-Policy", ""), "the page has a strict Content-Security-Policy")
+check(headers.get("X-Frame-Options") == "DENY", "the page has X-Frame-Options: DENY")
+check(headers.get("Referrer-Policy") == "no-referrer", "the page has Referrer-Policy: no-referrer")
+check('data-testid="sandbox-banner"' not in body, "with admin tokens configured, the sandbox's banner is not shown")
+check("<script>" not in body and " style=" not in body, "the page has no inline script or style")
+pages.append(("console over HTTP", body))
+
+# --- The browser ---------------------------------------------------------------------------
+options = webdriver.ChromeOptions()
+options.binary_location = settings.get("chromium", "/usr/bin/chromium")
+for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,1700"]:
+    options.add_argument(argument)
+driver = webdriver.Chrome(service=Service(settings.get("chromedriver", "/usr/bin/chromedriver")), options=options)
+driver.set_page_load_timeout(60)
+wait = WebDriverWait(driver, 90, poll_frequency=0.25)
+
+
+def row_counts(app):
+    row = driver.find_element(By.CSS_SELECTOR, f'[data-testid="app-row"][data-app-id="{app}"]')
+    return {outcome: int(row.find_element(By.CSS_SELECTOR, f'[data-testid="count-{outcome.replace("_", "-")}"]').text)
+            for outcome in ["delivered", "invalid_token", "retry_later", "rejected"]}
+
+
+try:
+    driver.get(base + "/console")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="sign-in-form"]'))
+    check(driver.current_url.endswith("/console/session"), "the browser is sent to the sign-in page")
+    driver.save_screenshot(os.path.join(output, "1-sign-in.png"))
+    pages.append(("sign-in", driver.page_source))
+    driver.find_element(By.NAME, "token").send_keys(admin)
+    driver.find_element(By.CSS_SELECTOR, '[data-testid="sign-in-form"] button[type="submit"]').click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="app-row"]'))
+    cookies = {c["name"]: c for c in driver.get_cookies()}
+    browser_cookie = cookies.get("pushgate_console", {})
+    check(browser_cookie.get("httpOnly") is True, "the browser's cookie is HttpOnly")
+    check(browser_cookie.get("sameSite") == "Strict", "the browser's cookie is SameSite=Strict")
+    check(browser_cookie.get("path") == "/console", "the browser's cookie has Path=/console")
+
+    # Each row's counts equal what was sent; the script refreshes them every 5 s, so wait for them.
+    expected = settings["expected"]
+
+    def counts_match(_):
+        try:
+            return all(row_counts(app) == counts for app, counts in expected.items())
+        except Exception:
+            return False
+
+    try:
+        wait.until(counts_match)
+    except Exception:
+        pass
+    for app, counts in expected.items():
+        shown = row_counts(app)
+        check(shown == counts, f"{app}'s row shows {counts} (shows {shown})")
+    provider = driver.find_element(By.CSS_SELECTOR, '[data-app-id="demo.apns"] [data-testid="provider-state"]').text
+    check("p50 " in provider and "p99 " in provider and "circuit closed" in provider, f"the provider's latency and circuit are shown ({provider})")
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-refreshed"))
+    check(True, "the script refreshed the figures from the API")
+    lines = driver.find_elements(By.CSS_SELECTOR, '[data-testid="chart"] polyline[data-outcome="delivered"]')
+    points = lines[0].get_attribute("points").split() if lines else []
+    check(len(points) == 60, f"the chart has a point for each of the last 60 minutes ({len(points)})")
+    check(any(int(p.split(",")[1]) < 160 for p in points), "the chart's delivered line rises above zero")
+    driver.save_screenshot(os.path.join(output, "2-overview.png"))
+    pages.append(("overview", driver.page_source))
+
+    # A test push reaches the sandbox's emulator, and its outcome is shown.
+    Select(driver.find_element(By.ID, "test-app")).select_by_value(settings["test_app"])
+    driver.find_element(By.ID, "test-token").send_keys(settings["test_token"])
+    driver.find_element(By.ID, "test-alert").send_keys(settings["test_alert"])
+    driver.find_element(By.CSS_SELECTOR, '[data-testid="test-push-form"] button[type="submit"]').click()
+    result = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="test-push-result"]'))[0]
+    check(result.get_attribute("data-outcome") == "delivered", f"the test push is delivered ({result.text})")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", result)
+    driver.save_screenshot(os.path.join(output, "3-test-push.png"))
+    pages.append(("test push result", driver.page_source))
+    deadline = time.monotonic() + 60
+    reached = False
+    while time.monotonic() < deadline and not reached:
+        _, _, deliveries = call("GET", "/sandbox/deliveries")
+        reached = settings["test_token"] in deliveries
+        if not reached:
+            time.sleep(0.2)
+    check(reached, "the test push reached the sandbox's emulator")
+
+    # Readable on a phone.
+    driver.set_window_size(390, 844)
+    driver.get(base + "/console")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="app-row"]'))
+    driver.save_screenshot(os.path.join(output, "4-phone.png"))
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    check(width <= 400, f"the page fits a phone's width ({width} px)")
+    pages.append(("phone", driver.page_source))
+
+    # Signing out ends the session.
+    driver.find_element(By.CSS_SELECTOR, '[data-testid="sign-out"]').click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="sign-in-form"]'))
+    driver.get(base + "/console")
+    check(driver.find_elements(By.CSS_SELECTOR, '[data-testid="sign-in-form"]') != [], "after sign-out the console asks to sign in again")
+
+    # The read-only token signs in but has no test push form.
+    driver.find_element(By.NAME, "token").send_keys(read_only)
+    driver.find_element(By.CSS_SELECTOR, '[data-testid="sign-in-form"] button[type="submit"]').click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="app-row"]'))
+    check(driver.find_elements(By.CSS_SELECTOR, '[data-testid="test-push-form"]') == [], "a read-only session has no test push form")
+    pages.append(("read-only", driver.page_source))
+finally:
+    driver.quit()
+
+# Failed sign-ins are limited per client address (checked last: it shuts this address out for minutes).
+statuses = [call("POST", "/console/session", form({"token": f"wrong-token-{n}"}), {"Content-Type": "application/x-www-form-urlencoded"})[0]
+            for n in range(6)]
+check(statuses[-1] == 429, f"repeated failed sign-ins are refused with 429 ({statuses})")
+status, _, _ = call("POST", "/console/session", form({"token": admin}), {"Content-Type": "application/x-www-form-urlencoded"})
+check(status == 429, f"once limited, the address waits even with the right token ({status})")
+
+_, _, api = call("GET", "/console/api/overview", headers={"Authorization": "Bearer " + admin})
+pages.append(("API overview", api))
+for name, html in pages:
+    leaked = [secret for secret in settings["secrets"] if secret in html]
+    check(not leaked, f"no token or notification text in the {name} page ({len(leaked)} found)")
+
+print(json.dumps({"failures": failures}))
+sys.exit(1 if failures else 0)
