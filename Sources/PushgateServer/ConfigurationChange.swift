@@ -48,6 +48,11 @@ struct ConfigurationChange: Sendable, Equatable {
             restart.append("UnifiedPush discovery (the first unifiedpush app added, or the last removed)")
         }
         if new.nextcloud.reloaded(over: old.nextcloud) != new.nextcloud { restart.append("nextcloud.path_prefix") }
+        // The console's routes exist or not from the start; its admin tokens change live.
+        if old.console.enabled != new.console.enabled || old.console.adminTokens.isEmpty != new.console.adminTokens.isEmpty {
+            restart.append("console.enabled")
+        }
+        if old.console.trustForwardedProto != new.console.trustForwardedProto { restart.append("console.trust_forwarded_proto") }
         // gorush served or not (its routes) is fixed at start too.
         if Self.needsRestart(old.gorush, new.gorush, { $0.reloaded(over: $1) }) || old.gorush?.isServed != new.gorush?.isServed {
             restart.append("gorush")
@@ -57,6 +62,7 @@ struct ConfigurationChange: Sendable, Equatable {
         if let old = old.gorush, let new = new.gorush, new.isServed, new.reloaded(over: old) != old { self.frontEndsChanged.append("gorush") }
         if let old = old.status, let new = new.status, new.reloaded(over: old) != old { self.frontEndsChanged.append("status") }
         if new.nextcloud.reloaded(over: old.nextcloud) != old.nextcloud { self.frontEndsChanged.append("nextcloud") }
+        if old.console.adminTokens != new.console.adminTokens { self.frontEndsChanged.append("console") }
     }
 
     /// Whether a front end's section differs in what a reload cannot change: added or removed, or a

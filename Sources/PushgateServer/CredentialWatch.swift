@@ -39,6 +39,9 @@ public final class CredentialWatch: Service, Sendable {
         self.publish(credentials)
     }
 
+    /// The credentials now watched: those read at start, or at the last reload.
+    public var credentials: [ProviderCredential] { self.state.withLock { $0.credentials } }
+
     /// Takes the credentials of a reloaded configuration: logs the ones not seen before, publishes their
     /// dates and checks them at once.
     public func replace(with credentials: [ProviderCredential]) {

@@ -141,11 +141,18 @@ public struct Gateway: Sendable {
             if let frontEnd = try StatusFrontEnd.make(environment, relay: relay) { frontEnds.append(frontEnd) }
         }
         let generation = LiveValue(1)
+        let consoleApps = LiveValue(Self.consoleApps(configuration, sandbox: sandbox != nil))
         if let console = Self.console(
-            configuration, sandbox: sandbox != nil, credentials: sandbox == nil ? configuredApps.flatMap(\.credentials) : [], store: store,
+            configuration, sandbox: sandbox != nil, apps: consoleApps, credentials: credentialWatch, store: store,
             dispatcher: dispatcher, generation: generation, logger: logger
         ) {
-            frontEnds.append(FrontEnd(name: "console", routes: console.routes))
+            let sandboxed = sandbox != nil
+            frontEnds.append(
+                FrontEnd(name: "console", routes: console.routes) { reloaded in
+                    consoleApps.replace(Self.consoleApps(reloaded, sandbox: sandboxed))
+                    console.replaceAdmins(reloaded.console.adminTokens)
+                }
+            )
         }
         if let log = sandbox?.log {
             frontEnds.append(FrontEnd(name: "sandbox", routes: [GatewayRoute(.get, "/sandbox/deliveries") { _, _ in SandboxEnvironment.deliveriesResponse(log) }]))
@@ -263,12 +270,30 @@ public struct Gateway: Sendable {
     /// The operator console's routes, when it is on: as configured, or in the built-in sandbox (then open
     /// to loopback clients without a token, unless admin tokens are set).
     static func console(
-        _ configuration: GatewayConfiguration, sandbox: Bool, credentials: [ProviderCredential], store: BoundedStore, dispatcher: Dispatcher,
-        generation: LiveValue<Int>, logger: Logger
+        _ configuration: GatewayConfiguration, sandbox: Bool, apps: LiveValue<[ConsoleOverviewSource.App]>, credentials: CredentialWatch,
+        store: BoundedStore, dispatcher: Dispatcher, generation: LiveValue<Int>, logger: Logger
     ) -> ConsoleRoutes? {
         let settings = configuration.console
         guard settings.enabled ?? (!settings.adminTokens.isEmpty || sandbox) else { return nil }
-        let apps = configuration.apps.map { app in
+        let overview = ConsoleOverviewSource(
+            store: store, apps: { apps.current }, credentials: { credentials.credentials }, failures: dispatcher.recentFailures, sandbox: sandbox,
+            started: .now,
+            instance: ProcessInfo.processInfo.hostName, generation: { generation.current },
+            state: { dispatcher.state(of: $0) }
+        )
+        if sandbox, settings.adminTokens.isEmpty {
+            logger.notice("sandbox: the operator console is open without a token to loopback clients", metadata: ["path": "/console"])
+        }
+        return ConsoleRoutes(
+            admins: LiveValue(ConsoleAdmins(settings.adminTokens)), sessions: ConsoleSessions(), limiter: ConsoleSignInLimiter(),
+            openToLoopback: sandbox && settings.adminTokens.isEmpty, trustForwardedProto: settings.trustForwardedProto, overview: overview,
+            testPush: ConsoleTestPush(dispatcher: dispatcher, timeout: .seconds(20), logger: logger), logger: logger
+        )
+    }
+
+    /// The configuration's apps as the console lists them: id, type, and the provider endpoint they use.
+    static func consoleApps(_ configuration: GatewayConfiguration, sandbox: Bool) -> [ConsoleOverviewSource.App] {
+        configuration.apps.map { app in
             let endpoint: String = if sandbox {
                 "sandbox"
             } else if app.kind == .apns {
@@ -278,19 +303,6 @@ public struct Gateway: Sendable {
             }
             return ConsoleOverviewSource.App(id: app.id, type: app.kind.rawValue, endpoint: endpoint)
         }
-        let overview = ConsoleOverviewSource(
-            store: store, apps: apps, credentials: credentials, failures: dispatcher.recentFailures, sandbox: sandbox, started: .now,
-            instance: ProcessInfo.processInfo.hostName, generation: { generation.current },
-            state: { dispatcher.state(of: $0) }
-        )
-        if sandbox, settings.adminTokens.isEmpty {
-            logger.notice("sandbox: the operator console is open without a token to loopback clients", metadata: ["path": "/console"])
-        }
-        return ConsoleRoutes(
-            admins: ConsoleAdmins(settings.adminTokens), sessions: ConsoleSessions(), limiter: ConsoleSignInLimiter(),
-            openToLoopback: sandbox && settings.adminTokens.isEmpty, trustForwardedProto: settings.trustForwardedProto, overview: overview,
-            testPush: ConsoleTestPush(dispatcher: dispatcher, timeout: .seconds(20), logger: logger), logger: logger
-        )
     }
 
     /// Each app's `inflight_request_limit` (default 512).

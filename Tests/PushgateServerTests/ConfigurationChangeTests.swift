@@ -86,6 +86,17 @@ struct ConfigurationChangeTests {
         #expect(Self.change(old, moved).needsRestart == ["gorush"])
     }
 
+    @Test func consoleTokensChangeLiveButTurningTheConsoleOnOrOffNeedsARestart() throws {
+        let old = try GatewayConfiguration(yaml: "console: {admin_tokens: [0123456789abcdef-admin]}\n")
+        let rotated = try GatewayConfiguration(yaml: "console: {admin_tokens: [{token: fedcba9876543210-admin, read_only: true}]}\n")
+        #expect(Self.change(old, rotated).needsRestart.isEmpty)
+        #expect(Self.change(old, rotated).frontEndsChanged == ["console"])
+        let off = try GatewayConfiguration(yaml: "console: {enabled: false, admin_tokens: [0123456789abcdef-admin]}\n")
+        #expect(Self.change(old, off).needsRestart == ["console.enabled"])
+        let none = try GatewayConfiguration(yaml: "log: {level: info}\n")
+        #expect(Self.change(old, none).needsRestart == ["console.enabled"])
+    }
+
     @Test func nextcloudAndStatusChangeLiveButTheirTransportNeedsARestart() throws {
         let apps = "apps:\n  a: {type: gcm, api_key: x}\n  b: {type: apns, topic: t}\n"
         let old = try GatewayConfiguration(yaml: apps + "nextcloud: {fcm_app: a}\nstatus: {waku_rest_url: 'http://127.0.0.1:8645', android_app: a}\n")

@@ -34,6 +34,22 @@ struct ConsoleAccessTests {
         #expect(expired.session(id: expired.start(for: admin).id) == nil)
     }
 
+    /// What a reload does to sessions: those of a token no longer configured, or whose read-only flag
+    /// changed, end; the others stay.
+    @Test func sessionsOfTokensAReloadRemovedEnd() throws {
+        let before = ConsoleAdmins([.init(token: "0123456789abcdef-admin"), .init(token: "fedcba9876543210-viewer", readOnly: true)])
+        let sessions = ConsoleSessions()
+        let admin = try #require(before.admin(presenting: "0123456789abcdef-admin"))
+        let viewer = try #require(before.admin(presenting: "fedcba9876543210-viewer"))
+        let kept = sessions.start(for: admin)
+        let ended = sessions.start(for: viewer)
+        let after = ConsoleAdmins([.init(token: "0123456789abcdef-admin"), .init(token: "fedcba9876543210-viewer", readOnly: false)])
+        #expect(after.contains(admin) && !after.contains(viewer))
+        sessions.keep { after.contains($0.admin) }
+        #expect(sessions.session(id: kept.id) != nil)
+        #expect(sessions.session(id: ended.id) == nil)
+    }
+
     @Test func failedSignInsAreLimitedPerAddress() {
         let limiter = ConsoleSignInLimiter(limit: 3, window: .seconds(60))
         for _ in 0..<3 {

@@ -27,6 +27,11 @@ struct ConsoleAdmins: Sendable {
         }
     }
 
+    /// Whether `admin` is one of the configured tokens (with the same read-only flag).
+    func contains(_ admin: Admin) -> Bool {
+        self.entries.contains { $0.admin == admin }
+    }
+
     /// Whether any token is configured.
     var isEmpty: Bool { self.entries.isEmpty }
 

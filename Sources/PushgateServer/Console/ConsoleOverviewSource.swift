@@ -15,8 +15,10 @@ struct ConsoleOverviewSource: Sendable {
     }
 
     let store: BoundedStore
-    let apps: [App]
-    let credentials: [ProviderCredential]
+    /// The apps of the running configuration (they follow reloads).
+    let apps: @Sendable () -> [App]
+    /// The credentials now watched (they follow reloads).
+    let credentials: @Sendable () -> [ProviderCredential]
     let failures: RecentFailures
     let sandbox: Bool
     let started: ContinuousClock.Instant
@@ -29,7 +31,7 @@ struct ConsoleOverviewSource: Sendable {
 
     func overview(now: Date = Date()) async -> ConsoleOverview {
         let minute = DeliveryTally.minute(of: now)
-        var rows = self.apps.map { ConsoleOverview.AppRow(id: $0.id, type: $0.type, endpoint: $0.endpoint) }
+        var rows = self.apps().map { ConsoleOverview.AppRow(id: $0.id, type: $0.type, endpoint: $0.endpoint) }
         var index = Dictionary(rows.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         func row(_ appID: String) -> Int {
             if let at = index[appID] { return at }
@@ -66,7 +68,7 @@ struct ConsoleOverviewSource: Sendable {
         return ConsoleOverview(
             version: PushgateVersion.current, uptimeSeconds: uptime.components.seconds, configurationGeneration: self.generation(),
             store: self.store.kind, storeHealthy: problem == nil, sandbox: self.sandbox, apps: rows, outboxPending: outboxPending,
-            outboxOldestAgeSeconds: oldestAge, credentials: self.credentials.map { Self.credential($0, now: now) }, chart: chart,
+            outboxOldestAgeSeconds: oldestAge, credentials: self.credentials().map { Self.credential($0, now: now) }, chart: chart,
             failures: self.failures.newestFirst, instances: [self.instance], problem: problem
         )
     }

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import PushgateConfig
 import PushgateCore
 import PushgateHTTP
 
@@ -14,7 +15,8 @@ import PushgateHTTP
 struct ConsoleRoutes: Sendable {
     static let cookieName = "pushgate_console"
 
-    let admins: ConsoleAdmins
+    /// The admin tokens of the running configuration (a reload replaces them: ``replaceAdmins(_:)``).
+    let admins: LiveValue<ConsoleAdmins>
     let sessions: ConsoleSessions
     let limiter: ConsoleSignInLimiter
     /// The built-in sandbox without admin tokens: loopback clients are admitted without a token.
@@ -53,6 +55,15 @@ struct ConsoleRoutes: Sendable {
         ]
     }
 
+    /// Takes a reloaded configuration's admin tokens. Sessions of a token that is no longer configured, or
+    /// whose read-only flag changed, end at once.
+    func replaceAdmins(_ tokens: [ConsoleSettings.AdminToken]) {
+        let admins = ConsoleAdmins(tokens)
+        self.admins.replace(admins)
+        let openToLoopback = self.openToLoopback
+        self.sessions.keep { session in admins.contains(session.admin) || (openToLoopback && session.admin.fingerprint == "sandbox") }
+    }
+
     // MARK: Who is asking
 
     static func clientAddress(_ context: GatewayRequestContext) -> String {
@@ -75,7 +86,7 @@ struct ConsoleRoutes: Sendable {
 
     func caller(_ request: Request, context: GatewayRequestContext) -> Caller? {
         if let authorization = request.headers.value(of: .authorization) {
-            guard authorization.hasPrefix("Bearer "), let admin = self.admins.admin(presenting: String(authorization.dropFirst(7))) else { return nil }
+            guard authorization.hasPrefix("Bearer "), let admin = self.admins.current.admin(presenting: String(authorization.dropFirst(7))) else { return nil }
             return Caller(admin: admin, session: nil, bearer: true)
         }
         if let id = Self.cookie(request), let session = self.sessions.session(id: id) {
@@ -139,7 +150,7 @@ struct ConsoleRoutes: Sendable {
         }
         let body = try await request.body.collect(upTo: 16_384)
         let fields = ConsoleForm.parse(Array(buffer: body))
-        guard let token = fields["token"], let admin = self.admins.admin(presenting: token) else {
+        guard let token = fields["token"], let admin = self.admins.current.admin(presenting: token) else {
             self.limiter.failed(address)
             self.logger.notice("console: failed sign-in", metadata: ["client": "\(address)"])
             return ConsoleResponses.html(ConsolePage.signIn(message: "That token is not an admin token."), status: .unauthorized)

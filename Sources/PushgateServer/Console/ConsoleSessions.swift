@@ -59,6 +59,11 @@ final class ConsoleSessions: Sendable {
         }
     }
 
+    /// Ends every session `isKept` refuses.
+    func keep(where isKept: (Session) -> Bool) {
+        self.sessions.withLock { sessions in sessions = sessions.filter { isKept($0.value) } }
+    }
+
     /// Ends a session.
     func end(id: String) {
         _ = self.sessions.withLock { $0.removeValue(forKey: id) }
