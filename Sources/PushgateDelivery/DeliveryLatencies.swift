@@ -20,15 +20,19 @@ final class DeliveryLatencies: Sendable {
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         let capacity = self.capacity
         self.samples.withLock { samples in
-            var app = samples[appID] ?? Samples()
-            if app.values.count < capacity {
-                app.values.append(milliseconds)
-            } else {
-                app.values[app.next] = milliseconds
-            }
-            app.next = (app.next + 1) % capacity
-            samples[appID] = app
+            // Changed in place (the dictionary's defaulted subscript): a copy taken out and stored back would
+            // make every record copy the app's whole array.
+            Self.add(milliseconds, to: &samples[appID, default: Samples()], capacity: capacity)
         }
+    }
+
+    private static func add(_ milliseconds: Double, to app: inout Samples, capacity: Int) {
+        if app.values.count < capacity {
+            app.values.append(milliseconds)
+        } else {
+            app.values[app.next] = milliseconds
+        }
+        app.next = (app.next + 1) % capacity
     }
 
     /// The median and 99th percentile (nearest rank) of an app's kept latencies; nil when it has none.
