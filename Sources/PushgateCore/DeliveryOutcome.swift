@@ -28,4 +28,12 @@ public enum DeliveryOutcome: Sendable, Equatable {
         case .credentialsRefused: "credentials_refused"
         }
     }
+
+    /// Why the delivery did not succeed (the provider's reason, or the gateway's); nil for `delivered`.
+    public var failureReason: String? {
+        switch self {
+        case .delivered: nil
+        case .invalidToken(let reason), .rejected(let reason), .credentialsRefused(let reason), .retryLater(_, let reason): reason
+        }
+    }
 }

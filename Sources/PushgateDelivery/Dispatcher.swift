@@ -158,11 +158,7 @@ public struct Dispatcher: Sendable {
     private func count(_ outcome: DeliveryOutcome, appID: String, frontEnd: String, token: String) {
         let now = Date()
         self.tally.record(appID: appID, frontEnd: frontEnd, outcome: outcome.label, at: now)
-        let reason: String
-        switch outcome {
-        case .delivered: return
-        case .invalidToken(let why), .rejected(let why), .credentialsRefused(let why), .retryLater(_, let why): reason = why
-        }
+        guard let reason = outcome.failureReason else { return }
         self.recentFailures.record(
             RecentFailures.Failure(
                 time: now, appID: appID, frontEnd: frontEnd, tokenFingerprint: Redaction.fingerprint(token), outcome: outcome.label, reason: reason

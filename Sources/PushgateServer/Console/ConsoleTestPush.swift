@@ -26,16 +26,12 @@ struct ConsoleTestPush: Sendable {
         }
         let notification = SendMessage(alert: alert, data: [:], kind: .alert, priority: nil).notification(for: provider.platform)
         let outcome = await self.dispatcher.deliver(notification, via: provider, token: token, deadline: .now + self.timeout, frontEnd: "console")
-        let reason: String? = switch outcome {
-        case .delivered: nil
-        case .invalidToken(let reason), .rejected(let reason), .credentialsRefused(let reason), .retryLater(_, let reason): reason
-        }
         self.logger.notice(
             "console: test push",
             metadata: [
                 "admin": "\(admin.fingerprint)", "app": "\(provider.appID)", "token": "\(Redaction.fingerprint(token))", "outcome": "\(outcome.label)",
             ]
         )
-        return ConsolePage.TestPushResult(app: provider.appID, outcome: outcome.label, reason: reason)
+        return ConsolePage.TestPushResult(app: provider.appID, outcome: outcome.label, reason: outcome.failureReason)
     }
 }
