@@ -15,7 +15,7 @@ public enum MatrixFrontEnd {
             unifiedPushDiscovery: environment.configuration.apps.contains { $0.kind == .unifiedpush }
         )
         return FrontEnd(name: Self.name, routes: handler.routes) { configuration in
-            handler.replaceApps(try Self.appOptions(configuration.apps))
+            handler.replaceApps(try Self.appOptions(configuration.apps), unifiedPushDiscovery: configuration.apps.contains { $0.kind == .unifiedpush })
         }
     }
 

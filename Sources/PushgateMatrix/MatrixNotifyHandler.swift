@@ -20,7 +20,8 @@ public import PushgateStore
 /// failure is queued in the durable outbox (retried with backoff, honouring `Retry-After`) and the answer
 /// does not wait for it; a message the push server refuses is sent again in the `event_id_only` form, and
 /// dropped (logged) if refused again. With such an app configured, `GET` on the endpoint answers
-/// UnifiedPush's gateway discovery.
+/// UnifiedPush's gateway discovery; without one it answers 405 as for any other method, and a reload that
+/// adds or removes the last such app turns discovery on or off.
 public struct MatrixNotifyHandler: Sendable {
     /// How long a request may spend delivering before it answers 502.
     public static let deliveryBudget: Duration = .seconds(20)
@@ -32,7 +33,7 @@ public struct MatrixNotifyHandler: Sendable {
     private let duplicates: MatrixDuplicateFilter
     private let metrics: MatrixMetrics
     private let logger: Logger
-    private let unifiedPushDiscovery: Bool
+    private let unifiedPushDiscovery: LiveValue<Bool>
 
     /// The `GET` answer of a UnifiedPush Matrix gateway: the UnifiedPush documentation's member, and the
     /// top-level one common-proxies adds (which FluffyChat also reads).
@@ -51,7 +52,7 @@ public struct MatrixNotifyHandler: Sendable {
         dispatcher: Dispatcher, apps: [String: MatrixAppOptions], store: any PushStore, storeIsShared: Bool = true, metrics: MatrixMetrics,
         logger: Logger, unifiedPushDiscovery: Bool = false
     ) {
-        self.unifiedPushDiscovery = unifiedPushDiscovery
+        self.unifiedPushDiscovery = LiveValue(unifiedPushDiscovery)
         self.dispatcher = dispatcher
         self.apps = LiveValue(apps)
         self.duplicates = MatrixDuplicateFilter(store: storeIsShared ? store : nil, window: Self.duplicateWindow)
@@ -59,26 +60,32 @@ public struct MatrixNotifyHandler: Sendable {
         self.logger = logger
     }
 
-    /// Takes the Matrix options of a reloaded configuration's apps.
-    func replaceApps(_ apps: [String: MatrixAppOptions]) {
+    /// Takes the Matrix options of a reloaded configuration's apps, and whether it has a `unifiedpush` app
+    /// (which turns `GET`'s discovery answer on or off).
+    public func replaceApps(_ apps: [String: MatrixAppOptions], unifiedPushDiscovery: Bool) {
         self.apps.replace(apps)
+        self.unifiedPushDiscovery.replace(unifiedPushDiscovery)
     }
 
-    /// The routes: the endpoint, and (as Sygnal's leaf resource) any path below it; with a UnifiedPush
-    /// app, discovery on the endpoint itself (not below it, as common-proxies and ntfy).
+    /// The 405 `GET` answers while no `unifiedpush` app is configured: the one any other method gets.
+    static let discoveryOff: GatewayErrorBody = {
+        var body = GatewayErrorBody(status: .methodNotAllowed, errcode: "M_UNRECOGNIZED", message: "Unrecognized request")
+        body.headers[.allow] = "POST"
+        return body
+    }()
+
+    /// The routes: the endpoint, and (as Sygnal's leaf resource) any path below it; `GET` on the endpoint
+    /// itself (not below it, as common-proxies and ntfy) for discovery, which answers 405 while no
+    /// UnifiedPush app is configured.
     public var routes: [GatewayRoute] {
-        var routes = [
+        [
             GatewayRoute(.post, "/_matrix/push/v1/notify") { request, context in try await self.handle(request, context: context) },
             GatewayRoute(.post, "/_matrix/push/v1/notify/**") { request, context in try await self.handle(request, context: context) },
+            GatewayRoute(.get, "/_matrix/push/v1/notify") { _, _ in
+                guard self.unifiedPushDiscovery.current else { throw Self.discoveryOff }
+                return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: Self.discoveryBody)))
+            },
         ]
-        if self.unifiedPushDiscovery {
-            routes.append(
-                GatewayRoute(.get, "/_matrix/push/v1/notify") { _, _ in
-                    Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: Self.discoveryBody)))
-                }
-            )
-        }
-        return routes
     }
 
     func handle(_ request: Request, context: GatewayRequestContext) async throws -> Response {

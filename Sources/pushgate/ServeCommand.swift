@@ -5,6 +5,7 @@ import NIOCore
 import PushgateConfig
 import PushgateCore
 import PushgateServer
+import Synchronization
 import UnixSignals
 
 /// `pushgate serve`: runs the gateway until SIGTERM or SIGINT.
@@ -61,9 +62,18 @@ struct ServeCommand: AsyncParsableCommand {
         let gateway: Gateway
         do {
             let source = self.config.source
+            let released = Atomic<Bool>(false)
             gateway = try await Gateway.build(
                 configuration: configuration, logger: logger,
-                reloadSource: Gateway.ReloadSource(description: source.displayDescription, signals: hangUpSignals) { try source.load() }
+                reloadSource: Gateway.ReloadSource(description: source.displayDescription, signals: hangUpSignals) { try source.load() },
+                onListening: { name, _, _ in
+                    // Once the gateway listens, start-up's code is done with: its pages leave the resident set.
+                    guard name == "http", !released.exchange(true, ordering: .relaxed), let sizes = StartUpPages.release() else { return }
+                    logger.info(
+                        "start-up pages released",
+                        metadata: ["resident_mib_before": "\(sizes.before >> 20)", "resident_mib_after": "\(sizes.after >> 20)"]
+                    )
+                }
             )
         } catch let error as ConfigurationError {
             logger.critical("invalid configuration: \(error)")

@@ -57,7 +57,7 @@ struct UnifiedPushGatewayRouteTests {
     /// Runs `body` with the Matrix route in front of a UnifiedPush app `up.*` (loopback allowed) and an FCM
     /// stand-in `fcm.app`, and the store the outbox is in.
     static func withGateway(
-        discovery: Bool = true, _ body: @Sendable (any TestClientProtocol, _ base: String, PushServer, any PushStore, RecordingProvider) async throws -> Void
+        discovery: Bool = true, built: @Sendable (MatrixNotifyHandler) -> Void = { _ in }, _ body: @Sendable (any TestClientProtocol, _ base: String, PushServer, any PushStore, RecordingProvider) async throws -> Void
     ) async throws {
         try await PushServer.run { base, server in
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("matrix-up-\(UUID().uuidString).sqlite").path
@@ -74,6 +74,7 @@ struct UnifiedPushGatewayRouteTests {
                 dispatcher: dispatcher, apps: [:], store: store, metrics: MatrixMetrics(factory: NOOPMetricsHandler.instance), logger: Self.quiet,
                 unifiedPushDiscovery: discovery
             )
+            built(handler)
             let router = GatewayRouterBuilder.build(routes: handler.routes, metrics: GatewayMetrics(), maxRequestBodySize: 1 << 20)
             var app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Self.quiet)
             app.addServices(store, unifiedPush)
@@ -102,6 +103,28 @@ struct UnifiedPushGatewayRouteTests {
             let response = try await client.execute(uri: "/_matrix/push/v1/notify", method: .get)
             #expect(response.status == .methodNotAllowed)
             #expect(try JSONDecoder().decode(JSONValue.self, from: Data(String(buffer: response.body).utf8))["errcode"] == "M_UNRECOGNIZED")
+        }
+    }
+
+    @Test func discoveryFollowsReloadsThatAddOrRemoveTheUnifiedPushApp() async throws {
+        let handler = Mutex<MatrixNotifyHandler?>(nil)
+        try await Self.withGateway(discovery: false, built: { built in handler.withLock { $0 = built } }) { client, _, _, _, _ in
+            func get() async throws -> (HTTPResponse.Status, String?, JSONValue) {
+                let response = try await client.execute(uri: "/_matrix/push/v1/notify", method: .get)
+                let body = try JSONDecoder().decode(JSONValue.self, from: Data(String(buffer: response.body).utf8))
+                return (response.status, response.headers[.allow], body)
+            }
+            var (status, allow, body) = try await get()
+            #expect(status == .methodNotAllowed && allow == "POST" && body["errcode"] == "M_UNRECOGNIZED")
+            handler.withLock { $0 }?.replaceApps([:], unifiedPushDiscovery: true)
+            (status, _, body) = try await get()
+            #expect(status == .ok && body == ["gateway": "matrix", "unifiedpush": ["gateway": "matrix"]])
+            handler.withLock { $0 }?.replaceApps([:], unifiedPushDiscovery: false)
+            (status, allow, body) = try await get()
+            #expect(status == .methodNotAllowed && allow == "POST" && body["errcode"] == "M_UNRECOGNIZED")
+            // POST is unaffected either way.
+            let post = try await client.execute(uri: "/_matrix/push/v1/notify", method: .post, body: ByteBuffer(string: Self.request([Self.device("fcm-token", app: "fcm.app")])))
+            #expect(post.status == .ok)
         }
     }
 

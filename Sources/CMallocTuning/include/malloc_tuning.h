@@ -6,4 +6,11 @@
 /// or glibc refused it).
 int pushgate_limit_malloc_arenas(int count);
 
+/// Drops from the process's resident set the pages of its read-only private file mappings (code and
+/// constant data of the executable and its libraries) that hold nothing but the file's contents: they
+/// stay in the kernel's page cache, and a later access maps them again with a minor fault. A mapping with
+/// any page the process changed (relocated data made read-only afterwards) is left alone. Returns the
+/// bytes of the mappings released, or -1 where this is not possible (not Linux, no /proc).
+long pushgate_release_clean_file_pages(void);
+
 #endif
