@@ -93,7 +93,7 @@ write_config() { # NAME PORT
       "$work/sandbox/pushgate-sandbox.yaml"
     cat <<YAML
 $(http_section "$2")
-log: {level: ${BENCH_LOG_LEVEL:-warning}}
+log: {level: ${BENCH_LOG_LEVEL:-info}}
 database: {url: 'sqlite:$work/$1.sqlite'}
 nextcloud: {fcm_app: demo.fcm, apns_app: demo.apns}
 YAML
@@ -135,12 +135,16 @@ metric_sum() { # PORT NAME FILTER…: the sum of a counter over the label sets m
 
 # The request material of a case: the notify template (Matrix), the batch bodies (Nextcloud, which
 # registers the devices at the gateway on PORT first) or the one body (gorush).
+# The devices a Matrix case cycles through (DEVICES overrides): distinct pushkeys, as a homeserver's many
+# pushers, so no per-device cache answers every request.
+default_devices=10000
+
 prepare_material() { # CASE PORT → prints the material file's path
   local file="$work/$1.material"
   case $1 in
-    matrix-webpush) python3 "$here/frontends.py" matrix-template webpush "http://127.0.0.1:$nginx_port/push/bench" "$file" ;;
-    matrix-apns) python3 "$here/frontends.py" matrix-template apns - "$file" ;;
-    matrix-unifiedpush) python3 "$here/frontends.py" matrix-template unifiedpush "http://127.0.0.1:$nginx_port/up/bench?up=1" "$file" ;;
+    matrix-webpush) python3 "$here/frontends.py" matrix-template webpush "http://127.0.0.1:$nginx_port/push/bench" "$file" "${DEVICES:-$default_devices}" ;;
+    matrix-apns) python3 "$here/frontends.py" matrix-template apns - "$file" "${DEVICES:-$default_devices}" ;;
+    matrix-unifiedpush) python3 "$here/frontends.py" matrix-template unifiedpush "http://127.0.0.1:$nginx_port/up/bench?up=1" "$file" "${DEVICES:-$default_devices}" ;;
     nextcloud-fcm) python3 "$here/frontends.py" nextcloud-bodies "$2" fcm "$file" >&2 ;;
     nextcloud-apns) python3 "$here/frontends.py" nextcloud-bodies "$2" apns "$file" >&2 ;;
     gorush-ios) # one iOS token, gorush's default (async: queued in the outbox, answered at once)

@@ -6,16 +6,18 @@
 #   benchmarks/frontends-wrk.sh [BINARY] [DURATION] [CONNECTIONS]
 #   CASES="matrix-apns nextcloud-fcm" benchmarks/frontends-wrk.sh …   # a subset
 #   IO_THREADS=2 benchmarks/frontends-wrk.sh …   # the gateway's http.io_threads (default: half the cores)
-#   BENCH_LOG_LEVEL=info benchmarks/frontends-wrk.sh …   # the gateway's log.level (default here: warning;
-#                                                          # the gateway's own default, info, logs each request)
+#   BENCH_LOG_LEVEL=warning benchmarks/frontends-wrk.sh …   # the gateway's log.level (default: info, the
+#                                                             # gateway's own default, which logs each request)
+#   DEVICES=1 benchmarks/frontends-wrk.sh …   # how many devices each Matrix case cycles through (default 10,000)
 #
 # Cases (each with a fresh gateway and store):
-#   matrix-webpush  POST /_matrix/push/v1/notify, Synapse's full format, one Web Push device (a fresh P-256
-#                   subscription whose endpoint is nginx), a unique event id per request: real aes128gcm
-#                   encryption and VAPID, one POST to nginx per notification
-#   matrix-apns     the same with one APNs device (demo.apns), delivered to the APNs emulator
-#   matrix-unifiedpush  the same with one UnifiedPush device (demo.unifiedpush) whose pushkey is an endpoint
-#                   at nginx (as distributor; `?up=1` kept): the notification without devices, posted as it
+#   matrix-webpush  POST /_matrix/push/v1/notify, Synapse's full format, one Web Push device a request (fresh
+#                   P-256 subscriptions whose endpoints are at nginx, DEVICES of them in turn), a unique event
+#                   id per request: real aes128gcm encryption and VAPID, one POST to nginx per notification
+#   matrix-apns     the same with one APNs device a request (demo.apns, DEVICES tokens in turn), delivered to
+#                   the APNs emulator
+#   matrix-unifiedpush  the same with one UnifiedPush device a request (demo.unifiedpush, DEVICES endpoints at
+#                   nginx as distributor; `?up=1` kept): the notification without devices, posted as it
 #                   is (no encryption), one POST to nginx per notification. Targets: 15,000 requests/s and
 #                   p99 ≤ 10 ms at 32 connections on the 2-core machine
 #   nextcloud-fcm   POST /notifications, batches of 100 signed entries for 1,000 devices registered first

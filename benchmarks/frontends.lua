@@ -1,5 +1,6 @@
 -- wrk script for benchmarks/frontends-wrk.sh:
---   wrk … -s frontends.lua URL -- matrix MATERIAL LABEL     one notify body, a unique event id per request
+--   wrk … -s frontends.lua URL -- matrix MATERIAL LABEL     one notify body, a unique event id per request,
+--                                                           the devices of MATERIAL.devices in turn
 --   wrk … -s frontends.lua URL -- nextcloud MATERIAL LABEL  batch bodies (one a line), cycled through
 -- At the end it prints the answers by status ("status 200 N") and how many 200s did not say that every
 -- device was delivered ("undelivered N": Matrix "rejected" not empty, Nextcloud "failed" or "unknown").
@@ -13,23 +14,35 @@ function setup(thread)
   table.insert(threads, thread)
 end
 
-local mode, head, middle, tail, bodies, prefix
+local mode, parts, devices, bodies, prefix
 local counter = 0
 statuses = {}
 undelivered = 0
+
+-- Splits a template into its text and its @EVENT@ and @DEVICE@ placeholders, in order.
+local function split(template)
+  local pieces, at = {}, 1
+  while true do
+    local first, last, name = template:find("@(%u+)@", at)
+    if not first then break end
+    table.insert(pieces, template:sub(at, first - 1))
+    table.insert(pieces, { name })
+    at = last + 1
+  end
+  table.insert(pieces, template:sub(at))
+  return pieces
+end
 
 function init(args)
   mode = args[1]
   local file = assert(io.open(args[2], "r"))
   wrk.method = "POST"
   if mode == "matrix" then
-    local template = file:read("*l")
-    local at = assert(template:find("@EVENT@", 1, true))
-    -- The template has @EVENT@ twice (event_id and id): split on both.
-    local second = assert(template:find("@EVENT@", at + 7, true))
-    head = template:sub(1, at - 1)
-    middle = template:sub(at + 7, second - 1)
-    tail = template:sub(second + 7)
+    parts = split(file:read("*l"))
+    devices = {}
+    for line in assert(io.open(args[2] .. ".devices", "r")):lines() do
+      if #line > 0 then table.insert(devices, line) end
+    end
     wrk.headers["Content-Type"] = "application/json"
   else
     bodies = {}
@@ -37,8 +50,8 @@ function init(args)
       if #line > 0 then table.insert(bodies, line) end
     end
     wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
-    counter = tid * 7  -- threads start at different batches
   end
+  counter = tid * 7919  -- threads start at different devices and batches
   file:close()
   prefix = "$" .. args[3] .. "-" .. tostring(tid) .. "-"
 end
@@ -46,8 +59,12 @@ end
 function request()
   counter = counter + 1
   if mode == "matrix" then
-    local id = prefix .. counter
-    return wrk.format(nil, nil, nil, head .. id .. middle .. id .. tail)
+    local values = { EVENT = prefix .. counter, DEVICE = devices[counter % #devices + 1] }
+    local out = {}
+    for _, part in ipairs(parts) do
+      out[#out + 1] = type(part) == "table" and values[part[1]] or part
+    end
+    return wrk.format(nil, nil, nil, table.concat(out))
   end
   return wrk.format(nil, nil, nil, bodies[counter % #bodies + 1])
 end

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Request material and a small client for benchmarks/frontends-wrk.sh and benchmarks/callgrind.sh.
 
-  frontends.py matrix-template webpush ENDPOINT OUT   # one Synapse-shaped notify body, @EVENT@ for the event id
-  frontends.py matrix-template apns - OUT
-  frontends.py matrix-template unifiedpush ENDPOINT OUT
+  frontends.py matrix-template webpush ENDPOINT OUT DEVICES  # a Synapse-shaped notify body, @EVENT@ for the event
+  frontends.py matrix-template apns - OUT DEVICES            # id and @DEVICE@ for a device, and OUT.devices with
+  frontends.py matrix-template unifiedpush ENDPOINT OUT DEVICES  # DEVICES devices (a JSON object a line)
   frontends.py nextcloud-bodies PORT fcm|apns OUT     # registers devices at the gateway, writes batch bodies
   frontends.py send PORT CASE MATERIAL COUNT PREFIX   # COUNT requests over 4 keep-alive connections
 
@@ -35,30 +35,38 @@ def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def matrix_template(kind: str, endpoint: str) -> str:
-    """A notify body as Synapse sends it (the full format), one device, the event id left as @EVENT@."""
+DEVICE = "@DEVICE@"  # replaced by one of the devices (a line of TEMPLATE.devices each), in turn
+
+
+def matrix_device(kind: str, endpoint: str, index: int) -> dict:
+    """Device number `index` of a case: each has its own pushkey, as a homeserver's many pushers do."""
     if kind == "webpush":
         # A browser subscription: pushkey is its p256dh key (uncompressed P-256 point), data has endpoint and auth.
         key = ec.generate_private_key(ec.SECP256R1()).public_key()
         p256dh = b64url(key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint))
-        device = {"app_id": "demo.webpush", "pushkey": p256dh, "pushkey_ts": 1795300273,
-                  "data": {"endpoint": endpoint, "auth": b64url(os.urandom(16))}, "tweaks": {"sound": "default"}}
-    elif kind == "unifiedpush":
+        return {"app_id": "demo.webpush", "pushkey": p256dh, "pushkey_ts": 1795300273,
+                "data": {"endpoint": f"{endpoint}/{index}", "auth": b64url(os.urandom(16))}, "tweaks": {"sound": "default"}}
+    if kind == "unifiedpush":
         # A UnifiedPush pusher: the pushkey is the endpoint URL (query string included).
-        device = {"app_id": "demo.unifiedpush", "pushkey": endpoint, "pushkey_ts": 1795300273, "data": {}, "tweaks": {"sound": "default"}}
-    else:
-        # APNs: Synapse's pushkey is the base64 of the device token's bytes.
-        token = bytes.fromhex("a1" * 32)
-        device = {"app_id": "demo.apns", "pushkey": base64.b64encode(token).decode(), "pushkey_ts": 1795300273,
-                  "data": {}, "tweaks": {"sound": "default"}}
+        base, _, query = endpoint.partition("?")
+        url = f"{base}-{index}" + (f"?{query}" if query else "")
+        return {"app_id": "demo.unifiedpush", "pushkey": url, "pushkey_ts": 1795300273, "data": {}, "tweaks": {"sound": "default"}}
+    # APNs: Synapse's pushkey is the base64 of the device token's bytes.
+    token = bytes.fromhex(apns_token(index))
+    return {"app_id": "demo.apns", "pushkey": base64.b64encode(token).decode(), "pushkey_ts": 1795300273,
+            "data": {}, "tweaks": {"sound": "default"}}
+
+
+def matrix_template(kind: str) -> str:
+    """A notify body as Synapse sends it (the full format), one device left as @DEVICE@, the event id as @EVENT@."""
     notification = {
         "notification": {
-            "content": {"body": "hello there", "msgtype": "m.text"}, "counts": {"unread": 2}, "devices": [device],
+            "content": {"body": "hello there", "msgtype": "m.text"}, "counts": {"unread": 2}, "devices": [DEVICE],
             "event_id": EVENT, "id": EVENT, "prio": "high", "room_id": "!HWLKroom:example.org", "room_name": "Mission Control",
             "sender": "@alice:example.org", "sender_display_name": "Alice", "type": "m.room.message",
         }
     }
-    return json.dumps(notification, separators=(",", ":"))
+    return json.dumps(notification, separators=(",", ":")).replace(json.dumps(DEVICE), DEVICE)
 
 
 def apns_token(index: int) -> str:
@@ -116,6 +124,9 @@ def send(port: int, case: str, material: str, count: int, prefix: str, threads: 
     with open(material) as f:
         lines = [line.rstrip("\n") for line in f if line.strip()]
     matrix = case.startswith("matrix")
+    if matrix:
+        with open(material + ".devices") as f:
+            devices = [line.rstrip("\n") for line in f if line.strip()]
     gorush = case.startswith("gorush")
     path = "/_matrix/push/v1/notify" if matrix else "/api/push" if gorush else "/notifications"
     content_type = "application/x-www-form-urlencoded" if case.startswith("nextcloud") else "application/json"
@@ -131,7 +142,10 @@ def send(port: int, case: str, material: str, count: int, prefix: str, threads: 
                 if index >= count:
                     break
                 state["next"] += 1
-            body = lines[0].replace(EVENT, f"${prefix}-{index}") if matrix else lines[index % len(lines)]
+            if matrix:
+                body = lines[0].replace(EVENT, f"${prefix}-{index}").replace(DEVICE, devices[index % len(devices)])
+            else:
+                body = lines[index % len(lines)]
             try:
                 connection.request("POST", path, body=body.encode(), headers={"Content-Type": content_type})
                 response = connection.getresponse()
@@ -168,9 +182,12 @@ def send(port: int, case: str, material: str, count: int, prefix: str, threads: 
 def main() -> None:
     command, args = sys.argv[1], sys.argv[2:]
     if command == "matrix-template":
-        kind, endpoint, out = args
+        kind, endpoint, out, devices = args
         with open(out, "w") as f:
-            f.write(matrix_template(kind, endpoint) + "\n")
+            f.write(matrix_template(kind) + "\n")
+        with open(out + ".devices", "w") as f:
+            for index in range(int(devices)):
+                f.write(json.dumps(matrix_device(kind, endpoint, index), separators=(",", ":")) + "\n")
     elif command == "nextcloud-bodies":
         nextcloud_bodies(int(args[0]), args[1], args[2])
     elif command == "send":

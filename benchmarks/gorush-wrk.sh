@@ -8,6 +8,8 @@
 #   RATE=100 SHAPES=android100 MODES=async benchmarks/gorush-wrk.sh …   # an offered load instead of a closed loop
 #   WORK_DIR=/dev/shm …   # the database (and logs) on tmpfs: no fsync wait, to see what the disk adds
 #   IO_THREADS=2 …        # the gateway's http.io_threads (default: the gateway's own, half the cores)
+#   BENCH_LOG_LEVEL=warning …   # the gateway's log.level (default: info, the gateway's own default)
+#   DEVICES=100 …               # how many distinct devices the tokens cycle through (default 10,000)
 #   DEAD=30 SHAPES=android100 …   # 30 of the 100 Android tokens are unregistered (FCM answers 404
 #                                 # UNREGISTERED): each is recorded as invalid; "delivered" then counts the rest
 #
@@ -36,19 +38,37 @@ begin_run gorush-bench
 
 start_sandbox
 
-token_ios=$(printf 'a1%.0s' $(seq 32))
+# Tokens cycle through DEVICES distinct devices (default 10,000), as a back end's many users: ios1 sends
+# token number n to request n (from a random start), android100 sends tokens 100·k … 100·k + 99 in request k (the first DEAD of
+# each request unregistered), so no per-device cache answers every request.
+devices=${DEVICES:-10000}
 cat > "$work/ios1.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"notifications":[{"platform":1,"tokens":["$token_ios"],"message":"Hello","topic":"im.pushgate.sandbox","data":{"chatId":"0x01"}}]}'
+local sent = nil
+function request()
+  sent = (sent or math.random(0, $devices - 1)) + 1
+  local token = "a1" .. string.rep("0", 54) .. string.format("%08x", sent % $devices)
+  return wrk.format(nil, nil, nil, '{"notifications":[{"platform":1,"tokens":["' .. token .. '"],"message":"Hello","topic":"im.pushgate.sandbox","data":{"chatId":"0x01"}}]}')
+end
 LUA
-tokens=$(for i in $(seq -w 0 99); do
-  if [ $((10#$i)) -lt "${DEAD:-0}" ]; then printf '"unregistered-%s",' "$i"; else printf '"bench-token-%s",' "$i"; fi
-done)
 cat > "$work/android100.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"notifications":[{"platform":2,"tokens":[${tokens%,}],"title":"Hi","message":"Hello","data":{"chatId":"0x01"}}]}'
+local bodies, blocks, sent = {}, math.max(1, math.floor($devices / 100)), nil
+function request()
+  sent = (sent or math.random(0, blocks - 1)) + 1
+  local block = sent % blocks
+  if not bodies[block] then
+    local tokens = {}
+    for i = 0, 99 do
+      local name = i < ${DEAD:-0} and "unregistered-" or "bench-token-"
+      tokens[#tokens + 1] = '"' .. name .. (block * 100 + i) .. '"'
+    end
+    bodies[block] = '{"notifications":[{"platform":2,"tokens":[' .. table.concat(tokens, ",") .. '],"title":"Hi","message":"Hello","data":{"chatId":"0x01"}}]}'
+  end
+  return wrk.format(nil, nil, nil, bodies[block])
+end
 LUA
 if [ -n "${RATE:-}" ]; then
   for shape in ios1 android100; do
@@ -72,7 +92,7 @@ for mode in ${MODES:-async sync}; do
     sync=false; [ "$mode" = sync ] && sync=true
     { cat "$work/sandbox/pushgate-sandbox.yaml"; cat <<YAML
 $(http_section "$port")
-log: {level: warning}
+log: {level: ${BENCH_LOG_LEVEL:-info}}
 database: {url: 'sqlite:$work/$mode-$shape.sqlite'}
 gorush: {ios_app: demo.apns, android_app: demo.fcm, allow_unauthenticated: true, sync: $sync}
 YAML
