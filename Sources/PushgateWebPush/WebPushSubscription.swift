@@ -1,5 +1,6 @@
 public import Crypto
 public import Foundation
+import PushgateCore
 import PushgateProviderSupport
 
 /// A browser's push subscription, parsed from the device token: the subscription JSON
@@ -31,19 +32,19 @@ public struct WebPushSubscription: Sendable {
     /// Parses a subscription token.
     /// - Throws: ``ParseError`` when the token is not JSON, lacks a field, or has an unusable key.
     public init(token: String) throws(ParseError) {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(token.utf8))) as? [String: Any] else {
+        guard case .object(let object)? = try? JSONParser.parse(Array(token.utf8)) else {
             throw ParseError("subscription is not a JSON object")
         }
-        guard let endpointText = object["endpoint"] as? String, !endpointText.isEmpty else {
+        guard let endpointText = object["endpoint"]?.stringValue, !endpointText.isEmpty else {
             throw ParseError("subscription has no endpoint")
         }
         guard let endpoint = URL(string: endpointText), endpoint.scheme != nil, let host = endpoint.host, !host.isEmpty else {
             throw ParseError("subscription endpoint is not an absolute URL")
         }
-        guard let keys = object["keys"] as? [String: Any] else {
+        guard case .object(let keys)? = object["keys"] else {
             throw ParseError("subscription has no keys")
         }
-        guard let p256dhText = keys["p256dh"] as? String, let p256dh = Base64URL.decode(p256dhText) else {
+        guard let p256dhText = keys["p256dh"]?.stringValue, let p256dh = Base64URL.decode(p256dhText) else {
             throw ParseError("subscription p256dh key is missing or not base64url")
         }
         guard p256dh.count == 65, p256dh.first == 0x04,
@@ -51,7 +52,7 @@ public struct WebPushSubscription: Sendable {
         else {
             throw ParseError("subscription p256dh key is not an uncompressed P-256 point")
         }
-        guard let authText = keys["auth"] as? String, let auth = Base64URL.decode(authText) else {
+        guard let authText = keys["auth"]?.stringValue, let auth = Base64URL.decode(authText) else {
             throw ParseError("subscription auth secret is missing or not base64url")
         }
         guard auth.count == 16 else {
