@@ -292,8 +292,9 @@ let package = Package(
                 .crypto,
                 .httpTypes,
             ],
-            // The operator console's script and style sheet, served from the binary.
-            resources: [.embedInCode("ConsoleAssets/console.js"), .embedInCode("ConsoleAssets/console.css")]
+            // The operator console's script and style sheet, and the OpenAPI document of every route, served from
+            // the binary.
+            resources: [.embedInCode("ConsoleAssets/console.js"), .embedInCode("ConsoleAssets/console.css"), .embedInCode("openapi.json")]
         ),
         .executableTarget(
             name: "pushgate",

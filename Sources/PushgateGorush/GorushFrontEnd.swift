@@ -61,7 +61,8 @@ public enum GorushFrontEnd {
                 )
             )
         }
-        return FrontEnd(name: Self.name, routes: routes, services: services, outcomeObserver: observer) { configuration in
+        return FrontEnd(name: Self.name, routes: routes, services: services, outcomeObserver: observer, figures: { await stats.figures() }) {
+            configuration in
             // What is fixed at start stays (`GorushSettings.reloaded(over:)`; a reload names it as needing a
             // restart); a reloaded file without the section keeps the running settings.
             guard let reloaded = configuration.gorush, reloaded.isServed else { return }

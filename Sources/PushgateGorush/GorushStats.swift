@@ -3,6 +3,7 @@ import Foundation
 import PushgateCore
 import PushgateStore
 import Logging
+import PushgateHTTP
 import ServiceLifecycle
 import Synchronization
 
@@ -125,12 +126,38 @@ final class GorushStats: Service, Sendable {
         }
     }
 
+    /// Each counter: the store's value plus what this instance has not written yet, by ``Tally``.
+    private func values() async throws -> [Int64] {
+        let stored = try await self.store.counterValues(Tally.allCases.map(\.name), now: Date())
+        let unwritten = self.pending.withLock { $0 }
+        return Tally.allCases.map { (stored[$0.name] ?? 0) + unwritten[$0.rawValue] }
+    }
+
+    /// `GET /api/stat/app`'s figures for the operator console (the deployment's, as that endpoint gives
+    /// them); a single `unavailable` figure when the store cannot be read.
+    func figures() async -> [FrontEndFigure] {
+        guard let values = try? await self.values() else {
+            return [FrontEndFigure(key: "counters", label: "Counters", value: .text("unavailable"))]
+        }
+        func count(_ tally: Tally) -> FrontEndFigure.Value { .count(Int(values[tally.rawValue])) }
+        var figures = [
+            FrontEndFigure(key: "total_count", label: "Notifications (total_count)", value: count(.total)),
+            FrontEndFigure(key: "submitted_tasks", label: "Queued (submitted_tasks)", value: count(.submitted)),
+            FrontEndFigure(key: "success_tasks", label: "Queued delivered (success_tasks)", value: count(.succeededTasks)),
+            FrontEndFigure(key: "failure_tasks", label: "Queued failed (failure_tasks)", value: count(.failedTasks)),
+        ]
+        for platform in [GorushNotification.Platform.ios, .android, .huawei] {
+            figures.append(FrontEndFigure(key: "\(platform.name)_push_success", label: "\(platform.name) push_success", value: count(.success(platform))))
+            figures.append(FrontEndFigure(key: "\(platform.name)_push_error", label: "\(platform.name) push_error", value: count(.error(platform))))
+        }
+        return figures
+    }
+
     /// `GET /api/stat/app`'s body, in gorush's key order.
     func appStatus(version: String) async throws -> String {
         let platforms: [GorushNotification.Platform] = [.ios, .android, .huawei]
-        let values = try await self.store.counterValues(Tally.allCases.map(\.name), now: Date())
-        let unwritten = self.pending.withLock { $0 }
-        func value(_ tally: Tally) -> Int64 { (values[tally.name] ?? 0) + unwritten[tally.rawValue] }
+        let values = try await self.values()
+        func value(_ tally: Tally) -> Int64 { values[tally.rawValue] }
         var text = "{\"version\":" + GoJSON.string(version) + ",\"busy_workers\":0"
         text += ",\"success_tasks\":\(value(.succeededTasks)),\"failure_tasks\":\(value(.failedTasks))"
         text += ",\"submitted_tasks\":\(value(.submitted)),\"total_count\":\(value(.total))"

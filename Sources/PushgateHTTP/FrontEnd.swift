@@ -17,16 +17,21 @@ public struct FrontEnd: Sendable {
     /// Takes this front end's settings from a reloaded configuration, which the gateway has checked
     /// already; nil when none of them can change without a restart.
     public var reconfigure: (@Sendable (GatewayConfiguration) throws -> Void)?
+    /// What the operator console shows of this front end (its counts since start, its state); the
+    /// closure answers nil while the front end has nothing configured to serve. Nil for front ends the
+    /// console does not list.
+    public var figures: (@Sendable () async -> [FrontEndFigure]?)?
 
     /// Creates a front end's contribution.
     public init(
         name: String, routes: [GatewayRoute], services: [any Service] = [], outcomeObserver: (any DeliveryOutcomeObserver)? = nil,
-        reconfigure: (@Sendable (GatewayConfiguration) throws -> Void)? = nil
+        figures: (@Sendable () async -> [FrontEndFigure]?)? = nil, reconfigure: (@Sendable (GatewayConfiguration) throws -> Void)? = nil
     ) {
         self.name = name
         self.routes = routes
         self.services = services
         self.outcomeObserver = outcomeObserver
+        self.figures = figures
         self.reconfigure = reconfigure
     }
 }

@@ -9,12 +9,13 @@ public enum MatrixFrontEnd {
     /// Builds the front end from its environment.
     /// - Throws: ``ConfigurationError`` when an app's Matrix payload keys have the wrong type.
     public static func make(_ environment: FrontEndEnvironment) throws -> FrontEnd {
+        let metrics = MatrixMetrics(factory: environment.metricsFactory)
         let handler = MatrixNotifyHandler(
             dispatcher: environment.dispatcher, apps: try Self.appOptions(environment.configuration.apps), store: environment.store,
-            storeIsShared: environment.storeIsShared, metrics: MatrixMetrics(factory: environment.metricsFactory), logger: environment.logger,
+            storeIsShared: environment.storeIsShared, metrics: metrics, logger: environment.logger,
             unifiedPushDiscovery: environment.configuration.apps.contains { $0.kind == .unifiedpush }
         )
-        return FrontEnd(name: Self.name, routes: handler.routes) { configuration in
+        return FrontEnd(name: Self.name, routes: handler.routes, figures: { metrics.figures }) { configuration in
             handler.replaceApps(try Self.appOptions(configuration.apps), unifiedPushDiscovery: configuration.apps.contains { $0.kind == .unifiedpush })
         }
     }

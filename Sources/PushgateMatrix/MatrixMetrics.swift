@@ -1,5 +1,6 @@
 public import CoreMetrics
 import PushgateCore
+public import PushgateHTTP
 import Synchronization
 
 /// Sygnal's Prometheus metrics for the notify endpoint, under Sygnal's names, so existing dashboards
@@ -16,6 +17,10 @@ public final class MatrixMetrics: Sendable {
     private let inFlightCount = Mutex(0)
     private let perApp = MemoTable<String, Counter>()
     private let perCode = MemoTable<Int, CodeHandles>()
+    /// Notify requests answered, for the operator console.
+    private let notifies = ConsoleCounter()
+    /// Pushkeys answered as rejected, for the operator console.
+    private let rejectedPushkeys = ConsoleCounter()
 
     /// The handles labelled with one status code.
     private struct CodeHandles: Sendable {
@@ -42,7 +47,21 @@ public final class MatrixMetrics: Sendable {
         }.increment()
     }
 
+    /// Pushkeys a notify request's answer rejected.
+    func rejected(_ count: Int) {
+        if count > 0 { self.rejectedPushkeys.add(count) }
+    }
+
+    /// What the operator console shows: notify requests and rejected pushkeys since start.
+    public var figures: [FrontEndFigure] {
+        [
+            FrontEndFigure(key: "notifies", label: "Notify requests", value: .count(self.notifies.value)),
+            FrontEndFigure(key: "rejected_pushkeys", label: "Rejected pushkeys", value: .count(self.rejectedPushkeys.value)),
+        ]
+    }
+
     func answered(code: Int, duration: Duration) {
+        self.notifies.add()
         let handles = self.perCode.value(for: code) {
             CodeHandles(
                 codes: Counter(label: "sygnal_pushgateway_status_codes_total", dimensions: [("code", String(code))], factory: self.factory),

@@ -125,6 +125,7 @@ public struct MatrixNotifyHandler: Sendable {
                 .response(from: request, context: context)
         }
         let rejected = zip(notification.devices, results).filter { $0.1 == .rejected }.map(\.0.pushkey)
+        self.metrics.rejected(rejected.count)
         let json = try JSONValue.object(["rejected": .array(rejected.map(JSONValue.string))]).encoded()
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: json)))
     }

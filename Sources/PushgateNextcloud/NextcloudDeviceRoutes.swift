@@ -19,9 +19,14 @@ public struct NextcloudDeviceRoutes: Sendable {
     private let pathPrefix: String
     private let identityProof: NextcloudIdentityProof
     private let logger: Logger
+    private let figures: NextcloudFigures
 
-    /// Creates the routes.
-    public init(store: any PushStore, router: NextcloudAppRouter, pathPrefix: String, identityProof: NextcloudIdentityProof, logger: Logger) {
+    /// Creates the routes; `figures` counts registrations for the operator console.
+    public init(
+        store: any PushStore, router: NextcloudAppRouter, pathPrefix: String, identityProof: NextcloudIdentityProof, logger: Logger,
+        figures: NextcloudFigures = NextcloudFigures()
+    ) {
+        self.figures = figures
         self.store = store
         self.router = router
         self.pathPrefix = pathPrefix
@@ -106,6 +111,7 @@ public struct NextcloudDeviceRoutes: Sendable {
         )
         // A device that registers again may have been refused by a provider before; it is valid now.
         _ = try await self.store.clearInvalidToken(appID: choice.app, pushToken: token)
+        self.figures.registrations.add()
         context.logger.info("nextcloud: device registered", metadata: ["app": "\(choice.app)", "token": "\(Redaction.fingerprint(token))"])
         return Response(status: .ok)
     }

@@ -12,12 +12,13 @@ public enum NextcloudFrontEnd {
     public static func make(_ environment: FrontEndEnvironment) -> FrontEnd {
         let started = environment.configuration.nextcloud
         let (store, dispatcher, logger) = (environment.store, environment.dispatcher, environment.logger)
+        let figures = NextcloudFigures()
         @Sendable func routes(_ settings: NextcloudSettings) -> [GatewayRoute] {
             let devices = NextcloudDeviceRoutes(
                 store: store, router: NextcloudAppRouter(settings: settings), pathPrefix: settings.pathPrefix,
-                identityProof: NextcloudIdentityProof(settings: settings.identityProof), logger: logger
+                identityProof: NextcloudIdentityProof(settings: settings.identityProof), logger: logger, figures: figures
             )
-            return devices.routes + NextcloudNotificationRoutes(store: store, dispatcher: dispatcher, settings: settings, logger: logger).routes
+            return devices.routes + NextcloudNotificationRoutes(store: store, dispatcher: dispatcher, settings: settings, logger: logger, figures: figures).routes
         }
         // A reload replaces the handlers behind the same paths (`NextcloudSettings.reloaded(over:)`: all
         // but the path prefix change live).
@@ -27,7 +28,7 @@ public enum NextcloudFrontEnd {
                 try await live.current.routes[index].handler(request, context)
             }
         }
-        return FrontEnd(name: Self.name, routes: served) { configuration in
+        return FrontEnd(name: Self.name, routes: served, figures: { live.current.settings.servesAnApp ? figures.figures : nil }) { configuration in
             let reloaded = configuration.nextcloud.reloaded(over: started)
             guard reloaded != live.current.settings else { return }
             live.replace((reloaded, routes(reloaded)))

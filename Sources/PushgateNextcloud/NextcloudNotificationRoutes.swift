@@ -28,9 +28,11 @@ public struct NextcloudNotificationRoutes: Sendable {
     private let builder: NextcloudPushBuilder
     private let signatures = NextcloudSubjectSignature()
     private let logger: Logger
+    private let figures: NextcloudFigures
 
-    /// Creates the route.
-    public init(store: any PushStore, dispatcher: Dispatcher, settings: NextcloudSettings, logger: Logger) {
+    /// Creates the route; `figures` counts batches for the operator console.
+    public init(store: any PushStore, dispatcher: Dispatcher, settings: NextcloudSettings, logger: Logger, figures: NextcloudFigures = NextcloudFigures()) {
+        self.figures = figures
         self.store = store
         self.dispatcher = dispatcher
         self.settings = settings
@@ -62,10 +64,12 @@ public struct NextcloudNotificationRoutes: Sendable {
         guard batch.entries.count <= self.settings.maxBatchSize else {
             return NextcloudErrorResponse.response(.contentTooLarge, "a batch may carry at most \(self.settings.maxBatchSize) notifications")
         }
+        self.figures.batches.add()
         if let limiter = self.rateLimiter {
             let sender = self.sender(request, context: context)
             do {
                 guard try await limiter.admit(entries: batch.entries.count, sender: sender) else {
+                    self.figures.rateLimited.add()
                     context.logger.notice("nextcloud: a server is over its fair-use limit", metadata: ["entries": "\(batch.entries.count)"])
                     // Plain text: a body with `failed` and `unknown` would hide the limit from the server.
                     return Response(

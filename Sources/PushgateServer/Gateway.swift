@@ -144,14 +144,19 @@ public struct Gateway: Sendable {
         let consoleApps = LiveValue(Self.consoleApps(configuration, sandbox: sandbox != nil))
         if let console = Self.console(
             configuration, sandbox: sandbox != nil, apps: consoleApps, credentials: credentialWatch, store: store,
-            dispatcher: dispatcher, generation: generation, logger: logger
+            storeIsShared: storeIsShared, dispatcher: dispatcher, generation: generation,
+            frontEndFigures: Dictionary(frontEnds.compactMap { frontEnd in frontEnd.figures.map { (frontEnd.name, $0) } }, uniquingKeysWith: { first, _ in first }),
+            logger: logger
         ) {
             let sandboxed = sandbox != nil
             frontEnds.append(
-                FrontEnd(name: "console", routes: console.routes) { reloaded in
-                    consoleApps.replace(Self.consoleApps(reloaded, sandbox: sandboxed))
-                    console.replaceAdmins(reloaded.console.adminTokens)
-                }
+                FrontEnd(
+                    name: "console", routes: console.routes,
+                    reconfigure: { reloaded in
+                        consoleApps.replace(Self.consoleApps(reloaded, sandbox: sandboxed))
+                        console.replaceAdmins(reloaded.console.adminTokens)
+                    }
+                )
             )
         }
         if let log = sandbox?.log {
@@ -185,6 +190,10 @@ public struct Gateway: Sendable {
             store, backEnds, worker, sweeper, backlogSampler, credentialWatch, DeliveryCountFlusher(tally: dispatcher.tally, store: store, logger: logger),
         ]
             + frontEnds.flatMap(\.services)
+        if storeIsShared {
+            // Every instance on a shared store says it is there, for the consoles' lists of instances.
+            services.append(InstanceHeartbeat(store: store, name: InstanceHeartbeat.processName, started: Date(), logger: logger))
+        }
         if let reloadSource {
             services.append(ConfigurationReloader(reconfiguration: reconfiguration, signals: reloadSource.signals, logger: logger))
         }
@@ -271,16 +280,18 @@ public struct Gateway: Sendable {
     /// to loopback clients without a token, unless admin tokens are set).
     static func console(
         _ configuration: GatewayConfiguration, sandbox: Bool, apps: LiveValue<[ConsoleOverviewSource.App]>, credentials: CredentialWatch,
-        store: BoundedStore, dispatcher: Dispatcher, generation: LiveValue<Int>, logger: Logger
+        store: BoundedStore, storeIsShared: Bool, dispatcher: Dispatcher, generation: LiveValue<Int>,
+        frontEndFigures: [String: @Sendable () async -> [FrontEndFigure]?] = [:], logger: Logger
     ) -> ConsoleRoutes? {
         let settings = configuration.console
         guard settings.enabled ?? (!settings.adminTokens.isEmpty || sandbox) else { return nil }
-        let overview = ConsoleOverviewSource(
+        var overview = ConsoleOverviewSource(
             store: store, apps: { apps.current }, credentials: { credentials.credentials }, failures: dispatcher.recentFailures, sandbox: sandbox,
             started: .now,
-            instance: ProcessInfo.processInfo.hostName, generation: { generation.current },
+            instance: InstanceHeartbeat.processName, storeIsShared: storeIsShared, generation: { generation.current },
             state: { dispatcher.state(of: $0) }
         )
+        overview.frontEnds = frontEndFigures
         if sandbox, settings.adminTokens.isEmpty {
             logger.notice("sandbox: the operator console is open without a token to loopback clients", metadata: ["path": "/console"])
         }

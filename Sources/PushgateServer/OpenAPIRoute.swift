@@ -2,14 +2,15 @@ import Hummingbird
 import NIOCore
 import PushgateHTTP
 
-/// `GET /openapi.json`: the OpenAPI 3.1 description of every route (``OpenAPIDocument``), byte for byte as
-/// `openapi.json` in the repository. `HEAD` is answered too, as wherever `GET` is.
+/// `GET /openapi.json`: the OpenAPI 3.1 description of every route, `openapi.json` beside this file, which
+/// SwiftPM embeds in the binary byte for byte (`.embedInCode` in Package.swift). `HEAD` is answered too, as
+/// wherever `GET` is.
 enum OpenAPIRoute {
     /// The path the document is served at.
     static let path = "/openapi.json"
 
     /// The document's bytes, made once.
-    private static let body = ByteBuffer(string: OpenAPIDocument.json)
+    private static let body = ByteBuffer(bytes: PackageResources.openapi_json)
 
     /// The route.
     static var routes: [GatewayRoute] {

@@ -29,7 +29,8 @@ public enum StatusFrontEnd {
             delivery: StatusLiveDelivery(current: delivery), metrics: metrics, logger: environment.logger
         )
         let observer = StatusOutcomeObserver(store: environment.store, metrics: metrics, logger: environment.logger)
-        return FrontEnd(name: Self.name, routes: [], services: [service], outcomeObserver: observer) { configuration in
+        return FrontEnd(name: Self.name, routes: [], services: [service], outcomeObserver: observer, figures: { metrics.figures.figures }) {
+            configuration in
             // What is fixed at start stays (`StatusSettings.reloaded(over:)`; a reload names it as needing a
             // restart).
             guard let reloaded = configuration.status?.reloaded(over: settings) else { return }

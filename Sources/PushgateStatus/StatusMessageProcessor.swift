@@ -110,11 +110,11 @@ final class StatusMessageProcessor: Sendable {
             self.metrics.registration(result)
             return await self.publish(response, kind: .registrationResponse, to: inbound.sender, type: inbound.type)
         case 18:
-            self.metrics.queries.increment()
+            self.metrics.queried()
             guard let response = await self.queries.handle(inbound) else { return .unanswered(inbound.type) }
             return await self.publish(response, kind: .queryResponse, to: inbound.sender, type: inbound.type)
         case 20:
-            self.metrics.pushRequests.increment()
+            self.metrics.pushRequested()
             guard let (response, _) = await self.pushRequests.handle(inbound) else { return .unanswered(inbound.type) }
             for report in response.reports {
                 self.metrics.report(report.success ? "SUCCESS" : Self.reportCode(report.error))

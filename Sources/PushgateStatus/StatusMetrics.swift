@@ -1,5 +1,6 @@
 import CoreMetrics
 import PushgateCore
+import PushgateHTTP
 import PushgateStatusWire
 
 /// The Status server's counters on `/metrics`: registrations, queries and push requests with their
@@ -17,6 +18,8 @@ struct StatusMetrics: Sendable {
     let answersPublished: Counter
     let backfillQueries: Counter
     let recovered: Counter
+    /// The same events kept for the operator console.
+    let figures = StatusFigures()
 
     init(factory: any MetricsFactory) {
         self.factory = factory
@@ -34,14 +37,17 @@ struct StatusMetrics: Sendable {
     }
 
     func registration(_ result: StatusRegistrationHandler.Result) {
+        self.figures.registrations.add()
         Counter(label: "pushgate_status_registrations_total", dimensions: [("result", result.rawValue)], factory: self.factory).increment()
     }
 
     func report(_ code: String) {
+        self.figures.report(code)
         Counter(label: "pushgate_status_push_reports_total", dimensions: [("code", code)], factory: self.factory).increment()
     }
 
     func wakuError(_ operation: String) {
+        if operation == "poll" { self.figures.polled(ok: false) }
         Counter(label: "pushgate_status_waku_errors_total", dimensions: [("operation", operation)], factory: self.factory).increment()
     }
 
@@ -53,6 +59,7 @@ struct StatusMetrics: Sendable {
 
     /// A window asked of the store, and why.
     func backfill(_ reason: StatusBackfillPlanner.Reason) {
+        self.figures.backfills.add()
         Counter(label: "pushgate_status_backfills_total", dimensions: [("reason", reason.rawValue)], factory: self.factory).increment()
     }
 
@@ -66,5 +73,19 @@ struct StatusMetrics: Sendable {
             case .initializing, .notSubscribed, .refused: "refused"
             }
         Counter(label: "pushgate_status_store_errors_total", dimensions: [("kind", kind)], factory: self.factory).increment()
+    }
+}
+
+extension StatusMetrics {
+    /// A query answered (counted on `/metrics` and for the console).
+    func queried() {
+        self.queries.increment()
+        self.figures.queries.add()
+    }
+
+    /// A push request received (counted on `/metrics` and for the console).
+    func pushRequested() {
+        self.pushRequests.increment()
+        self.figures.pushRequests.add()
     }
 }

@@ -76,6 +76,7 @@ struct StatusWakuPoller: Service {
             do throws(WakuRelayError) {
                 messages = try await self.relay.poll(pubsubTopic: self.settings.pubsubTopic)
                 backoff = .milliseconds(100)
+                self.metrics.figures.polled(ok: true)
             } catch {
                 planner.pollFailed()
                 self.metrics.wakuError("poll")

@@ -208,8 +208,30 @@ public final class BoundedStore: PushStore {
         try await self.read { try await $0.deliveryTotals(minutes: minutes) }
     }
 
+    public func deliverySumsByApp(minutes: Range<Int64>, currentMinute: Int64) async throws -> [DeliveryAppSum] {
+        try await self.read { try await $0.deliverySumsByApp(minutes: minutes, currentMinute: currentMinute) }
+    }
+
+    public func deliverySumsByMinute(minutes: Range<Int64>) async throws -> [DeliveryMinuteSum] {
+        try await self.read { try await $0.deliverySumsByMinute(minutes: minutes) }
+    }
+
     public func purgeDeliveryCounts(before minute: Int64) async throws -> Int {
         try await self.write({ try await $0.purgeDeliveryCounts(before: minute) }, changed: { $0 > 0 })
+    }
+
+    // MARK: Instances
+
+    public func recordInstance(_ record: InstanceRecord) async throws {
+        try await self.write { try await $0.recordInstance(record) }
+    }
+
+    public func instances(seenSince since: Date) async throws -> [InstanceRecord] {
+        try await self.read { try await $0.instances(seenSince: since) }
+    }
+
+    public func purgeInstances(seenBefore cutoff: Date) async throws -> Int {
+        try await self.write({ try await $0.purgeInstances(seenBefore: cutoff) }, changed: { $0 > 0 })
     }
 
     // MARK: Status server

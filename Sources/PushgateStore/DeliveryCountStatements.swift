@@ -97,6 +97,37 @@ public enum DeliveryCountStatements {
         GROUP BY app_id, front_end, outcome
         """
 
+    /// Migration 9: an index of the minutes' counts by outcome, so that the console's chart (the sums by
+    /// minute and outcome) reads the index alone, in its order, without sorting.
+    public static let byMinuteSchema = ["CREATE INDEX delivery_counts_by_minute ON delivery_counts (minute, outcome, count)"]
+
+    /// The sums by app and outcome of a ``DeliverySumPlan``: binds the hours (first, after last), then two
+    /// ranges of minutes added and two subtracted (first, after last; an unused range binds 0 and 0).
+    /// Sums of zero are left out (an app whose minutes all fell outside the range).
+    public static let selectSumsByApp = """
+        SELECT app_id, outcome, CAST(SUM(count) AS BIGINT) FROM (
+            SELECT app_id, outcome, count FROM delivery_counts_hourly WHERE hour >= $1 AND hour < $2
+            UNION ALL SELECT app_id, outcome, count FROM delivery_counts WHERE minute >= $3 AND minute < $4
+            UNION ALL SELECT app_id, outcome, count FROM delivery_counts WHERE minute >= $5 AND minute < $6
+            UNION ALL SELECT app_id, outcome, -count FROM delivery_counts WHERE minute >= $7 AND minute < $8
+            UNION ALL SELECT app_id, outcome, -count FROM delivery_counts WHERE minute >= $9 AND minute < $10
+        ) AS parts GROUP BY app_id, outcome HAVING SUM(count) <> 0
+        """
+
+    /// The ten bounds ``selectSumsByApp`` binds for `plan`, in order.
+    public static func sumsByAppBounds(_ plan: DeliverySumPlan) -> [Int64] {
+        func padded(_ ranges: [Range<Int64>]) -> [Int64] {
+            (0..<2).flatMap { ranges.indices.contains($0) ? [ranges[$0].lowerBound, ranges[$0].upperBound] : [0, 0] }
+        }
+        return [plan.hours.lowerBound, plan.hours.upperBound] + padded(plan.added) + padded(plan.subtracted)
+    }
+
+    /// The sums of a range of minutes by minute and outcome; binds the first minute and the minute after the last.
+    public static let selectSumsByMinute = """
+        SELECT minute, outcome, CAST(SUM(count) AS BIGINT) FROM delivery_counts WHERE minute >= $1 AND minute < $2
+        GROUP BY minute, outcome
+        """
+
     /// Deletes the rows before a minute; binds the minute; returns one row per deleted row.
     public static let purge = "DELETE FROM delivery_counts WHERE minute < $1 RETURNING minute"
 }

@@ -109,7 +109,7 @@ public protocol InvalidTokenStore: Sendable {
 ///
 /// A store is a `Service`: run it in the application's service group for as long as it is used; it releases
 /// its connections on graceful shutdown.
-public protocol PushStore: DeviceStore, OutboxStore, CounterStore, InvalidTokenStore, StatusServerStore, DeliveryCountStore, Service {
+public protocol PushStore: DeviceStore, OutboxStore, CounterStore, InvalidTokenStore, StatusServerStore, DeliveryCountStore, InstanceStore, Service {
     /// A short name for the kind of store, such as `sqlite` or `postgres`.
     var kind: String { get }
     /// Checks that the database answers.

@@ -56,6 +56,8 @@ enum PostgresMigrations {
         Migration(version: 6, name: "outbox claims shared between apps", statements: StoreStatements.outboxDueByAppSchema),
         Migration(version: 7, name: "outbox claims shared between front ends", statements: StoreStatements.outboxLanesSchema),
         Migration(version: 8, name: "delivery counts", statements: DeliveryCountStatements.schema(integer: "BIGINT")),
+        Migration(version: 9, name: "delivery counts by minute", statements: DeliveryCountStatements.byMinuteSchema),
+        Migration(version: 10, name: "instances", statements: InstanceStatements.schema(integer: "BIGINT")),
     ])
 
     /// Leases due entries shared between apps and their front ends (see ``StoreStatements/claimDueOutboxEntries(_:)``).

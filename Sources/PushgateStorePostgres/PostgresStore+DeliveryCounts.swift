@@ -52,6 +52,22 @@ extension PostgresStore {
         }
     }
 
+    public func deliverySumsByApp(minutes: Range<Int64>, currentMinute: Int64) async throws -> [DeliveryAppSum] {
+        let plan = DeliverySumPlan(minutes: minutes, currentMinute: currentMinute)
+        guard !plan.hours.isEmpty || !plan.added.isEmpty else { return [] }
+        var binds = PostgresBindings(capacity: 10)
+        for bound in DeliveryCountStatements.sumsByAppBounds(plan) { binds.append(bound) }
+        return try await self.rows(DeliveryCountStatements.selectSumsByApp, binds).decode((String, String, Int64).self).all().map {
+            DeliveryAppSum(appID: $0.0, outcome: $0.1, count: $0.2)
+        }
+    }
+
+    public func deliverySumsByMinute(minutes: Range<Int64>) async throws -> [DeliveryMinuteSum] {
+        try await self.rows(DeliveryCountStatements.selectSumsByMinute, Self.binds(minutes)).decode((Int64, String, Int64).self).all().map {
+            DeliveryMinuteSum(minute: $0.0, outcome: $0.1, count: $0.2)
+        }
+    }
+
     public func purgeDeliveryCounts(before minute: Int64) async throws -> Int {
         var hourly = PostgresBindings()
         hourly.append(DeliveryCountStatements.hour(ofMinute: minute))

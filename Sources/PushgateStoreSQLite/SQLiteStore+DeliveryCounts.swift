@@ -48,6 +48,28 @@ extension SQLiteStore {
         }
     }
 
+    public func deliverySumsByApp(minutes: Range<Int64>, currentMinute: Int64) async throws -> [DeliveryAppSum] {
+        let plan = DeliverySumPlan(minutes: minutes, currentMinute: currentMinute)
+        guard !plan.hours.isEmpty || !plan.added.isEmpty else { return [] }
+        let binds = DeliveryCountStatements.sumsByAppBounds(plan).map { SQLiteData.integer(Int($0)) }
+        return try await self.run(on: self.reader, DeliveryCountStatements.selectSumsByApp, binds).map { columns in
+            guard columns.count == 3, let app = columns[0].string, let outcome = columns[1].string, let count = columns[2].integer else {
+                throw StoreError.corruptRow("delivery_counts: an unexpected sum by app")
+            }
+            return DeliveryAppSum(appID: app, outcome: outcome, count: Int64(count))
+        }
+    }
+
+    public func deliverySumsByMinute(minutes: Range<Int64>) async throws -> [DeliveryMinuteSum] {
+        let binds: [SQLiteData] = [.integer(Int(minutes.lowerBound)), .integer(Int(minutes.upperBound))]
+        return try await self.run(on: self.reader, DeliveryCountStatements.selectSumsByMinute, binds).map { columns in
+            guard columns.count == 3, let minute = columns[0].integer, let outcome = columns[1].string, let count = columns[2].integer else {
+                throw StoreError.corruptRow("delivery_counts: an unexpected sum by minute")
+            }
+            return DeliveryMinuteSum(minute: Int64(minute), outcome: outcome, count: Int64(count))
+        }
+    }
+
     public func purgeDeliveryCounts(before minute: Int64) async throws -> Int {
         _ = try await self.run(on: self.writer, DeliveryCountStatements.purgeHourly, [.integer(Int(DeliveryCountStatements.hour(ofMinute: minute)))])
         return try await self.run(on: self.writer, DeliveryCountStatements.purge, [.integer(Int(minute))]).count

@@ -65,6 +65,72 @@ struct DeliveryCountStoreConformanceTests {
         #expect(DeliveryCountStatements.plan(minutes: 61..<119).minutes == [61..<119])
     }
 
+    /// Sums by app and outcome over any range, whatever the plan (hours plus or minus edge minutes) and
+    /// wherever "now" is, equal the sums of the minutes; apps and outcomes without deliveries are left out.
+    @Test(arguments: StoreKind.allCases)
+    func sumsByAppEqualTheMinutesSums(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let start: Int64 = 29_000_040
+            var counts = stride(from: start, to: start + 300, by: 7).map { Self.count("a", "matrix", "delivered", $0, $0 % 5 + 1) }
+            counts += stride(from: start + 3, to: start + 300, by: 11).map { Self.count("a", "gorush", "delivered", $0, 2) }
+            counts += stride(from: start + 1, to: start + 300, by: 13).map { Self.count("b", "gorush", "rejected", $0, 3) }
+            // Only in the first minutes: outside most ranges, while its hour is inside some plans.
+            counts.append(Self.count("c", "status", "retry_later", start, 4))
+            try await store.addDeliveryCounts(counts)
+            let ranges = [
+                start..<(start + 300), (start + 13)..<(start + 190), (start + 20)..<(start + 80), (start + 60)..<(start + 120),
+                (start + 5)..<(start + 6), (start + 2)..<(start + 58), (start + 61)..<(start + 121), (start + 250)..<(start + 300),
+            ]
+            for range in ranges {
+                var expected: [String: Int64] = [:]
+                for count in counts where range.contains(count.minute) { expected["\(count.appID) \(count.outcome)", default: 0] += count.count }
+                for current in [range.upperBound - 1, range.lowerBound, range.upperBound + 100] {
+                    let sums = try await store.deliverySumsByApp(minutes: range, currentMinute: current)
+                    let found = Dictionary(sums.map { ("\($0.appID) \($0.outcome)", $0.count) }, uniquingKeysWith: +)
+                    #expect(found == expected, "\(range), current minute \(current)")
+                    #expect(sums.count == found.count)
+                }
+            }
+            #expect(try await store.deliverySumsByApp(minutes: (start + 400)..<(start + 460), currentMinute: start + 459).isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func sumsByMinuteAddUpAppsAndFrontEnds(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let m = Self.minute
+            try await store.addDeliveryCounts([
+                Self.count("a", "matrix", "delivered", m, 3), Self.count("b", "gorush", "delivered", m, 4),
+                Self.count("a", "matrix", "rejected", m, 1), Self.count("a", "matrix", "delivered", m - 1, 2),
+                Self.count("a", "matrix", "delivered", m - 60, 9),
+            ])
+            let sums = try await store.deliverySumsByMinute(minutes: (m - 59)..<(m + 1))
+                .sorted { ($0.minute, $0.outcome) < ($1.minute, $1.outcome) }
+            #expect(sums == [
+                DeliveryMinuteSum(minute: m - 1, outcome: "delivered", count: 2), DeliveryMinuteSum(minute: m, outcome: "delivered", count: 7),
+                DeliveryMinuteSum(minute: m, outcome: "rejected", count: 1),
+            ])
+        }
+    }
+
+    @Test func sumPlansReadTheFewestMinutes() {
+        // The last hour ending at minute 142 (of hour 2): hours 1 and 2, minus hour 1's minutes before 83
+        // (23 of them) and the minutes after now (none in practice).
+        #expect(DeliverySumPlan(minutes: 83..<143, currentMinute: 142) == DeliverySumPlan(hours: 1..<3, added: [], subtracted: [60..<83, 143..<180]))
+        // Ending at minute 169: hour 1's minutes from 110 (10 of them) added; hour 2 less the future.
+        #expect(DeliverySumPlan(minutes: 110..<170, currentMinute: 169) == DeliverySumPlan(hours: 2..<3, added: [110..<120], subtracted: [170..<180]))
+        // In the past, the trailing partial hour is read as its minutes when they are fewer.
+        #expect(DeliverySumPlan(minutes: 110..<170, currentMinute: 10_000) == DeliverySumPlan(hours: 2..<3, added: [110..<120], subtracted: [170..<180]))
+        #expect(DeliverySumPlan(minutes: 110..<130, currentMinute: 10_000) == DeliverySumPlan(hours: 0..<0, added: [110..<120, 120..<130], subtracted: []))
+        // Whole hours only.
+        #expect(DeliverySumPlan(minutes: 60..<180, currentMinute: 500) == DeliverySumPlan(hours: 1..<3, added: [], subtracted: []))
+        // Within one hour.
+        #expect(DeliverySumPlan(minutes: 61..<65, currentMinute: 500) == DeliverySumPlan(hours: 0..<0, added: [61..<65], subtracted: []))
+        #expect(DeliverySumPlan(minutes: 61..<120, currentMinute: 500) == DeliverySumPlan(hours: 1..<2, added: [], subtracted: [60..<61]))
+        #expect(DeliverySumPlan(minutes: 60..<100, currentMinute: 99) == DeliverySumPlan(hours: 1..<2, added: [], subtracted: [100..<120]))
+        #expect(DeliverySumPlan(minutes: 5..<5, currentMinute: 500) == DeliverySumPlan(hours: 0..<0, added: [], subtracted: []))
+    }
+
     @Test(arguments: StoreKind.allCases)
     func oldMinutesArePurged(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
@@ -119,5 +185,7 @@ struct FailingDeliveryCountStore: DeliveryCountStore {
     func addDeliveryCounts(_ counts: [DeliveryCount]) async throws { throw Down() }
     func deliveryCounts(minutes: Range<Int64>) async throws -> [DeliveryCount] { throw Down() }
     func deliveryTotals(minutes: Range<Int64>) async throws -> [DeliveryCount] { throw Down() }
+    func deliverySumsByApp(minutes: Range<Int64>, currentMinute: Int64) async throws -> [DeliveryAppSum] { throw Down() }
+    func deliverySumsByMinute(minutes: Range<Int64>) async throws -> [DeliveryMinuteSum] { throw Down() }
     func purgeDeliveryCounts(before minute: Int64) async throws -> Int { throw Down() }
 }

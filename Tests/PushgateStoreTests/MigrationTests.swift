@@ -51,8 +51,17 @@ struct MigrationTests {
         }
     }
 
+    /// Takes a database back to version 8: no instances table (10), no index of the counts by minute (9).
+    static func undoInstancesAndMinuteIndex(on database: TestDatabase) async throws {
+        try await database.execute("DROP TABLE instances")
+        try await database.execute("DELETE FROM pushgate_migrations WHERE version = 10")
+        try await database.execute("DROP INDEX delivery_counts_by_minute")
+        try await database.execute("DELETE FROM pushgate_migrations WHERE version = 9")
+    }
+
     /// Takes a database back to version 7: no delivery counts.
     static func undoDeliveryCounts(on database: TestDatabase) async throws {
+        try await Self.undoInstancesAndMinuteIndex(on: database)
         try await database.execute("DROP TABLE delivery_counts")
         try await database.execute("DROP TABLE delivery_counts_hourly")
         try await database.execute("DELETE FROM pushgate_migrations WHERE version = 8")

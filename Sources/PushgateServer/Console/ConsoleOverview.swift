@@ -1,6 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateDelivery
+import PushgateHTTP
 
 /// What the console's overview shows, as the page and `GET /console/api/overview` give it. It holds no
 /// token, key or notification content: tokens appear as fingerprints only.
@@ -63,6 +64,14 @@ struct ConsoleOverview: Sendable {
         var warning: String?
     }
 
+    /// One front end's section: its figures, or none when it is not configured.
+    struct FrontEndSection: Sendable {
+        /// The front end's name (`matrix`, `nextcloud`, `gorush`, `status`).
+        var name: String
+        /// Its figures; nil when it is not configured.
+        var figures: [FrontEndFigure]?
+    }
+
     /// One minute of the chart.
     struct Minute: Sendable {
         var minute: Int64
@@ -82,8 +91,27 @@ struct ConsoleOverview: Sendable {
     var chart: [Minute]
     var failures: [RecentFailures.Failure]
     var instances: [String]
+    var frontEnds: [FrontEndSection] = []
     /// Set when some figures could not be read (the store did not answer); the rest is shown.
     var problem: String?
+
+    /// A front end's figure in JSON: a number, a string, or a time (RFC 3339, null when none).
+    static func json(_ value: FrontEndFigure.Value) -> JSONValue {
+        switch value {
+        case .count(let count): .number(Double(count))
+        case .text(let text): .string(text)
+        case .time(let time): time.map { .string(UTCTime.rfc3339($0)) } ?? .null
+        }
+    }
+
+    /// A front end's figure as the page shows it.
+    static func text(_ value: FrontEndFigure.Value) -> String {
+        switch value {
+        case .count(let count): String(count)
+        case .text(let text): text
+        case .time(let time): time.map { UTCTime.rfc3339($0) } ?? "never"
+        }
+    }
 
     /// `value` rounded to a tenth.
     static func tenths(_ value: Double) -> Double {
@@ -136,6 +164,11 @@ struct ConsoleOverview: Sendable {
                 ]
             }),
             "instances": .array(self.instances.map(JSONValue.string)),
+            "front_ends": .array(self.frontEnds.map { section -> JSONValue in
+                var figures: [String: JSONValue] = [:]
+                for figure in section.figures ?? [] { figures[figure.key] = Self.json(figure.value) }
+                return ["name": .string(section.name), "configured": .bool(section.figures != nil), "figures": .object(figures)]
+            }),
         ]
         if let problem = self.problem { object["problem"] = .string(problem) }
         return .object(object)

@@ -2,6 +2,7 @@ import Foundation
 import PushgateConfig
 import PushgateCore
 import PushgateDelivery
+import PushgateHTTP
 import PushgateStore
 
 /// Reads the overview's figures: delivery counts and the outbox from the store (every call with the
@@ -24,10 +25,18 @@ struct ConsoleOverviewSource: Sendable {
     let started: ContinuousClock.Instant
     /// This instance's name, listed under instances.
     let instance: String
+    /// Whether other instances share the store (PostgreSQL): then every instance whose heartbeat
+    /// (``InstanceHeartbeat``) is recent is listed, else this one alone.
+    let storeIsShared: Bool
     /// The configuration's generation (1 at start, one more each successful reload).
     let generation: @Sendable () -> Int
     /// An app's delivery state on this instance (the dispatcher's).
     let state: @Sendable (String) -> DeliveryAppState
+    /// The figures of the front ends that are running, by name (``FrontEnd/figures``).
+    var frontEnds: [String: @Sendable () async -> [FrontEndFigure]?] = [:]
+
+    /// The front ends the overview lists, in its order.
+    static let frontEndNames = ["matrix", "nextcloud", "gorush", "status"]
 
     func overview(now: Date = Date()) async -> ConsoleOverview {
         let minute = DeliveryTally.minute(of: now)
@@ -43,16 +52,23 @@ struct ConsoleOverviewSource: Sendable {
         var chart = (0..<60).map { ConsoleOverview.Minute(minute: minute - 59 + Int64($0), outcomes: .init()) }
         var outboxPending = 0
         var oldestAge: Int64 = 0
+        var instances = [self.instance]
         do {
-            for count in try await self.store.deliveryTotals(minutes: (minute - 1439)..<(minute + 1)) {
-                rows[row(count.appID)].lastDay.add(count.outcome, count.count)
+            // Sums the database makes (by app and outcome, by minute and outcome), read at once: a few
+            // hundred rows, not the last hour's rows one by one.
+            let store = self.store
+            async let day = store.deliverySumsByApp(minutes: (minute - 1439)..<(minute + 1), currentMinute: minute)
+            async let hour = store.deliverySumsByApp(minutes: (minute - 59)..<(minute + 1), currentMinute: minute)
+            async let minutes = store.deliverySumsByMinute(minutes: (minute - 59)..<(minute + 1))
+            async let backlogs = store.backlogByApp()
+            async let seen = self.storeIsShared ? store.instances(seenSince: now.addingTimeInterval(-InstanceHeartbeat.listedFor)) : []
+            for sum in try await day { rows[row(sum.appID)].lastDay.add(sum.outcome, sum.count) }
+            for sum in try await hour { rows[row(sum.appID)].lastHour.add(sum.outcome, sum.count) }
+            for sum in try await minutes {
+                let slot = Int(sum.minute - (minute - 59))
+                if chart.indices.contains(slot) { chart[slot].outcomes.add(sum.outcome, sum.count) }
             }
-            for count in try await self.store.deliveryCounts(minutes: (minute - 59)..<(minute + 1)) {
-                rows[row(count.appID)].lastHour.add(count.outcome, count.count)
-                let slot = Int(count.minute - (minute - 59))
-                if chart.indices.contains(slot) { chart[slot].outcomes.add(count.outcome, count.count) }
-            }
-            for backlog in try await self.store.backlogByApp() {
+            for backlog in try await backlogs {
                 let age = max(0, Int64(now.timeIntervalSince(backlog.oldestCreatedAt)))
                 let at = row(backlog.appID)
                 rows[at].outboxPending = backlog.tokens
@@ -60,16 +76,21 @@ struct ConsoleOverviewSource: Sendable {
                 outboxPending += backlog.tokens
                 oldestAge = max(oldestAge, age)
             }
+            instances = Set(try await seen.map(\.name) + [self.instance]).sorted()
         } catch {
             problem = "the store did not answer: some figures are missing"
         }
         for index in rows.indices { rows[index].state = self.state(rows[index].id) }
+        var sections: [ConsoleOverview.FrontEndSection] = []
+        for name in Self.frontEndNames {
+            sections.append(ConsoleOverview.FrontEndSection(name: name, figures: await self.frontEnds[name]?()))
+        }
         let uptime = ContinuousClock.now - self.started
         return ConsoleOverview(
             version: PushgateVersion.current, uptimeSeconds: uptime.components.seconds, configurationGeneration: self.generation(),
             store: self.store.kind, storeHealthy: problem == nil, sandbox: self.sandbox, apps: rows, outboxPending: outboxPending,
             outboxOldestAgeSeconds: oldestAge, credentials: self.credentials().map { Self.credential($0, now: now) }, chart: chart,
-            failures: self.failures.newestFirst, instances: [self.instance], problem: problem
+            failures: self.failures.newestFirst, instances: instances, frontEnds: sections, problem: problem
         )
     }
 

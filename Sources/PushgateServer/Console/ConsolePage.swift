@@ -1,6 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateDelivery
+import PushgateHTTP
 
 /// The console's HTML, rendered on the server so the figures show without JavaScript; `console.js`
 /// refreshes them and draws the chart, `console.css` lays them out. No inline script or style.
@@ -74,6 +75,7 @@ enum ConsolePage {
         body += self.gateway(overview)
         body += self.apps(overview)
         body += self.chart(overview)
+        body += self.frontEnds(overview)
         body += self.failures(overview)
         body += self.credentials(overview)
         body += self.testPushForm(overview, viewer: viewer, result: testPush)
@@ -148,6 +150,42 @@ enum ConsolePage {
             </section>
 
             """
+    }
+
+    /// The front ends' names as the page writes them.
+    static func frontEndTitle(_ name: String) -> String {
+        switch name {
+        case "matrix": "Matrix"
+        case "nextcloud": "Nextcloud"
+        case "status": "Status"
+        default: name
+        }
+    }
+
+    private static func frontEnds(_ overview: ConsoleOverview) -> String {
+        var html = """
+            <section aria-labelledby="front-ends-title"><h2 id="front-ends-title">Front ends</h2>
+            <p class="note">Counts of this instance since it started (gorush's are the deployment's, as <code>/api/stat/app</code> gives them).</p>
+            <div class="front-ends">
+
+            """
+        for section in overview.frontEnds {
+            let name = HTMLText.escape(section.name)
+            html += #"<div class="front-end" data-testid="front-end" data-front-end="\#(name)"><h3>\#(HTMLText.escape(self.frontEndTitle(section.name)))</h3>"#
+            if let figures = section.figures {
+                html += #"<dl class="facts">"#
+                for figure in figures {
+                    let key = HTMLText.escape(figure.key)
+                    html += #"<dt>\#(HTMLText.escape(figure.label))</dt><dd data-testid="fe-\#(name)-\#(key)">\#(HTMLText.escape(ConsoleOverview.text(figure.value)))</dd>"#
+                }
+                html += "</dl>"
+            } else {
+                html += #"<p class="note" data-testid="fe-\#(name)-state">not configured</p>"#
+            }
+            html += "</div>\n"
+        }
+        html += "</div></section>\n"
+        return html
     }
 
     private static func failures(_ overview: ConsoleOverview) -> String {

@@ -87,6 +87,13 @@
       setText(document, "gateway-uptime", duration(overview.gateway.uptime_seconds));
       setText(document, "gateway-generation", overview.gateway.configuration_generation);
     }
+    (overview.front_ends || []).forEach(function (frontEnd) {
+      Object.keys(frontEnd.figures || {}).forEach(function (key) {
+        var value = frontEnd.figures[key];
+        setText(document, "fe-" + frontEnd.name + "-" + key, value === null ? "never" : value);
+      });
+    });
+    if (overview.instances) setText(document, "gateway-instances", overview.instances.join(", "));
     drawChart(overview.chart);
     document.body.setAttribute("data-refreshed", String(Date.now()));
   }

@@ -16,8 +16,10 @@ import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
 
 settings = json.load(open(sys.argv[1]))
 base = settings["base"]
@@ -70,8 +72,24 @@ check(status == 401 and 'data-testid="sign-in-form"' in body, f"a wrong token is
 status, _, body = call("GET", "/console/api/overview", headers={"Authorization": "Bearer " + admin})
 check(status == 200 and json.loads(body)["apps"], f"the API takes a bearer admin token ({status})")
 overview = json.loads(body)
-for key in ["apps", "outbox", "credentials", "instances"]:
+for key in ["apps", "outbox", "credentials", "instances", "front_ends"]:
     check(key in overview, f"the overview has {key}")
+front_ends = {front_end["name"]: front_end for front_end in overview.get("front_ends", [])}
+check(list(front_ends) == ["matrix", "nextcloud", "gorush", "status"], f"the overview lists the four front ends ({list(front_ends)})")
+matrix = front_ends.get("matrix", {}).get("figures", {})
+check(front_ends.get("matrix", {}).get("configured") and matrix.get("notifies") == 1 and matrix.get("rejected_pushkeys") == 1,
+      f"Matrix shows one notify request and one rejected pushkey ({matrix})")
+gorush = front_ends.get("gorush", {}).get("figures", {})
+_, _, stat_body = call("GET", "/api/stat/app")
+stat = json.loads(stat_body)
+expected_gorush = {"total_count": stat["total_count"], "submitted_tasks": stat["submitted_tasks"], "success_tasks": stat["success_tasks"],
+                   "failure_tasks": stat["failure_tasks"]}
+for platform in ["ios", "android", "huawei"]:
+    for key in ["push_success", "push_error"]:
+        expected_gorush[f"{platform}_{key}"] = stat[platform][key]
+check(gorush == expected_gorush and gorush["ios_push_success"] == 2 and gorush["ios_push_error"] == 1,
+      f"gorush shows the /api/stat/app figures ({gorush}, {stat})")
+check(front_ends.get("nextcloud", {}).get("configured") is False, "Nextcloud, with no app, is not configured")
 check(all(k in overview["apps"][0] for k in ["id", "type", "last_hour", "last_day", "outbox_pending"]), "each app has id, type, last_hour, last_day, outbox_pending")
 
 # A session started over HTTP, for the CSRF and read-only refusals.
@@ -114,6 +132,75 @@ driver.set_page_load_timeout(60)
 wait = WebDriverWait(driver, 90, poll_frequency=0.25)
 
 
+# --- Accessibility checks, run in the page ----------------------------------------------------
+UNLABELLED = """
+return Array.from(document.querySelectorAll('input, select, textarea, button')).filter(function (control) {
+  if (control.type === 'hidden') return false;
+  if (control.getAttribute('aria-label') || control.getAttribute('aria-labelledby')) return false;
+  if (control.tagName === 'BUTTON') return control.textContent.trim() === '';
+  if (control.closest('label')) return false;
+  return !(control.id && document.querySelector('label[for="' + control.id + '"]'));
+}).map(function (control) { return control.outerHTML.slice(0, 120); });
+"""
+
+# WCAG 2 contrast of every element's own text against the first opaque background behind it.
+LOW_CONTRAST = """
+function parse(colour) {
+  var parts = colour.match(/[0-9.]+/g) || ['0', '0', '0', '0'];
+  return {r: +parts[0], g: +parts[1], b: +parts[2], a: parts.length > 3 ? +parts[3] : 1};
+}
+function luminance(c) {
+  var channel = function (v) { v = v / 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+}
+function background(element) {
+  for (var node = element; node && node.nodeType === 1; node = node.parentElement) {
+    var colour = parse(getComputedStyle(node).backgroundColor);
+    if (colour.a > 0.5) return colour;
+  }
+  return {r: 255, g: 255, b: 255, a: 1};
+}
+var low = [];
+document.querySelectorAll('body *').forEach(function (element) {
+  var own = Array.from(element.childNodes).some(function (n) { return n.nodeType === 3 && n.textContent.trim() !== ''; });
+  if (!own || element.closest('svg') || element.getClientRects().length === 0) return;
+  var style = getComputedStyle(element);
+  if (style.visibility === 'hidden' || style.display === 'none') return;
+  var fg = luminance(parse(style.color)), bg = luminance(background(element));
+  var ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+  if (ratio < 4.5) low.push(element.tagName.toLowerCase() + ' "' + element.textContent.trim().slice(0, 30) + '" ' + ratio.toFixed(2));
+});
+return low;
+"""
+
+# Whether the focused element shows it: an outline or a box shadow.
+FOCUS_SHOWN = """
+var style = getComputedStyle(document.activeElement);
+var outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
+return outline || (style.boxShadow && style.boxShadow !== 'none');
+"""
+
+
+def check_accessible(name):
+    unlabelled = driver.execute_script(UNLABELLED)
+    check(not unlabelled, f"every form control of the {name} page has a label ({unlabelled})")
+    low = driver.execute_script(LOW_CONTRAST)
+    check(not low, f"all text of the {name} page has a contrast of 4.5:1 or more ({low[:5]})")
+
+
+def tab_to(element_id, presses=80):
+    """Presses Tab until the element with `element_id` has the focus; whether it got there."""
+    for _ in range(presses):
+        if driver.execute_script("return document.activeElement && document.activeElement.id") == element_id:
+            return True
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+    return driver.execute_script("return document.activeElement && document.activeElement.id") == element_id
+
+
+def focused_test_id():
+    return driver.execute_script("var e = document.activeElement; return e ? (e.getAttribute('type') || '') + ':' + e.textContent.trim() : ''")
+
+
 def row_counts(app):
     row = driver.find_element(By.CSS_SELECTOR, f'[data-testid="app-row"][data-app-id="{app}"]')
     return {outcome: int(row.find_element(By.CSS_SELECTOR, f'[data-testid="count-{outcome.replace("_", "-")}"]').text)
@@ -126,9 +213,16 @@ try:
     check(driver.current_url.endswith("/console/session"), "the browser is sent to the sign-in page")
     driver.save_screenshot(os.path.join(output, "1-sign-in.png"))
     pages.append(("sign-in", driver.page_source))
-    driver.find_element(By.NAME, "token").send_keys(admin)
-    driver.find_element(By.CSS_SELECTOR, '[data-testid="sign-in-form"] button[type="submit"]').click()
+    check_accessible("sign-in")
+    # Signing in with the keyboard alone: Tab to the token, type it, Enter.
+    check(tab_to("token"), "Tab reaches the sign-in form's token field")
+    check(driver.execute_script(FOCUS_SHOWN), "the focused token field shows its focus (outline or shadow)")
+    ActionChains(driver).send_keys(admin).perform()
+    ActionChains(driver).send_keys(Keys.TAB).perform()
+    check(driver.execute_script(FOCUS_SHOWN) and focused_test_id() == "submit:Sign in", f"Tab then reaches the Sign in button, its focus shown ({focused_test_id()})")
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="app-row"]'))
+    check(True, "the sign-in form is submitted with the keyboard alone")
     cookies = {c["name"]: c for c in driver.get_cookies()}
     browser_cookie = cookies.get("pushgate_console", {})
     check(browser_cookie.get("httpOnly") is True, "the browser's cookie is HttpOnly")
@@ -162,16 +256,36 @@ try:
     driver.save_screenshot(os.path.join(output, "2-overview.png"))
     pages.append(("overview", driver.page_source))
 
-    # A test push reaches the sandbox's emulator, and its outcome is shown.
-    Select(driver.find_element(By.ID, "test-app")).select_by_value(settings["test_app"])
-    driver.find_element(By.ID, "test-token").send_keys(settings["test_token"])
-    driver.find_element(By.ID, "test-alert").send_keys(settings["test_alert"])
-    driver.find_element(By.CSS_SELECTOR, '[data-testid="test-push-form"] button[type="submit"]').click()
+    check_accessible("overview")
+    shown = {e.get_attribute("data-front-end") for e in driver.find_elements(By.CSS_SELECTOR, '[data-testid="front-end"]')}
+    check(shown == {"matrix", "nextcloud", "gorush", "status"}, f"the page has a section for each front end ({shown})")
+    check(driver.find_element(By.CSS_SELECTOR, '[data-testid="fe-nextcloud-state"]').text == "not configured", "the page shows Nextcloud as not configured")
+    check(driver.find_element(By.CSS_SELECTOR, '[data-testid="fe-gorush-total_count"]').text == str(stat["total_count"]),
+          "the page shows gorush's total_count")
+
+    # A test push, filled and sent with the keyboard alone, reaches the sandbox's emulator, and its outcome is shown.
+    check(tab_to("test-app"), "Tab reaches the test push form's app")
+    check(driver.execute_script(FOCUS_SHOWN), "the focused app list shows its focus")
+    ActionChains(driver).send_keys(Keys.HOME).perform()
+    for _ in range(20):
+        if driver.execute_script("return document.activeElement.value") == settings["test_app"]:
+            break
+        ActionChains(driver).send_keys(Keys.ARROW_DOWN).perform()
+    check(driver.find_element(By.ID, "test-app").get_attribute("value") == settings["test_app"], "the arrow keys choose the app")
+    ActionChains(driver).send_keys(Keys.TAB).perform()
+    check(driver.execute_script("return document.activeElement.id") == "test-token" and driver.execute_script(FOCUS_SHOWN),
+          "Tab then reaches the token, its focus shown")
+    ActionChains(driver).send_keys(settings["test_token"]).send_keys(Keys.TAB).perform()
+    check(driver.execute_script("return document.activeElement.id") == "test-alert", "Tab then reaches the alert text")
+    ActionChains(driver).send_keys(settings["test_alert"]).send_keys(Keys.TAB).perform()
+    check(driver.execute_script(FOCUS_SHOWN) and focused_test_id() == "submit:Send test push", f"Tab then reaches the send button, its focus shown ({focused_test_id()})")
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
     result = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="test-push-result"]'))[0]
     check(result.get_attribute("data-outcome") == "delivered", f"the test push is delivered ({result.text})")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", result)
     driver.save_screenshot(os.path.join(output, "3-test-push.png"))
     pages.append(("test push result", driver.page_source))
+    check_accessible("test push result")
     deadline = time.monotonic() + 60
     reached = False
     while time.monotonic() < deadline and not reached:
