@@ -7,16 +7,26 @@ public import ServiceLifecycle
 /// tokens wait and how long the oldest has waited. An app whose backlog emptied since the last reading is
 /// recorded as 0.
 ///
-/// Instances sharing a PostgreSQL outbox each report the same shared backlog.
+/// Instances sharing a PostgreSQL outbox each report the same shared backlog. The first reading is made at
+/// start; each reading is also kept in ``reading`` for the operator console.
 public struct OutboxBacklogSampler: Service {
     private let store: any OutboxStore
     private let metrics: DeliveryMetrics
     private let interval: Duration
     private let logger: Logger
+    /// The last reading.
+    public let reading: OutboxBacklogReading
+
+    /// The interval between two readings unless one is given.
+    public static let defaultInterval: Duration = .seconds(15)
 
     /// Creates a sampler that reads the backlog every `interval` (configured apps start at 0: see
-    /// ``DeliveryMetrics/prepare(appIDs:)``).
-    public init(store: any OutboxStore, metrics: DeliveryMetrics, interval: Duration = .seconds(15), logger: Logger) {
+    /// ``DeliveryMetrics/prepare(appIDs:)``), keeping each reading in `reading` too.
+    public init(
+        store: any OutboxStore, metrics: DeliveryMetrics, interval: Duration = Self.defaultInterval, reading: OutboxBacklogReading = OutboxBacklogReading(),
+        logger: Logger
+    ) {
+        self.reading = reading
         self.store = store
         self.metrics = metrics
         self.interval = interval
@@ -26,7 +36,7 @@ public struct OutboxBacklogSampler: Service {
     /// Samples until graceful shutdown.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            var seen: Set<String> = []
+            var seen = await self.sample(after: [])
             while !Task.isCancelled {
                 do {
                     try await Task.sleep(for: self.interval)
@@ -48,6 +58,7 @@ public struct OutboxBacklogSampler: Service {
             self.logger.warning("could not read the outbox backlog", metadata: ["error": "\(error)"])
             return previous
         }
+        self.reading.record(backlogs)
         for backlog in backlogs {
             let age = max(0, now.timeIntervalSince(backlog.oldestCreatedAt))
             self.metrics.recordBacklog(appID: backlog.appID, tokens: backlog.tokens, oldestAge: .milliseconds(Int64(age * 1000)))

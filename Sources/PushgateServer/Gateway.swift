@@ -141,10 +141,11 @@ public struct Gateway: Sendable {
             if let frontEnd = try StatusFrontEnd.make(environment, relay: relay) { frontEnds.append(frontEnd) }
         }
         let generation = LiveValue(1)
+        let backlogReading = OutboxBacklogReading()
         let consoleApps = LiveValue(Self.consoleApps(configuration, sandbox: sandbox != nil))
         if let console = Self.console(
             configuration, sandbox: sandbox != nil, apps: consoleApps, credentials: credentialWatch, store: store,
-            storeIsShared: storeIsShared, dispatcher: dispatcher, generation: generation,
+            storeIsShared: storeIsShared, dispatcher: dispatcher, generation: generation, backlog: (backlogReading, ConsoleRoutes.refreshInterval),
             frontEndFigures: Dictionary(frontEnds.compactMap { frontEnd in frontEnd.figures.map { (frontEnd.name, $0) } }, uniquingKeysWith: { first, _ in first }),
             logger: logger
         ) {
@@ -173,7 +174,7 @@ public struct Gateway: Sendable {
             logger: logger
         )
         let sweeper = ExpiredCounterSweeper(store: store, logger: logger)
-        let backlogSampler = OutboxBacklogSampler(store: store, metrics: deliveryMetrics, logger: logger)
+        let backlogSampler = OutboxBacklogSampler(store: store, metrics: deliveryMetrics, reading: backlogReading, logger: logger)
         var running: [String: GatewayReconfiguration.RunningApp] = [:]
         for (app, (built, group)) in zip(configuration.apps, zip(appBackEnds, backEnds.initialGroups)) where running[app.id] == nil {
             running[app.id] = GatewayReconfiguration.RunningApp(provider: built.provider, group: group, fingerprint: AppFingerprint(app))
@@ -281,6 +282,7 @@ public struct Gateway: Sendable {
     static func console(
         _ configuration: GatewayConfiguration, sandbox: Bool, apps: LiveValue<[ConsoleOverviewSource.App]>, credentials: CredentialWatch,
         store: BoundedStore, storeIsShared: Bool, dispatcher: Dispatcher, generation: LiveValue<Int>,
+        backlog: (reading: OutboxBacklogReading, lifetime: Duration)? = nil,
         frontEndFigures: [String: @Sendable () async -> [FrontEndFigure]?] = [:], logger: Logger
     ) -> ConsoleRoutes? {
         let settings = configuration.console
@@ -292,6 +294,7 @@ public struct Gateway: Sendable {
             state: { dispatcher.state(of: $0) }
         )
         overview.frontEnds = frontEndFigures
+        overview.backlog = backlog
         if sandbox, settings.adminTokens.isEmpty {
             logger.notice("sandbox: the operator console is open without a token to loopback clients", metadata: ["path": "/console"])
         }

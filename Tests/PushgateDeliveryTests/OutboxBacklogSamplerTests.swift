@@ -33,6 +33,9 @@ struct OutboxBacklogSamplerTests {
             // Read as if 90 s later: the oldest entry has waited that long.
             let seen = await sampler.sample(after: [], now: Date().addingTimeInterval(90))
             #expect(seen == ["a", "b"])
+            // The reading is kept for the console too.
+            let kept = try #require(sampler.reading.current(maximumAge: .seconds(60)))
+            #expect(kept.backlogs.map(\.appID).sorted() == ["a", "b"] && kept.backlogs.map(\.tokens).reduce(0, +) == 4)
             #expect(Self.value(registry, "pushgate_outbox_depth", app: "a") == 3)
             #expect(Self.value(registry, "pushgate_outbox_depth", app: "b") == 1)
             let age = try #require(Self.value(registry, "pushgate_outbox_oldest_age_seconds", app: "a"))

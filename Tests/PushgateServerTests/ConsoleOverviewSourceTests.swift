@@ -40,6 +40,31 @@ struct ConsoleOverviewSourceTests {
         #expect(try await store.instances(seenSince: .distantPast).map(\.name) == ["beat/3", "this/1"])
     }
 
+    /// The backlog comes from the backlog sampler's last reading while it is recent, not from a scan of
+    /// the whole outbox on every refresh; without a recent reading, from the store.
+    @Test func theBacklogIsTheSamplersRecentReadingElseTheStores() async throws {
+        let directory = try TemporaryDirectory()
+        let store = BoundedStore(try await SQLiteStore.open(path: directory.path("store.sqlite"), logger: TestLogging.quiet), timeout: .seconds(5))
+        _ = try await store.enqueue([OutboxMessage(appID: "a", pushTokens: ["1", "2"], payload: [1], notBefore: Date())])
+        let reading = OutboxBacklogReading()
+        var source = Self.source(store: store, shared: false)
+        source.backlog = (reading, .seconds(30))
+        // No reading yet: the store's answer.
+        var overview = await source.overview()
+        #expect(overview.outboxPending == 2)
+        #expect(overview.apps.first { $0.id == "a" }?.outboxPending == 2)
+        // A recent reading stands, even where the store has changed since.
+        reading.record([OutboxAppBacklog(appID: "a", tokens: 7, oldestCreatedAt: Date().addingTimeInterval(-40))])
+        overview = await source.overview()
+        #expect(overview.outboxPending == 7)
+        #expect(overview.outboxOldestAgeSeconds >= 39 && overview.outboxOldestAgeSeconds <= 41)
+        // A reading older than its lifetime is not used; the store's answer is kept for the next overviews.
+        reading.record([OutboxAppBacklog(appID: "a", tokens: 9, oldestCreatedAt: Date())], at: .now - .seconds(31))
+        overview = await source.overview()
+        #expect(overview.outboxPending == 2)
+        #expect(reading.current(maximumAge: .seconds(30))?.backlogs.map(\.tokens) == [2])
+    }
+
     /// Every front end has a section, in a fixed order; one not running, or with nothing configured,
     /// is "not configured"; figures are in the JSON by key and on the page by test id.
     @Test func frontEndsAreListedConfiguredOrNot() async throws {

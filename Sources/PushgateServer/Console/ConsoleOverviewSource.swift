@@ -35,6 +35,10 @@ struct ConsoleOverviewSource: Sendable {
     /// The figures of the front ends that are running, by name (``FrontEnd/figures``).
     var frontEnds: [String: @Sendable () async -> [FrontEndFigure]?] = [:]
 
+    /// The outbox backlog as last read (by the backlog sampler, or by an overview), and how old a reading
+    /// may be to be used; without a recent one the overview reads the store itself and keeps the reading.
+    var backlog: (reading: OutboxBacklogReading, lifetime: Duration)?
+
     /// The front ends the overview lists, in its order.
     static let frontEndNames = ["matrix", "nextcloud", "gorush", "status"]
 
@@ -60,7 +64,10 @@ struct ConsoleOverviewSource: Sendable {
             async let day = store.deliverySumsByApp(minutes: (minute - 1439)..<(minute + 1), currentMinute: minute)
             async let hour = store.deliverySumsByApp(minutes: (minute - 59)..<(minute + 1), currentMinute: minute)
             async let minutes = store.deliverySumsByMinute(minutes: (minute - 59)..<(minute + 1))
-            async let backlogs = store.backlogByApp()
+            // The backlog: a reading made within `lifetime` (by the backlog sampler or an earlier overview;
+            // it is a scan of the whole outbox, too costly for every refresh of every open console), or
+            // the store's answer, kept for the next overviews.
+            async let backlogs = self.backlogs()
             async let seen = self.storeIsShared ? store.instances(seenSince: now.addingTimeInterval(-InstanceHeartbeat.listedFor)) : []
             for sum in try await day { rows[row(sum.appID)].lastDay.add(sum.outcome, sum.count) }
             for sum in try await hour { rows[row(sum.appID)].lastHour.add(sum.outcome, sum.count) }
@@ -92,6 +99,15 @@ struct ConsoleOverviewSource: Sendable {
             outboxOldestAgeSeconds: oldestAge, credentials: self.credentials().map { Self.credential($0, now: now) }, chart: chart,
             failures: self.failures.newestFirst, instances: instances, frontEnds: sections, problem: problem
         )
+    }
+
+    /// The outbox backlog by app: a reading made within the backlog's lifetime, or the store's answer,
+    /// then kept as the latest reading.
+    private func backlogs() async throws -> [OutboxAppBacklog] {
+        if let recent = self.backlog.flatMap({ $0.reading.current(maximumAge: $0.lifetime)?.backlogs }) { return recent }
+        let read = try await self.store.backlogByApp()
+        self.backlog?.reading.record(read)
+        return read
     }
 
     static func credential(_ credential: ProviderCredential, now: Date) -> ConsoleOverview.Credential {

@@ -13,6 +13,9 @@ import PushgateHTTP
 /// (and says nothing about the apps). A POST that changes something needs the session's CSRF token (a
 /// bearer token needs none: it is not sent by the browser on its own); a read-only token cannot act.
 struct ConsoleRoutes: Sendable {
+    /// How often the page's script (console.js) asks for the overview again.
+    static let refreshInterval: Duration = .seconds(5)
+
     static let cookieName = "pushgate_console"
 
     /// The admin tokens of the running configuration (a reload replaces them: ``replaceAdmins(_:)``).
