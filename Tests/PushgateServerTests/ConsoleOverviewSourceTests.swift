@@ -93,5 +93,6 @@ struct ConsoleOverviewSourceTests {
         #expect(page.contains(#"<dd data-testid="fe-matrix-notifies">3</dd>"#))
         #expect(page.contains(#"<p class="note" data-testid="fe-gorush-state">not configured</p>"#))
         #expect(page.contains("<dt>Waku &lt;node&gt;</dt>"))
+        #expect(page.contains(#"<dd data-testid="fe-status-last_poll">2027-01-15 08:00:00Z</dd>"#))
     }
 }

@@ -104,12 +104,13 @@ struct ConsoleOverview: Sendable {
         }
     }
 
-    /// A front end's figure as the page shows it.
+    /// A front end's figure as the page shows it: a time with a space between date and time of day, so
+    /// that a narrow card breaks the line there rather than inside either.
     static func text(_ value: FrontEndFigure.Value) -> String {
         switch value {
         case .count(let count): String(count)
         case .text(let text): text
-        case .time(let time): time.map { UTCTime.rfc3339($0) } ?? "never"
+        case .time(let time): time.map { UTCTime.rfc3339($0).replacing("T", with: " ", maxReplacements: 1) } ?? "never"
         }
     }
 

@@ -90,6 +90,8 @@
     (overview.front_ends || []).forEach(function (frontEnd) {
       Object.keys(frontEnd.figures || {}).forEach(function (key) {
         var value = frontEnd.figures[key];
+        // Times as the page writes them: a space between date and time of day.
+        if (typeof value === "string" && /^\d{4}-\d\d-\d\dT\d\d:/.test(value)) value = value.replace("T", " ");
         setText(document, "fe-" + frontEnd.name + "-" + key, value === null ? "never" : value);
       });
     });
