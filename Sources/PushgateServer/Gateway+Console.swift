@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PushgateAPNs
 import PushgateConfig
 import PushgateCore
 import PushgateDelivery
@@ -42,7 +43,8 @@ extension Gateway {
             let endpoint: String = if sandbox {
                 "sandbox"
             } else if app.kind == .apns {
-                (try? app.options.string("platform")) == "sandbox" ? "sandbox" : "production"
+                // Read as the APNs back end reads it (case-insensitive, empty for production).
+                APNsServer(setting: try? app.options.string("platform")) == .sandbox ? "sandbox" : "production"
             } else {
                 "production"
             }

@@ -65,6 +65,19 @@ struct ConsoleOverviewSourceTests {
         #expect(reading.current(maximumAge: .seconds(30))?.backlogs.map(\.tokens) == [2])
     }
 
+    /// An APNs app's endpoint is read as the APNs back end reads `platform`: case-insensitively.
+    @Test func appsShowTheEndpointTheirBackEndUses() throws {
+        let configuration = try GatewayConfiguration(yaml: """
+            apps:
+              a: {type: apns, platform: Sandbox}
+              b: {type: apns}
+              c: {type: gcm}
+            """)
+        let apps = Gateway.consoleApps(configuration, sandbox: false)
+        #expect(apps.map(\.endpoint) == ["sandbox", "production", "production"])
+        #expect(Gateway.consoleApps(configuration, sandbox: true).map(\.endpoint) == ["sandbox", "sandbox", "sandbox"])
+    }
+
     /// Every front end has a section, in a fixed order; one not running, or with nothing configured,
     /// is "not configured"; figures are in the JSON by key and on the page by test id.
     @Test func frontEndsAreListedConfiguredOrNot() async throws {
