@@ -43,26 +43,35 @@ final class APNsConnection: @unchecked Sendable {
     /// Sends `request` and waits for APNs' answer or an ``APNsExchangeError`` (or a connection error).
     func execute(_ request: APNsRequest, deadline: NIODeadline) async throws -> APNsAnswer {
         let promise = self.eventLoop.makePromise(of: APNsAnswer.self)
-        self.eventLoop.execute {
-            // An open connection takes the stream at once, without a future for `connected()`.
-            if let handler = self.openHandler {
-                handler.send(request, deadline: deadline, promise: promise)
-                return
-            }
-            self.connected().whenComplete { result in
-                switch result {
-                case .success:
-                    guard let handler = self.ready?.handler else {
-                        promise.fail(APNsExchangeError.notProcessed("the connection closed before the request was sent"))
-                        return
-                    }
-                    handler.send(request, deadline: deadline, promise: promise)
-                case .failure(let error):
-                    promise.fail(error)
-                }
-            }
+        // On the connection's own loop (a request whose task runs there) the stream is opened at once,
+        // without a job queued behind the loop's other work.
+        if self.eventLoop.inEventLoop {
+            self.start(request, deadline: deadline, promise: promise)
+        } else {
+            self.eventLoop.execute { self.start(request, deadline: deadline, promise: promise) }
         }
         return try await promise.futureResult.get()
+    }
+
+    /// Opens a stream for `request` once the connection is open (called on the loop).
+    private func start(_ request: APNsRequest, deadline: NIODeadline, promise: EventLoopPromise<APNsAnswer>) {
+        // An open connection takes the stream at once, without a future for `connected()`.
+        if let handler = self.openHandler {
+            handler.send(request, deadline: deadline, promise: promise)
+            return
+        }
+        self.connected().whenComplete { result in
+            switch result {
+            case .success:
+                guard let handler = self.ready?.handler else {
+                    promise.fail(APNsExchangeError.notProcessed("the connection closed before the request was sent"))
+                    return
+                }
+                handler.send(request, deadline: deadline, promise: promise)
+            case .failure(let error):
+                promise.fail(error)
+            }
+        }
     }
 
     /// Closes the connection; later requests fail.

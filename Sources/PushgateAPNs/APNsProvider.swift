@@ -15,7 +15,8 @@ import Synchronization
 /// Run it as a `Service`: it keeps its HTTP/2 connections until graceful shutdown. There is one
 /// ``APNsConnection`` per event loop of the shared group, each pinned to its loop, so requests spread over
 /// one HTTP/2 connection per loop (as Apple suggests several connections for volume) instead of all being
-/// multiplexed, encrypted and parsed on a single thread. Requests are streams of the client's own HTTP/2
+/// multiplexed, encrypted and parsed on a single thread. A request that runs on an event loop goes over that
+/// loop's connection. Requests are streams of the client's own HTTP/2
 /// framing (``APNsHTTP2Handler``), and each connection sends what one event-loop tick wrote in one write.
 ///
 /// At most `inflight_request_limit` requests are in flight at once (a `ConcurrencyGate` with that many
@@ -155,7 +156,7 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         let status: Int
         let reason: String?
         let retryAfter: Duration?
-        let connection = self.connections[Int(self.nextConnection.wrappingAdd(1, ordering: .relaxed).oldValue % UInt(self.connections.count))]
+        let connection = self.connection()
         do {
             let answer = try await connection.execute(request, deadline: deadline.nioDeadline)
             status = answer.status
@@ -187,6 +188,18 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
             providerToken.invalidate(bearer)
             return await self.send(notification, body: body, to: token, deadline: deadline, mayRenewToken: false, mayResend: mayResend)
         }
+    }
+
+    /// The connection a request goes over: the one pinned to the event loop the request runs on (a Matrix
+    /// or gorush request's task runs on its HTTP connection's loop), so that no request crosses threads
+    /// on its way to APNs and back; round-robin for requests from elsewhere (outbox workers).
+    private func connection() -> APNsConnection {
+        if let current = MultiThreadedEventLoopGroup.currentEventLoop,
+            let local = self.connections.first(where: { $0.eventLoop === current })
+        {
+            return local
+        }
+        return self.connections[Int(self.nextConnection.wrappingAdd(1, ordering: .relaxed).oldValue % UInt(self.connections.count))]
     }
 
     /// Whether `token` is non-empty ASCII letters and digits, so it cannot change the request path.

@@ -32,6 +32,13 @@ public final class HTTP1ConnectionPool: Sendable {
             self.port = url.port ?? (self.isTLS ? 443 : 80)
         }
 
+        /// An origin from its parts (`host` without brackets).
+        init(isTLS: Bool, host: String, port: Int) {
+            self.isTLS = isTLS
+            self.host = host
+            self.port = port
+        }
+
         /// The `Host` header: the host (IPv6 in brackets) and the port when not the scheme's default.
         public var hostHeader: String {
             let host = self.host.contains(":") ? "[\(self.host)]" : self.host
@@ -58,6 +65,14 @@ public final class HTTP1ConnectionPool: Sendable {
             self.hostHeader = origin.hostHeader
             self.target = HTTP1ConnectionPool.target(of: url)
             self.afterMethod = HTTP1RequestSerializer.afterMethod(target: self.target, host: self.hostHeader)
+        }
+
+        /// A destination from an origin and a request target read elsewhere (``PushEndpoint/init(text:)``).
+        init(origin: Origin, target: String) {
+            self.origin = origin
+            self.hostHeader = origin.hostHeader
+            self.target = target
+            self.afterMethod = HTTP1RequestSerializer.afterMethod(target: target, host: self.hostHeader)
         }
     }
 
@@ -197,9 +212,13 @@ public final class HTTP1ConnectionPool: Sendable {
     private static let allocator = ByteBufferAllocator()
 
     private func exchange(on connection: Connection, origin: Origin, request: ByteBuffer, deadline: NIODeadline) async throws -> HTTP1Answer {
-        let promise = connection.channel.eventLoop.makePromise(of: HTTP1Answer.self)
-        connection.channel.eventLoop.execute {
+        let loop = connection.channel.eventLoop
+        let promise = loop.makePromise(of: HTTP1Answer.self)
+        // On the connection's own loop (a request whose task runs there) the request is written at once.
+        if loop.inEventLoop {
             connection.handler.value.send(request, deadline: deadline, promise: promise)
+        } else {
+            loop.execute { connection.handler.value.send(request, deadline: deadline, promise: promise) }
         }
         let answer: HTTP1Answer
         do {
@@ -246,10 +265,20 @@ public final class HTTP1ConnectionPool: Sendable {
         return target
     }
 
-    /// The most recently used idle connection of `origin` that is still open and not past its idle time.
+    /// The most recently used idle connection of `origin` that is still open and not past its idle time:
+    /// of those on the event loop the caller runs on, if any (so that a request whose task runs on a loop
+    /// does not cross threads to a connection of another loop and back), else of all.
     private func takeIdle(_ origin: Origin) -> Connection? {
         let now = NIODeadline.now()
-        while let idle = self.state.withLock({ state -> Idle? in state.idle[origin]?.popLast() }) {
+        let current = MultiThreadedEventLoopGroup.currentEventLoop
+        while let idle = self.state.withLock({ state -> Idle? in
+            let index: Int
+            do {
+                guard let list = state.idle[origin], !list.isEmpty else { return nil }
+                index = current.flatMap { loop in list.lastIndex { $0.connection.channel.eventLoop === loop } } ?? list.count - 1
+            }
+            return state.idle[origin]?.remove(at: index)
+        }) {
             if idle.connection.channel.isActive, now - idle.since < self.idleTimeout { return idle.connection }
             idle.connection.channel.close(promise: nil)
         }
@@ -307,7 +336,8 @@ public final class HTTP1ConnectionPool: Sendable {
             return MultiThreadedEventLoopGroup.singleton.next().makeFailedFuture(HTTP1ExchangeError.shutDown)
         }
         let timeout = min(self.connectTimeout, max(.milliseconds(1), deadline - .now()))
-        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        // On the caller's event loop when it runs on one, where its later requests will look first.
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.currentEventLoop ?? MultiThreadedEventLoopGroup.singleton.next())
             .connectTimeout(timeout)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .outboundKeepalive()
