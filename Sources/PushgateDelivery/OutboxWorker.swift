@@ -35,6 +35,10 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         public var deliveryTimeout: Duration = .seconds(30)
         /// Backoff and give-up rules.
         public var retry = RetryPolicy()
+        /// Where lanes run (lane *i* and its deliveries on `executors[i % count]`); empty: Swift's global
+        /// executor. The composition root gives the event loops' executors, so that a delivery runs on the
+        /// loop of the provider connection it goes over instead of crossing threads there and back.
+        public var executors: [any TaskExecutor] = []
 
         /// The defaults.
         public init() {}
@@ -89,8 +93,9 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                 // The first lane wakes on enqueues; the others help while a backlog lasts (a full round)
                 // and otherwise sleep a poll interval, so the next round's store writes overlap this
                 // round's deliveries. While front ends enqueue, the others give way.
+                let executors = self.configuration.executors
                 for lane in 0..<max(1, self.configuration.lanes) {
-                    group.addTask {
+                    group.addTask(executorPreference: executors.isEmpty ? nil : executors[lane % executors.count]) {
                         while !Task.isCancelled {
                             if lane > 0, self.wakeUp.signalled(within: self.configuration.helperQuietPeriod) {
                                 try? await Task.sleep(for: self.configuration.helperQuietPeriod)

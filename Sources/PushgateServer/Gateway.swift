@@ -169,9 +169,11 @@ public struct Gateway: Sendable {
             maxRequestBodySize: configuration.http.maxRequestBodySize,
             accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor
         )
+        var workerConfiguration = OutboxWorker.Configuration()
+        workerConfiguration.executors = MultiThreadedEventLoopGroup.singleton.makeIterator().map { EventLoopTaskExecutor(eventLoop: $0) }
         let worker = OutboxWorker(
-            dispatcher: dispatcher, store: store, metrics: deliveryMetrics, wakeUp: wakeUp, observers: frontEnds.compactMap(\.outcomeObserver),
-            logger: logger
+            dispatcher: dispatcher, store: store, metrics: deliveryMetrics, wakeUp: wakeUp, configuration: workerConfiguration,
+            observers: frontEnds.compactMap(\.outcomeObserver), logger: logger
         )
         let sweeper = ExpiredCounterSweeper(store: store, logger: logger)
         let backlogSampler = OutboxBacklogSampler(store: store, metrics: deliveryMetrics, reading: backlogReading, logger: logger)
