@@ -7,7 +7,7 @@
 #   PROFILE=/tmp/gorush MODES=async SHAPES=ios1 benchmarks/gorush-wrk.sh …   # perf record of the gateway during wrk
 #   RATE=100 SHAPES=android100 MODES=async benchmarks/gorush-wrk.sh …   # an offered load instead of a closed loop
 #   WORK_DIR=/dev/shm …   # the database (and logs) on tmpfs: no fsync wait, to see what the disk adds
-#   IO_THREADS=2 …        # the gateway's http.io_threads (default: the gateway's own, half the cores)
+#   IO_THREADS=2 …        # the gateway's http.io_threads (default: the gateway's own, one per core)
 #   BENCH_LOG_LEVEL=warning …   # the gateway's log.level (default: info, the gateway's own default)
 #   DEVICES=100 …               # how many distinct devices the tokens cycle through (default 10,000)
 #   DEAD=30 SHAPES=android100 …   # 30 of the 100 Android tokens are unregistered (FCM answers 404

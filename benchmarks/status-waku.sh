@@ -7,7 +7,7 @@
 #   benchmarks/status-waku.sh [BINARY] [COUNT] [RATE]
 #   PERF=perf.data benchmarks/status-waku.sh …   # also records a perf profile of the gateway under load
 #   POLL_MS=5 benchmarks/status-waku.sh …         # status.poll_interval_ms (default 100)
-#   IO_THREADS=2 benchmarks/status-waku.sh …      # http.io_threads (default: half the cores)
+#   IO_THREADS=2 benchmarks/status-waku.sh …      # http.io_threads (default: one per core)
 #
 # Prints the push requests published and delivered to the APNs emulator, the rate they were published at
 # and delivered at end to end, the latency from publish to the emulator's receipt (p50, p99, over the last

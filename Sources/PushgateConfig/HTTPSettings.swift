@@ -19,8 +19,8 @@ public struct HTTPSettings: Sendable, Equatable {
     /// answered 503 and closed. Nil chooses from the process's file-descriptor limit at start.
     public var maxConnections: Int?
     /// The threads that do the gateway's network I/O: its listeners and its connections to providers
-    /// (`http.io_threads`). Nil takes half the cores, at least one; the CPU-heavy steps run on compute
-    /// threads that take the cores left, at least one.
+    /// (`http.io_threads`). Nil takes one per core; the CPU-heavy steps run on compute threads that take
+    /// the cores left, at least one.
     public var ioThreads: Int?
     /// The threads that run the CPU-heavy steps: encryption, signature checks, reading large bodies
     /// (`http.compute_threads`). Nil takes the cores the I/O threads leave, at least one.
@@ -51,10 +51,11 @@ public struct HTTPSettings: Sendable, Equatable {
         self.computeThreads = try section.int("compute_threads", in: 1...1024)
     }
 
-    /// How many I/O threads to start on a machine with `cores` cores: `ioThreads` if set, else half the
-    /// cores, at least one.
+    /// How many I/O threads to start on a machine with `cores` cores: `ioThreads` if set, else one per
+    /// core (each request, and each outbox delivery, runs on one loop with that loop's provider
+    /// connections, so loops do not hand work to one another).
     public func ioThreadCount(cores: Int) -> Int {
-        self.ioThreads ?? max(1, cores / 2)
+        self.ioThreads ?? max(1, cores)
     }
 
     /// How many compute threads to start on a machine with `cores` cores: `computeThreads` if set, else

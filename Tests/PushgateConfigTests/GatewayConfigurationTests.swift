@@ -63,10 +63,10 @@ struct GatewayConfigurationTests {
         #expect(!configuration.metrics.prometheusListenerEnabled)
     }
 
-    @Test func ioThreadsDefaultToHalfTheCoresAndAtLeastOne() throws {
+    @Test func ioThreadsDefaultToOnePerCore() throws {
         let defaults = GatewayConfiguration().http
         #expect(defaults.ioThreads == nil)
-        #expect([1, 2, 3, 4, 8, 64].map { defaults.ioThreadCount(cores: $0) } == [1, 1, 1, 2, 4, 32])
+        #expect([1, 2, 3, 4, 8, 64].map { defaults.ioThreadCount(cores: $0) } == [1, 2, 3, 4, 8, 64])
         let set = try GatewayConfiguration(yaml: "http: {io_threads: 3}").http
         #expect(set.ioThreads == 3)
         #expect(set.ioThreadCount(cores: 2) == 3)
@@ -76,7 +76,7 @@ struct GatewayConfigurationTests {
     @Test func computeThreadsDefaultToTheCoresTheIOThreadsLeaveAndAtLeastOne() throws {
         let defaults = GatewayConfiguration().http
         #expect(defaults.computeThreads == nil)
-        #expect([1, 2, 3, 4, 8, 64].map { defaults.computeThreadCount(cores: $0) } == [1, 1, 2, 2, 4, 32])
+        #expect([1, 2, 3, 4, 8, 64].map { defaults.computeThreadCount(cores: $0) } == [1, 1, 1, 1, 1, 1])
         let io = try GatewayConfiguration(yaml: "http: {io_threads: 3}").http
         #expect([2, 3, 4, 8].map { io.computeThreadCount(cores: $0) } == [1, 1, 1, 5])
         let set = try GatewayConfiguration(yaml: "http: {io_threads: 1, compute_threads: 2}").http
