@@ -71,6 +71,14 @@ struct ConsoleBrowserEndToEndTests {
               {"tokens":["fcm-gorush-ok-1"],"platform":2,"message":"\#(Self.gorushText)"}]}
             """#
         #expect(try await Self.post(port, "/api/push", push) == 200)
+        // gorush answers before it delivers: the script compares the console's gorush figures with
+        // /api/stat/app, read a moment apart, so every token must be settled first.
+        let settled = try await GorushEndToEndTests.eventually {
+            let stat = try GorushEndToEndTests.json(try await GorushEndToEndTests.get(port, "/api/stat/app").body)
+            return stat["ios"]?["push_success"] == .number(2) && stat["ios"]?["push_error"] == .number(1)
+                && stat["android"]?["push_success"] == .number(1)
+        }
+        #expect(settled, "the gorush tokens were not all delivered or refused within a minute")
 
         let output = URL(fileURLWithPath: ProcessInfo.processInfo.environment["PUSHGATE_TEST_OUTPUT"] ?? NSTemporaryDirectory())
             .appendingPathComponent("pushgate-console-\(UUID().uuidString)").path
