@@ -192,7 +192,7 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
 
     /// The connection a request goes over: the one pinned to the event loop the request runs on (a Matrix
     /// or gorush request's task runs on its HTTP connection's loop), so that no request crosses threads
-    /// on its way to APNs and back; round-robin for requests from elsewhere (outbox workers).
+    /// on its way to APNs and back (outbox lanes run on the loops too); round-robin for tasks on no loop.
     private func connection() -> APNsConnection {
         if let current = MultiThreadedEventLoopGroup.currentEventLoop,
             let local = self.connections.first(where: { $0.eventLoop === current })

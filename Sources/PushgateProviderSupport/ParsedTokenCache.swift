@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Values parsed from tokens (a Web Push subscription, a UnifiedPush endpoint URL), kept by the exact text
+/// Values parsed from tokens (a Web Push subscription), kept by the exact text
 /// of their token so that a token delivered to again is not parsed again.
 ///
 /// At most ``capacity`` values are kept; when full, the one kept longest is dropped (first in, first out).
