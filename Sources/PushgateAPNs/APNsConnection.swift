@@ -43,13 +43,7 @@ final class APNsConnection: @unchecked Sendable {
     /// Sends `request` and waits for APNs' answer or an ``APNsExchangeError`` (or a connection error).
     func execute(_ request: APNsRequest, deadline: NIODeadline) async throws -> APNsAnswer {
         let promise = self.eventLoop.makePromise(of: APNsAnswer.self)
-        // On the connection's own loop (a request whose task runs there) the stream is opened at once,
-        // without a job queued behind the loop's other work.
-        if self.eventLoop.inEventLoop {
-            self.start(request, deadline: deadline, promise: promise)
-        } else {
-            self.eventLoop.execute { self.start(request, deadline: deadline, promise: promise) }
-        }
+        self.eventLoop.executeNowIfHere { self.start(request, deadline: deadline, promise: promise) }
         return try await promise.futureResult.get()
     }
 

@@ -13,11 +13,16 @@ public enum MatrixFrontEnd {
         let handler = MatrixNotifyHandler(
             dispatcher: environment.dispatcher, apps: try Self.appOptions(environment.configuration.apps), store: environment.store,
             storeIsShared: environment.storeIsShared, metrics: metrics, logger: environment.logger,
-            unifiedPushDiscovery: environment.configuration.apps.contains { $0.kind == .unifiedpush }
+            unifiedPushDiscovery: Self.answersDiscovery(environment.configuration.apps)
         )
         return FrontEnd(name: Self.name, routes: handler.routes, figures: { metrics.figures }) { configuration in
-            handler.replaceApps(try Self.appOptions(configuration.apps), unifiedPushDiscovery: configuration.apps.contains { $0.kind == .unifiedpush })
+            handler.replaceApps(try Self.appOptions(configuration.apps), unifiedPushDiscovery: Self.answersDiscovery(configuration.apps))
         }
+    }
+
+    /// Whether `GET` on the endpoint answers UnifiedPush's gateway discovery: with a `unifiedpush` app.
+    static func answersDiscovery(_ apps: [AppSettings]) -> Bool {
+        apps.contains { $0.kind == .unifiedpush }
     }
 
     /// The Matrix payload options of every app (Sygnal's `send_badge_counts`, `convert_device_token_to_hex`).

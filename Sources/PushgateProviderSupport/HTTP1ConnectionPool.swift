@@ -26,10 +26,12 @@ public final class HTTP1ConnectionPool: Sendable {
             guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host, !host.isEmpty else {
                 return nil
             }
-            self.isTLS = scheme == "https"
+            let isTLS = scheme == "https"
             // An IPv6 literal comes in brackets in URLs, without them in sockets.
-            self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-            self.port = url.port ?? (self.isTLS ? 443 : 80)
+            self.init(
+                isTLS: isTLS, host: host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host,
+                port: url.port ?? (isTLS ? 443 : 80)
+            )
         }
 
         /// An origin from its parts (`host` without brackets).
@@ -61,10 +63,7 @@ public final class HTTP1ConnectionPool: Sendable {
         /// Reads `url`; nil unless it is an `http` or `https` URL with a host.
         public init?(_ url: URL) {
             guard let origin = Origin(url) else { return nil }
-            self.origin = origin
-            self.hostHeader = origin.hostHeader
-            self.target = HTTP1ConnectionPool.target(of: url)
-            self.afterMethod = HTTP1RequestSerializer.afterMethod(target: self.target, host: self.hostHeader)
+            self.init(origin: origin, target: HTTP1ConnectionPool.target(of: url))
         }
 
         /// A destination from an origin and a request target read elsewhere (``PushEndpoint/init(text:)``).
@@ -214,12 +213,7 @@ public final class HTTP1ConnectionPool: Sendable {
     private func exchange(on connection: Connection, origin: Origin, request: ByteBuffer, deadline: NIODeadline) async throws -> HTTP1Answer {
         let loop = connection.channel.eventLoop
         let promise = loop.makePromise(of: HTTP1Answer.self)
-        // On the connection's own loop (a request whose task runs there) the request is written at once.
-        if loop.inEventLoop {
-            connection.handler.value.send(request, deadline: deadline, promise: promise)
-        } else {
-            loop.execute { connection.handler.value.send(request, deadline: deadline, promise: promise) }
-        }
+        loop.executeNowIfHere { connection.handler.value.send(request, deadline: deadline, promise: promise) }
         let answer: HTTP1Answer
         do {
             answer = try await withTaskCancellationHandler {

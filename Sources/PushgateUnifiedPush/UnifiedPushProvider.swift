@@ -81,14 +81,15 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
         // Read for every delivery: the plain form of nearly every endpoint reads in a few hundred
         // nanoseconds, less than a cache of read endpoints would cost in hashing and memory.
         let endpoint = PushEndpoint(text: token)
+        // The `host[:port]` that metrics and the memory of failing hosts go by.
+        let host = endpoint?.hostAndPort?.lowercased()
         let result: (outcome: DeliveryOutcome, status: Int?)
         if admitted {
-            result = await self.send(notification, to: token, endpoint: endpoint, deadline: deadline)
+            result = await self.send(notification, to: token, endpoint: endpoint, host: host, deadline: deadline)
             self.deliveries.withLock { $0 -= 1 }
         } else {
             result = (.retryLater(after: nil, reason: "inflight_request_limit reached"), nil)
         }
-        let host = endpoint?.hostAndPort?.lowercased()
         self.hostMetrics.record(host: host, outcome: result.outcome.label)
         self.logger.debug(
             "unifiedpush delivery",
@@ -104,14 +105,12 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
     }
 
     private func send(
-        _ notification: PushNotification, to token: String, endpoint: PushEndpoint?, deadline: ContinuousClock.Instant
+        _ notification: PushNotification, to token: String, endpoint: PushEndpoint?, host: String?, deadline: ContinuousClock.Instant
     ) async -> (outcome: DeliveryOutcome, status: Int?) {
-        guard let endpoint, let scheme = endpoint.scheme, scheme == "https" || scheme == "http", let hostAndPort = endpoint.hostAndPort,
-            endpoint.destination != nil
-        else {
+        guard let endpoint, let scheme = endpoint.scheme, scheme == "https" || scheme == "http", let host, endpoint.destination != nil else {
             return (.invalidToken(reason: "the pushkey is not an absolute https URL"), nil)
         }
-        let origin = scheme + "://" + hostAndPort.lowercased()
+        let origin = scheme + "://" + host
         let hostKey = UnifiedPushEndpointMemory.Key.host(origin)
         let endpointKey = UnifiedPushEndpointMemory.Key.endpoint(token)
         switch self.memory.recall(endpoint: token, host: origin) {
