@@ -43,7 +43,7 @@ public final class HTTP1ConnectionPool: Sendable {
 
         /// The `Host` header: the host (IPv6 in brackets) and the port when not the scheme's default.
         public var hostHeader: String {
-            let host = self.host.contains(":") ? "[\(self.host)]" : self.host
+            let host = self.host.utf8.contains(UInt8(ascii: ":")) ? "[\(self.host)]" : self.host
             return self.port == (self.isTLS ? 443 : 80) ? host : "\(host):\(self.port)"
         }
 

@@ -27,6 +27,8 @@ public struct PushEndpoint: Sendable {
     /// Where the connection pool connects, with the request target and `Host` header; nil unless it is an
     /// `http` or `https` URL with a host.
     public let destination: HTTP1ConnectionPool.Destination?
+    /// The origin, `scheme://host[:port]` (``origin(of:)``); nil without a scheme or host.
+    public let origin: String?
 
     /// Reads `url`'s parts.
     public init(_ url: URL) {
@@ -35,6 +37,7 @@ public struct PushEndpoint: Sendable {
         self.host = url.host.flatMap { $0.isEmpty ? nil : $0 }
         self.hostAndPort = Self.hostAndPort(of: url)
         self.destination = HTTP1ConnectionPool.Destination(url)
+        self.origin = Self.origin(of: url)
     }
 
     /// Reads an endpoint given as text (a UnifiedPush pushkey); nil when it is not a URL at all.
@@ -47,11 +50,16 @@ public struct PushEndpoint: Sendable {
     /// Both give the same parts for the plain form (PushEndpointTests compares them).
     public init?(text: String) {
         if let plain = PlainEndpointText(text) {
-            let origin = HTTP1ConnectionPool.Origin(isTLS: plain.isTLS, host: plain.host, port: plain.port ?? (plain.isTLS ? 443 : 80))
+            let scheme = plain.isTLS ? "https" : "http"
+            let defaultPort = plain.isTLS ? 443 : 80
+            let origin = HTTP1ConnectionPool.Origin(isTLS: plain.isTLS, host: plain.host, port: plain.port ?? defaultPort)
+            // A plain host is a name or an IPv4 address: never in brackets.
+            let lowered = plain.host.lowercased()
             self.init(
-                source: .text(text), scheme: plain.isTLS ? "https" : "http", host: plain.host,
+                source: .text(text), scheme: scheme, host: plain.host,
                 hostAndPort: plain.port.map { "\(plain.host):\($0)" } ?? plain.host,
-                destination: HTTP1ConnectionPool.Destination(origin: origin, target: plain.target)
+                destination: HTTP1ConnectionPool.Destination(origin: origin, target: plain.target),
+                origin: plain.port.map { $0 == defaultPort ? "\(scheme)://\(lowered)" : "\(scheme)://\(lowered):\($0)" } ?? "\(scheme)://\(lowered)"
             )
             return
         }
@@ -59,19 +67,35 @@ public struct PushEndpoint: Sendable {
         self.init(url)
     }
 
-    private init(source: Source, scheme: String?, host: String?, hostAndPort: String?, destination: HTTP1ConnectionPool.Destination?) {
+    private init(
+        source: Source, scheme: String?, host: String?, hostAndPort: String?, destination: HTTP1ConnectionPool.Destination?, origin: String?
+    ) {
         self.source = source
         self.scheme = scheme
         self.host = host
         self.hostAndPort = hostAndPort
         self.destination = destination
+        self.origin = origin
+    }
+
+    /// The origin of `url` as RFC 6454 serializes it, `scheme://host[:port]`: scheme and host lower-cased,
+    /// an IPv6 host in brackets, the port only when it is not the scheme's default (the VAPID audience of
+    /// RFC 8292 is this); nil without a scheme or host.
+    public static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        let bracketed = host.utf8.contains(UInt8(ascii: ":")) && !host.hasPrefix("[") ? "[\(host)]" : host
+        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        if let port = url.port, port != defaultPort {
+            return "\(scheme)://\(bracketed):\(port)"
+        }
+        return "\(scheme)://\(bracketed)"
     }
 
     /// The `host[:port]` that `allowed_endpoints` is matched against (IPv6 hosts in brackets); nil without
     /// a host.
     public static func hostAndPort(of url: URL) -> String? {
         guard var host = url.host, !host.isEmpty else { return nil }
-        if host.contains(":"), !host.hasPrefix("[") { host = "[\(host)]" }
+        if host.utf8.contains(UInt8(ascii: ":")), !host.hasPrefix("[") { host = "[\(host)]" }
         return url.port.map { "\(host):\($0)" } ?? host
     }
 }

@@ -61,15 +61,10 @@ public final class VAPIDSigner: Sendable {
         return lowered.hasPrefix("mailto:") || lowered.hasPrefix("https:") ? trimmed : "mailto:" + trimmed
     }
 
-    /// The origin of `url`, `scheme://host[:port]`, with the port only when it is not the scheme's default.
+    /// The origin of `url`, `scheme://host[:port]`, with the port only when it is not the scheme's default
+    /// (``PushEndpoint/origin(of:)``).
     public static func origin(of url: URL) -> String? {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else { return nil }
-        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
-        if let port = url.port, port != defaultPort {
-            return "\(scheme)://\(bracketed):\(port)"
-        }
-        return "\(scheme)://\(bracketed)"
+        PushEndpoint.origin(of: url)
     }
 
     /// The `Authorization` header value for a request to `endpoint`, from the cache when still fresh.

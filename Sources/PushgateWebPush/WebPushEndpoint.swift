@@ -12,8 +12,13 @@ public struct WebPushEndpoint: Sendable {
 
     /// Reads `url`'s parts.
     public init(_ url: URL) {
-        self.endpoint = PushEndpoint(url)
-        self.origin = VAPIDSigner.origin(of: url)
+        self.init(PushEndpoint(url))
+    }
+
+    /// Takes the parts of an endpoint read already (``PushEndpoint/init(text:)`` for a subscription's).
+    init(_ endpoint: PushEndpoint) {
+        self.endpoint = endpoint
+        self.origin = endpoint.origin
     }
 
     /// The URL the notification is posted to.

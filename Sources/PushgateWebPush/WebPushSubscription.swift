@@ -38,7 +38,8 @@ public struct WebPushSubscription: Sendable {
         guard let endpointText = object["endpoint"]?.stringValue, !endpointText.isEmpty else {
             throw ParseError("subscription has no endpoint")
         }
-        guard let endpoint = URL(string: endpointText), endpoint.scheme != nil, let host = endpoint.host, !host.isEmpty else {
+        // The plain form push services hand out is read without Foundation (``PushEndpoint/init(text:)``).
+        guard let endpoint = PushEndpoint(text: endpointText), endpoint.scheme != nil, endpoint.host != nil else {
             throw ParseError("subscription endpoint is not an absolute URL")
         }
         guard case .object(let keys)? = object["keys"] else {

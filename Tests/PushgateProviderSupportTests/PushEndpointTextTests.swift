@@ -7,7 +7,7 @@ import Testing
 /// form must still be read, by Foundation.
 @Suite("Push endpoint read from text")
 struct PushEndpointTextTests {
-    /// The parts the policy and the connection pool use.
+    /// The parts the policy, the connection pool and the VAPID signer use.
     struct Parts: Equatable, CustomStringConvertible {
         var scheme: String?
         var host: String?
@@ -18,6 +18,7 @@ struct PushEndpointTextTests {
         var hostHeader: String?
         var target: String?
         var afterMethod: [UInt8]?
+        var origin: String?
 
         init(_ endpoint: PushEndpoint) {
             self.scheme = endpoint.scheme
@@ -29,10 +30,11 @@ struct PushEndpointTextTests {
             self.hostHeader = endpoint.destination?.hostHeader
             self.target = endpoint.destination?.target
             self.afterMethod = endpoint.destination?.afterMethod
+            self.origin = endpoint.origin
         }
 
         var description: String {
-            "\(self.scheme ?? "-") \(self.host ?? "-") \(self.hostAndPort ?? "-") \(self.port.map(String.init) ?? "-") \(self.hostHeader ?? "-") \(self.target ?? "-")"
+            "\(self.scheme ?? "-") \(self.host ?? "-") \(self.hostAndPort ?? "-") \(self.port.map(String.init) ?? "-") \(self.hostHeader ?? "-") \(self.target ?? "-") \(self.origin ?? "-")"
         }
     }
 
