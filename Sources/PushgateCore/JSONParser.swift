@@ -80,6 +80,17 @@ public struct JSONParser {
         try self.value(depth: self.depth)
     }
 
+    /// Reads past the next value, holding it to the same rules as ``readValue()`` without building it.
+    public mutating func skipValue() throws(Failure) {
+        switch self.nextKind {
+        case .object: try self.readMembers { parser, _ throws(Failure) in try parser.skipValue() }
+        case .array: try self.readElements { parser throws(Failure) in try parser.skipValue() }
+        // A string is read as a key is: its bytes in the text, no `String` made unless it has escapes.
+        case .string: _ = try self.key()
+        default: _ = try self.value(depth: self.depth)
+        }
+    }
+
     /// Reads the next value, which must be an object, handing each member's key to `member` in the
     /// order of the text; `member` must read that member's value with one of the read methods.
     public mutating func readMembers(_ member: (inout JSONParser, Key) throws(Failure) -> Void) throws(Failure) {

@@ -184,7 +184,7 @@ public struct MatrixNotifyHandler: Sendable {
         }
         if provider.platform == .unifiedPush {
             return await self.deliverToEndpoint(
-                push, fallback: unifiedPush?.fallback, via: provider, pushkey: device.pushkey, duplicateKey: duplicateKey, deadline: deadline
+                push, bodies: unifiedPush, via: provider, pushkey: device.pushkey, duplicateKey: duplicateKey, deadline: deadline
             )
         }
         let outcome = await self.dispatcher.deliver(push, via: provider, token: token, deadline: deadline, frontEnd: MatrixFrontEnd.name)
@@ -209,12 +209,12 @@ public struct MatrixNotifyHandler: Sendable {
     /// temporary failure to the outbox (the answer does not wait for it), and only a gone or unusable
     /// endpoint is rejected.
     private func deliverToEndpoint(
-        _ push: PushNotification, fallback: JSONValue?, via provider: any PushProvider, pushkey: String, duplicateKey: MatrixDuplicateFilter.Key?,
+        _ push: PushNotification, bodies: UnifiedPushMatrixPayloadBuilder.Bodies?, via provider: any PushProvider, pushkey: String, duplicateKey: MatrixDuplicateFilter.Key?,
         deadline: ContinuousClock.Instant
     ) async -> MatrixDeviceResult {
         var sent = push
         var outcome = await self.dispatcher.deliver(sent, via: provider, token: pushkey, deadline: deadline, frontEnd: MatrixFrontEnd.name)
-        if case .rejected = outcome, let fallback {
+        if case .rejected = outcome, let fallback = bodies?.fallback {
             sent = PushNotification(kind: push.kind, payload: fallback)
             outcome = await self.dispatcher.deliver(sent, via: provider, token: pushkey, deadline: deadline, frontEnd: MatrixFrontEnd.name)
         }

@@ -8,7 +8,8 @@ struct JSONParserTests {
         try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
     }
 
-    @Test(arguments: [
+    /// Documents JSONDecoder reads too.
+    static let valid = [
         #"{"notification":{"event_id":"$3957tyerfgewrf384","room_id":"!slw48wfj34rtnrf:example.org","type":"m.room.message","#
             + #""sender":"@exampleuser:matrix.org","sender_display_name":"Major Tom","room_name":"Mission Control","#
             + #""content":{"msgtype":"m.text","body":"I'm floating in a most peculiar way."},"counts":{"unread":2,"missed_calls":1},"#
@@ -19,19 +20,51 @@ struct JSONParserTests {
         "\"ünïcødé ✓ 😀\"",
         #""a\/b+c\/d==\n after: ünï ✓ \u00e9 then more""#,
         "3", "\"x\"", "null",
-    ])
+    ]
+
+    @Test(arguments: Self.valid)
     func readsWhatJSONDecoderReads(text: String) throws {
         let parsed = try JSONParser.parse(Array(text.utf8))
         #expect(parsed == Self.decoded(text))
     }
 
-    @Test(arguments: [
+    /// Texts that are not JSON.
+    static let invalid = [
         "", " ", "{", "[1,]", "{\"a\":1,}", "{a:1}", "[1 2]", "01", "1.", ".5", "-", "1e", "+1", "nul", "tru", "\"abc",
         "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"tab\there\"", "1e400", "[1] x", "{\"a\" 1}",
         "\"\\/\tafter an escape\"", "\"\\/unterminated", "\"\\/\\",
-    ])
+    ]
+
+    @Test(arguments: Self.invalid)
     func refusesWhatIsNotJSON(text: String) {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(text.utf8)) }
+    }
+
+    @Test(arguments: Self.valid)
+    func skippingAValueReadsPastWhatReadingItReads(text: String) throws {
+        // Inside an array, so that what follows the skipped value is read too.
+        let document = Array("[\(text), 7]".utf8)
+        let after = try JSONParser.walk(document) { parser throws(JSONParser.Failure) in
+            var values: [JSONValue] = []
+            var first = true
+            try parser.readElements { parser throws(JSONParser.Failure) in
+                if first {
+                    try parser.skipValue()
+                    first = false
+                } else {
+                    values.append(try parser.readValue())
+                }
+            }
+            return values
+        }
+        #expect(after == [7])
+    }
+
+    @Test(arguments: Self.invalid)
+    func skippingRefusesWhatReadingRefuses(text: String) {
+        #expect(throws: JSONParser.Failure.self) {
+            try JSONParser.walk(Array(text.utf8)) { parser throws(JSONParser.Failure) in try parser.skipValue() }
+        }
     }
 
     @Test func ofDuplicateKeysTheLastWinsAsInPythonsJSON() throws {
