@@ -336,13 +336,16 @@ public struct JSONParser {
 
     private mutating func number() throws(Failure) -> Double {
         let start = self.position
-        if self.bytes[self.position] == UInt8(ascii: "-") { self.position += 1 }
+        let negative = self.bytes[self.position] == UInt8(ascii: "-")
+        if negative { self.position += 1 }
         guard self.position < self.bytes.count else { throw self.failure("unexpected end of number") }
+        let integerStart = self.position
         if self.bytes[self.position] == UInt8(ascii: "0") {
             self.position += 1
         } else {
             guard self.digits() > 0 else { throw self.failure("expected a digit") }
         }
+        let integerEnd = self.position
         if self.position < self.bytes.count, self.bytes[self.position] == UInt8(ascii: ".") {
             self.position += 1
             guard self.digits() > 0 else { throw self.failure("expected a digit after '.'") }
@@ -353,6 +356,12 @@ public struct JSONParser {
                 self.position += 1
             }
             guard self.digits() > 0 else { throw self.failure("expected a digit in the exponent") }
+        }
+        // An integer of up to 15 digits (all counts, ids and timestamps) is exact in a Double: no text made.
+        if self.position == integerEnd, integerEnd - integerStart <= 15 {
+            var magnitude: Int64 = 0
+            for index in integerStart..<integerEnd { magnitude = magnitude * 10 + Int64(self.bytes[index] - UInt8(ascii: "0")) }
+            return negative ? -Double(magnitude) : Double(magnitude)
         }
         let text = String(decoding: self.bytes(from: start), as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw Failure(offset: start, reason: "number out of range") }

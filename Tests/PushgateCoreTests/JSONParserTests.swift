@@ -67,6 +67,20 @@ struct JSONParserTests {
         }
     }
 
+    @Test(arguments: [
+        "0", "-0", "7", "-7", "1234567890", "999999999999999", "-999999999999999", "9999999999999999", "12345678901234567",
+        "9007199254740993", "-9007199254740993", "1.0", "10e0", "0.5", "-0.0",
+    ])
+    func numbersReadAsTheTextReadsAsADouble(text: String) throws {
+        let expected = try #require(Double(text))
+        guard case .number(let value) = try JSONParser.parse(Array(text.utf8)) else {
+            Issue.record("not a number")
+            return
+        }
+        #expect(value == expected)
+        #expect(value.sign == expected.sign)
+    }
+
     @Test func ofDuplicateKeysTheLastWinsAsInPythonsJSON() throws {
         // Sygnal reads bodies with Python's json module, which keeps the last; JSONDecoder keeps the first.
         #expect(try JSONParser.parse(Array(#"{"a":1,"b":true,"a":2}"#.utf8)) == ["a": 2, "b": true])
