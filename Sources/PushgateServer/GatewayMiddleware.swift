@@ -14,7 +14,7 @@ struct GatewayMiddleware: RouterMiddleware {
     /// The largest bodies accepted, in bytes.
     let limits: RequestBodyLimits
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         var context = context
         let response: Response
