@@ -209,8 +209,8 @@ public struct MatrixNotifyHandler: Sendable {
     /// temporary failure to the outbox (the answer does not wait for it), and only a gone or unusable
     /// endpoint is rejected.
     private func deliverToEndpoint(
-        _ push: PushNotification, bodies: UnifiedPushMatrixPayloadBuilder.Bodies?, via provider: any PushProvider, pushkey: String, duplicateKey: MatrixDuplicateFilter.Key?,
-        deadline: ContinuousClock.Instant
+        _ push: PushNotification, bodies: UnifiedPushMatrixPayloadBuilder.Bodies?, via provider: any PushProvider, pushkey: String,
+        duplicateKey: MatrixDuplicateFilter.Key?, deadline: ContinuousClock.Instant
     ) async -> MatrixDeviceResult {
         var sent = push
         var outcome = await self.dispatcher.deliver(sent, via: provider, token: pushkey, deadline: deadline, frontEnd: MatrixFrontEnd.name)

@@ -59,7 +59,7 @@ public struct PushEndpoint: Sendable {
                 source: .text(text), scheme: scheme, host: plain.host,
                 hostAndPort: plain.port.map { "\(plain.host):\($0)" } ?? plain.host,
                 destination: HTTP1ConnectionPool.Destination(origin: origin, target: plain.target),
-                origin: plain.port.map { $0 == defaultPort ? "\(scheme)://\(lowered)" : "\(scheme)://\(lowered):\($0)" } ?? "\(scheme)://\(lowered)"
+                origin: "\(scheme)://" + (plain.port.map { $0 == defaultPort ? lowered : "\(lowered):\($0)" } ?? lowered)
             )
             return
         }
