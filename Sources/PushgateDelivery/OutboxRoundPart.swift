@@ -28,7 +28,7 @@ final class OutboxRoundPart: Sendable {
             return state.detached
         }
         self.pace.finished(self.appID, after: ContinuousClock.now - self.started, wasDetached: detached)
-        self.round?.partFinished(appID: self.appID)
+        self.round?.partFinished()
     }
 
     /// Detaches the part unless it has finished: the app's pace counts it until it does.

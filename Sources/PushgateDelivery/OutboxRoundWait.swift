@@ -5,11 +5,10 @@ import Synchronization
 /// deadline. The deadline starts at the longest patience of the round's apps (``OutboxAppPace``) and
 /// comes nearer once the first part finishes: the others may then take at most twice as long as it did,
 /// or what their apps' rounds usually take, or 10 ms, whichever is longest; and when new work arrives for
-/// an app the round no longer waits for (an enqueue's signal for an app without a part in the round, or
-/// whose part has finished), the round may take no longer than twice what its apps' rounds usually
-/// take, or 10 ms. So a part whose provider hangs is let go within milliseconds of another app's work to
-/// do, even when that app's own part took long (a slow store write on a busy machine), while a healthy
-/// slower app, a drain, or a steady inflow of the same app's work keeps its lane waiting as before. Parts still out at the deadline are
+/// an app the round does not wait for (an enqueue's signal), the round may take no longer than twice
+/// what its apps' rounds usually take, or 10 ms. So a part whose provider hangs is let go within
+/// milliseconds of another app's work to do, while a healthy slower app, a drain, or a steady inflow of
+/// the same app's work keeps its lane waiting as before. Parts still out at the deadline are
 /// detached and go on by themselves.
 final class OutboxRoundWait: Sendable {
     private struct State {
@@ -23,8 +22,6 @@ final class OutboxRoundWait: Sendable {
         var parts: [OutboxRoundPart] = []
         /// Their apps.
         var apps: Set<String> = []
-        /// The apps whose part has finished.
-        var finishedApps: Set<String> = []
     }
 
     private let started = ContinuousClock.now
@@ -49,12 +46,11 @@ final class OutboxRoundWait: Sendable {
         }
     }
 
-    /// The part of `appID`, one of those waited for, has finished.
-    func partFinished(appID: String) {
+    /// One of the parts waited for has finished.
+    func partFinished() {
         let now = ContinuousClock.now
         let (waiter, rearm) = self.state.withLock { state -> (CheckedContinuation<Void, Never>?, ContinuousClock.Instant?) in
             state.pending -= 1
-            state.finishedApps.insert(appID)
             if state.pending == 0 {
                 defer { state.waiter = nil }
                 return (state.waiter, nil)
@@ -70,12 +66,12 @@ final class OutboxRoundWait: Sendable {
         if let rearm { self.arm(rearm) }
     }
 
-    /// New work has arrived for `apps`: if any is not an app the round still waits for, the round may take
-    /// no longer than twice its apps' usual round (or 10 ms).
+    /// New work has arrived for `apps`: if any is not an app the round waits for, the round may take no
+    /// longer than twice its apps' usual round (or 10 ms).
     func newWorkArrived(for apps: Set<String>) {
         let cut = self.started + max(.milliseconds(10), self.slack * 2)
         let rearm = self.state.withLock { state -> Bool in
-            guard state.pending > 0, cut < state.deadline, !apps.isSubset(of: state.apps.subtracting(state.finishedApps)) else { return false }
+            guard state.pending > 0, cut < state.deadline, !apps.isSubset(of: state.apps) else { return false }
             state.deadline = cut
             return state.waiter != nil
         }
