@@ -8,7 +8,7 @@ public struct WebPushEndpoint: Sendable {
     public let endpoint: PushEndpoint
     /// The VAPID audience (`scheme://host[:port]`, the scheme's default port left out); nil without a
     /// scheme or host.
-    let origin: String?
+    var origin: String? { self.endpoint.origin }
 
     /// Reads `url`'s parts.
     public init(_ url: URL) {
@@ -18,7 +18,6 @@ public struct WebPushEndpoint: Sendable {
     /// Takes the parts of an endpoint read already (``PushEndpoint/init(text:)`` for a subscription's).
     init(_ endpoint: PushEndpoint) {
         self.endpoint = endpoint
-        self.origin = endpoint.origin
     }
 
     /// The URL the notification is posted to.
