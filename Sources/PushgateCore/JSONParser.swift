@@ -22,10 +22,10 @@ public struct JSONParser {
 
     /// The text being read; valid for the duration of ``parse(_:)`` only. (Reading through a pointer
     /// instead of the array spares a bounds check and a reference count on every byte.)
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var position = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position = 0
     /// The nesting depth of the container being walked (``readMembers(_:)``, ``readElements(_:)``).
-    private var depth = 0
+    var depth = 0
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -116,11 +116,11 @@ public struct JSONParser {
         UnsafeBufferPointer(rebasing: self.bytes[start..<self.position])
     }
 
-    private func failure(_ reason: String) -> Failure {
+    func failure(_ reason: String) -> Failure {
         Failure(offset: self.position, reason: reason)
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while self.position < self.bytes.count {
             switch self.bytes[self.position] {
             case 0x20, 0x09, 0x0A, 0x0D: self.position += 1
@@ -143,7 +143,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func literal(_ word: String) throws(Failure) {
+    mutating func literal(_ word: String) throws(Failure) {
         for expected in word.utf8 {
             guard self.position < self.bytes.count else { throw self.failure("unexpected end of text") }
             guard self.bytes[self.position] == expected else { throw self.failure("unexpected character") }
@@ -162,7 +162,7 @@ public struct JSONParser {
 
     /// Reads an object's syntax, handing each key to `member`, which reads the member's value.
     @inline(__always)
-    private mutating func walkObject(depth: Int, _ member: (inout JSONParser, Key) throws(Failure) -> Void) throws(Failure) {
+    mutating func walkObject(depth: Int, _ member: (inout JSONParser, Key) throws(Failure) -> Void) throws(Failure) {
         guard depth <= Self.maximumDepth else { throw self.failure("nested too deeply") }
         self.position += 1
         self.skipWhitespace()
@@ -199,7 +199,7 @@ public struct JSONParser {
 
     /// Reads an array's syntax; `element` reads each element.
     @inline(__always)
-    private mutating func walkArray(depth: Int, _ element: (inout JSONParser) throws(Failure) -> Void) throws(Failure) {
+    mutating func walkArray(depth: Int, _ element: (inout JSONParser) throws(Failure) -> Void) throws(Failure) {
         guard depth <= Self.maximumDepth else { throw self.failure("nested too deeply") }
         self.position += 1
         self.skipWhitespace()
@@ -221,7 +221,7 @@ public struct JSONParser {
     }
 
     /// Reads a key: where it has no escapes and only ASCII (all but always), the bytes in the text.
-    private mutating func key() throws(Failure) -> Key {
+    mutating func key() throws(Failure) -> Key {
         let start = self.position + 1
         var nonASCII: UInt8 = 0
         let end = JSONStringScanner.plainRunEnd(in: self.bytes, from: start, stopAtNonASCII: false, nonASCII: &nonASCII)
@@ -232,7 +232,7 @@ public struct JSONParser {
         return Key(decoded: try self.string())
     }
 
-    private mutating func string() throws(Failure) -> String {
+    mutating func string() throws(Failure) -> String {
         self.position += 1
         let start = self.position
         var nonASCII: UInt8 = 0
@@ -334,7 +334,7 @@ public struct JSONParser {
         return value
     }
 
-    private mutating func number() throws(Failure) -> Double {
+    mutating func number() throws(Failure) -> Double {
         let start = self.position
         let negative = self.bytes[self.position] == UInt8(ascii: "-")
         if negative { self.position += 1 }

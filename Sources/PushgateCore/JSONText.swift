@@ -51,6 +51,13 @@ public enum JSONText {
             self.bytes.append(contentsOf: object.finish())
         }
 
+        /// Appends the member `key` (ASCII) with `text`, which must be JSON text as ``encode(_:)`` writes
+        /// a value (taken as it is).
+        public mutating func add(_ key: StaticString, jsonText text: [UInt8]) {
+            self.addKey(key)
+            self.bytes.append(contentsOf: text)
+        }
+
         /// Ends the object and returns its text.
         public consuming func finish() -> [UInt8] {
             self.bytes.append(UInt8(ascii: "}"))
@@ -171,7 +178,7 @@ public enum JSONText {
         return true
     }
 
-    private static func writeInteger(_ value: Int64, into output: inout [UInt8]) {
+    static func writeInteger(_ value: Int64, into output: inout [UInt8]) {
         if value == 0 {
             output.append(UInt8(ascii: "0"))
             return
@@ -199,7 +206,7 @@ public enum JSONText {
     /// With `asciiOnly` (object keys), returns false at the first byte outside ASCII, having written part of
     /// the string; otherwise always true.
     @discardableResult
-    fileprivate static func writeString(_ text: String, into output: inout [UInt8], asciiOnly: Bool = false) -> Bool {
+    static func writeString(_ text: String, into output: inout [UInt8], asciiOnly: Bool = false) -> Bool {
         output.append(UInt8(ascii: "\""))
         var text = text
         // Runs of bytes that need no escape (nearly all of them) are copied whole.

@@ -30,7 +30,7 @@ public enum PushPriority: String, Sendable, Hashable, Codable, CaseIterable {
 /// It is stored in the durable outbox as JSON (its `Codable` form): fields added later are optional, so an
 /// entry written before they existed still decodes (and an older version reading a newer entry ignores
 /// them).
-public struct PushNotification: Sendable, Hashable, Codable {
+public struct PushNotification: Sendable {
     /// Alert, background or VoIP.
     public var kind: PushKind
     /// Delivery urgency: APNs `apns-priority` (10 or 5; background pushes are always 5, as APNs requires),
@@ -38,8 +38,14 @@ public struct PushNotification: Sendable, Hashable, Codable {
     /// `Urgency` when ``webPushUrgency`` is nil. Nil: the front end's protocol states none, and no back end
     /// sends one (the provider's default applies).
     public var priority: PushPriority?
-    /// The provider-ready body.
-    public var payload: JSONValue
+    /// The provider-ready body. A notification made with ``init(kind:payloadText:)`` reads its text here
+    /// (back ends that send it as text take ``payloadText()`` instead); setting it replaces the text.
+    public var payload: JSONValue {
+        get { self.payloadForm.value }
+        set { self.payloadForm = .value(newValue) }
+    }
+    /// The payload as the front end gave it.
+    var payloadForm: PushPayloadForm
     /// How long the provider should keep trying, in seconds (APNs expiration, FCM `ttl`, Web Push `TTL`);
     /// nil leaves the provider's or the app's default.
     public var timeToLive: Int?
@@ -72,7 +78,7 @@ public struct PushNotification: Sendable, Hashable, Codable {
     ) {
         self.kind = kind
         self.priority = priority
-        self.payload = payload
+        self.payloadForm = .value(payload)
         self.timeToLive = timeToLive
         self.collapseID = collapseID
         self.webPushUrgency = webPushUrgency

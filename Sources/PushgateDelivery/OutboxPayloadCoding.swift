@@ -32,7 +32,11 @@ enum OutboxPayloadCoding {
         if let collapseID = notification.collapseID { object.add("collapseID", collapseID) }
         if let expiration = notification.expiration { object.add("expiration", try Self.integer(expiration)) }
         object.add("kind", notification.kind.rawValue)
-        object.add("payload", notification.payload)
+        if let text = notification.givenPayloadText {
+            object.add("payload", jsonText: text)
+        } else {
+            object.add("payload", notification.payload)
+        }
         if let priority = notification.priority { object.add("priority", priority.rawValue) }
         if let report { object.add("report", .object(["context": report.context, "frontEnd": .string(report.frontEnd)])) }
         if let timeToLive = notification.timeToLive { object.add("timeToLive", try Self.integer(Int64(timeToLive))) }

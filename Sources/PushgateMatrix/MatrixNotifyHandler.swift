@@ -215,7 +215,7 @@ public struct MatrixNotifyHandler: Sendable {
         var sent = push
         var outcome = await self.dispatcher.deliver(sent, via: provider, token: pushkey, deadline: deadline, frontEnd: MatrixFrontEnd.name)
         if case .rejected = outcome, let fallback = bodies?.fallback {
-            sent = PushNotification(kind: push.kind, payload: fallback)
+            sent = PushNotification(kind: push.kind, payloadText: fallback)
             outcome = await self.dispatcher.deliver(sent, via: provider, token: pushkey, deadline: deadline, frontEnd: MatrixFrontEnd.name)
         }
         switch outcome {
@@ -287,7 +287,7 @@ public struct MatrixNotifyHandler: Sendable {
         case .unifiedPush:
             // The endpoint URL is the token, as the homeserver sent it (never re-encoded: query strings matter).
             guard let unifiedPush else { return (.reject(reason: "no UnifiedPush body"), device.pushkey) }
-            return (.send(PushNotification(kind: .alert, payload: unifiedPush.preferred)), device.pushkey)
+            return (.send(PushNotification(kind: .alert, payloadText: unifiedPush.preferred)), device.pushkey)
         case .webhook, .hms:
             return (.reject(reason: "the app is not an APNs, FCM, Web Push or UnifiedPush app"), device.pushkey)
         }

@@ -1,4 +1,4 @@
-public import PushgateCore
+import PushgateCore
 
 /// Builds the body a UnifiedPush endpoint receives for a Matrix notification, as the common-proxies
 /// gateway forwards it: `{"notification": …}` with the notification exactly as the homeserver sent it but
@@ -12,18 +12,19 @@ public enum UnifiedPushMatrixPayloadBuilder {
     /// The largest body a UnifiedPush endpoint takes.
     public static let maximumBodySize = 4096
 
-    /// The bodies for one notify request.
+    /// The bodies for one notify request, as JSON text (compact, keys sorted, as ``JSONText`` writes).
     public struct Bodies: Sendable, Equatable {
         /// What is sent first: the whole notification when it fits, else the `event_id_only` form.
-        public var preferred: JSONValue
-        /// The notification whose `event_id_only` form is ``fallback``; nil when there is no fallback. The
-        /// form itself is built only when a push server refuses ``preferred``, which is rare.
-        var reducible: [String: JSONValue]?
+        public var preferred: [UInt8]
+        /// Whether ``preferred`` has members the `event_id_only` form leaves out. That form is built only
+        /// when a push server refuses ``preferred``, which is rare.
+        var hasFallback: Bool
 
         /// The `event_id_only` form, when it differs from ``preferred`` (sent when the push server refuses
         /// the whole notification, as one with a smaller limit than 4096 bytes would).
-        public var fallback: JSONValue? {
-            self.reducible.map { UnifiedPushMatrixPayloadBuilder.body(.object(UnifiedPushMatrixPayloadBuilder.eventIDOnly($0))) }
+        public var fallback: [UInt8]? {
+            guard self.hasFallback, case .object(let notification)? = (try? JSONParser.parse(self.preferred))?["notification"] else { return nil }
+            return try? JSONText.encode(UnifiedPushMatrixPayloadBuilder.body(.object(UnifiedPushMatrixPayloadBuilder.eventIDOnly(notification))))
         }
     }
 
@@ -32,13 +33,56 @@ public enum UnifiedPushMatrixPayloadBuilder {
 
     /// The bodies for the notification of `requestBody` (a request ``MatrixRequestParser`` accepted).
     public static func bodies(requestBody: [UInt8]) -> Bodies {
+        Self.bodiesAsRead(requestBody) ?? Self.bodiesAsBuilt(requestBody)
+    }
+
+    /// The bodies written while the request is read, without building the notification; nil when the
+    /// notification holds what only `JSONEncoder` writes, or does not fit (the long way then builds both).
+    static func bodiesAsRead(_ requestBody: [UInt8]) -> Bodies? {
+        var text: [UInt8] = []
+        var hasOtherMembers = false
+        let written: Bool? = try? JSONParser.walk(requestBody) { parser throws(JSONParser.Failure) -> Bool in
+            var written = true
+            try parser.readMembers { parser, key throws(JSONParser.Failure) in
+                guard key == "notification" else { return try parser.skipValue() }
+                // The last `notification` wins, as a dictionary keeps the last of equal keys.
+                text.removeAll(keepingCapacity: true)
+                text.reserveCapacity(512)
+                text.append(contentsOf: #"{"notification":"#.utf8)
+                hasOtherMembers = false
+                guard parser.nextKind == .object else {
+                    text.append(contentsOf: "{}".utf8)
+                    written = true
+                    return try parser.skipValue()
+                }
+                written = try parser.readCanonicalObject(into: &text) { key in
+                    switch key {
+                    case "devices": return false
+                    case "event_id", "room_id", "prio", "counts": return true
+                    default:
+                        hasOtherMembers = true
+                        return true
+                    }
+                }
+            }
+            return written
+        }
+        guard written == true else { return nil }
+        if text.isEmpty { text.append(contentsOf: #"{"notification":{}"#.utf8) }
+        text.append(UInt8(ascii: "}"))
+        guard text.count <= Self.maximumBodySize else { return nil }
+        return Bodies(preferred: text, hasFallback: hasOtherMembers)
+    }
+
+    /// The bodies from the notification read into a value and written by ``JSONText``.
+    static func bodiesAsBuilt(_ requestBody: [UInt8]) -> Bodies {
         let notification = Self.notificationWithoutDevices(requestBody)
-        let full = Self.body(.object(notification))
-        // The `event_id_only` form is the same as the whole one unless the notification has other members.
-        guard notification.keys.contains(where: { !Self.eventIDOnlyKeys.contains($0) }) else { return Bodies(preferred: full, reducible: nil) }
-        let fullSize = (try? JSONText.encodedCount(full)) ?? Int.max
-        if fullSize <= Self.maximumBodySize { return Bodies(preferred: full, reducible: notification) }
-        return Bodies(preferred: Self.body(.object(Self.eventIDOnly(notification))), reducible: nil)
+        let hasOtherMembers = notification.keys.contains { !Self.eventIDOnlyKeys.contains($0) }
+        if let full = try? JSONText.encode(Self.body(.object(notification))), full.count <= Self.maximumBodySize || !hasOtherMembers {
+            return Bodies(preferred: full, hasFallback: hasOtherMembers)
+        }
+        let reduced = (try? JSONText.encode(Self.body(.object(Self.eventIDOnly(notification))))) ?? Array(#"{"notification":{}}"#.utf8)
+        return Bodies(preferred: reduced, hasFallback: false)
     }
 
     /// `{"notification": notification}`.

@@ -123,7 +123,7 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
         }
         let body: [UInt8]
         do {
-            body = try JSONText.encode(notification.payload)
+            body = try notification.payloadText()
         } catch {
             return (.rejected(reason: "the payload cannot be written as JSON"), nil)
         }
