@@ -107,10 +107,12 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
     private func send(
         _ notification: PushNotification, to token: String, endpoint: PushEndpoint?, host: String?, deadline: ContinuousClock.Instant
     ) async -> (outcome: DeliveryOutcome, status: Int?) {
-        guard let endpoint, let scheme = endpoint.scheme, scheme == "https" || scheme == "http", let host, endpoint.destination != nil else {
+        guard let endpoint, let scheme = endpoint.scheme, scheme == "https" || scheme == "http", host != nil, endpoint.destination != nil,
+            let origin = endpoint.origin
+        else {
             return (.invalidToken(reason: "the pushkey is not an absolute https URL"), nil)
         }
-        let origin = scheme + "://" + host
+        // Failing hosts are remembered by origin, so `https://host` and `https://host:443` are one host.
         let hostKey = UnifiedPushEndpointMemory.Key.host(origin)
         let endpointKey = UnifiedPushEndpointMemory.Key.endpoint(token)
         switch self.memory.recall(endpoint: token, host: origin) {

@@ -61,18 +61,12 @@ public final class VAPIDSigner: Sendable {
         return lowered.hasPrefix("mailto:") || lowered.hasPrefix("https:") ? trimmed : "mailto:" + trimmed
     }
 
-    /// The origin of `url`, `scheme://host[:port]`, with the port only when it is not the scheme's default
-    /// (``PushEndpoint/origin(of:)``).
-    public static func origin(of url: URL) -> String? {
-        PushEndpoint.origin(of: url)
-    }
-
     /// The `Authorization` header value for a request to `endpoint`, from the cache when still fresh.
     public func authorization(for endpoint: URL) throws(Failure) -> String {
-        try self.authorization(forOrigin: Self.origin(of: endpoint))
+        try self.authorization(forOrigin: PushEndpoint.origin(of: endpoint))
     }
 
-    /// The `Authorization` header value for requests to `origin` (``origin(of:)`` of their URL), from the
+    /// The `Authorization` header value for requests to `origin` (``PushEndpoint/origin(of:)`` of their URL), from the
     /// cache when still fresh.
     func authorization(forOrigin origin: String?) throws(Failure) -> String {
         guard let origin else { throw Failure(reason: "endpoint has no origin") }

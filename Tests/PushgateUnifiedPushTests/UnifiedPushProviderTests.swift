@@ -208,7 +208,10 @@ struct UnifiedPushProviderTests {
             #expect(await harness.provider.deliver(Self.notification, to: "https://gone.example/up/2", deadline: Self.soon()).label == "invalid_token")
             #expect(await harness.provider.deliver(Self.notification, to: "https://flaky.example/up/1", deadline: Self.soon()).label == "retry_later")
             #expect(await harness.provider.deliver(Self.notification, to: "https://flaky.example/up/2", deadline: Self.soon()).label == "retry_later")
-            // Each host was looked up once: the second delivery was answered from memory.
+            // The same hosts written with their default port or in capitals are the same origin.
+            #expect(await harness.provider.deliver(Self.notification, to: "https://gone.example:443/up/3", deadline: Self.soon()).label == "invalid_token")
+            #expect(await harness.provider.deliver(Self.notification, to: "https://FLAKY.example:443/up/3", deadline: Self.soon()).label == "retry_later")
+            // Each host was looked up once: the later deliveries were answered from memory.
             #expect(lookups.names == ["gone.example", "flaky.example"])
         }
     }

@@ -84,9 +84,9 @@ struct VAPIDSignerTests {
     }
 
     @Test func originsDropPathsAndDefaultPorts() {
-        #expect(VAPIDSigner.origin(of: URL(string: "https://Push.Example.net/a/b")!) == "https://push.example.net")
-        #expect(VAPIDSigner.origin(of: URL(string: "https://push.example.net:443/a")!) == "https://push.example.net")
-        #expect(VAPIDSigner.origin(of: URL(string: "http://127.0.0.1:8080/sub/ok")!) == "http://127.0.0.1:8080")
+        #expect(PushEndpoint.origin(of: URL(string: "https://Push.Example.net/a/b")!) == "https://push.example.net")
+        #expect(PushEndpoint.origin(of: URL(string: "https://push.example.net:443/a")!) == "https://push.example.net")
+        #expect(PushEndpoint.origin(of: URL(string: "http://127.0.0.1:8080/sub/ok")!) == "http://127.0.0.1:8080")
     }
 
     @Test func headersAreReusedPerOriginUntilAnHourBeforeExpiry() async throws {

@@ -26,7 +26,7 @@ struct WebPushEndpointTests {
         #expect(endpoint.url == url)
         #expect(endpoint.scheme == url.scheme?.lowercased())
         #expect(endpoint.hostAndPort == PushEndpoint.hostAndPort(of: url))
-        #expect(endpoint.origin == VAPIDSigner.origin(of: url))
+        #expect(endpoint.origin == PushEndpoint.origin(of: url))
         let destination = HTTP1ConnectionPool.Destination(url)
         #expect(endpoint.destination?.origin == destination?.origin)
         #expect(endpoint.destination?.target == destination?.target)
