@@ -26,7 +26,7 @@ struct AccessLog: Sendable {
                 "method": "\(request.method.rawValue)",
                 "route": "\(route)",
                 "status": "\(status)",
-                "ms": "\(Double(elapsed.wholeMicroseconds) / 1000)",
+                "ms": "\(AccessLogFields.milliseconds(microseconds: elapsed.wholeMicroseconds))",
             ]
         )
     }
@@ -35,7 +35,7 @@ struct AccessLog: Sendable {
         if self.usesForwardedFor, let forwarded = request.headers[.xForwardedFor]?.split(separator: ",").first {
             return forwarded.trimmingCharacters(in: .whitespaces)
         }
-        return context.remoteAddress?.ipAddress ?? "-"
+        return AccessLogFields.client(context.remoteAddress)
     }
 }
 
