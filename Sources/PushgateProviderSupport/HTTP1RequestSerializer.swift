@@ -76,6 +76,14 @@ enum HTTP1RequestSerializer {
         guard !target.isEmpty, target.utf8Count(where: { $0 <= 0x20 || $0 == 0x7F }) == 0,
             host.utf8Count(where: { $0 < 0x20 || $0 == 0x7F }) == 0
         else { return nil }
-        return Array(" \(target) HTTP/1.1\r\nHost: \(host)\r\n".utf8)
+        // Appended piece by piece: an interpolated string made first cost four string appends.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(target.utf8.count + host.utf8.count + 25)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: target.utf8)
+        bytes.append(contentsOf: " HTTP/1.1\r\nHost: ".utf8)
+        bytes.append(contentsOf: host.utf8)
+        bytes.append(contentsOf: "\r\n".utf8)
+        return bytes
     }
 }
