@@ -22,11 +22,11 @@ struct AccessLog: Sendable {
             level: level,
             "handled request",
             metadata: [
-                "client": "\(self.client(request, context: context))",
-                "method": "\(request.method.rawValue)",
-                "route": "\(route)",
-                "status": "\(status)",
-                "ms": "\(AccessLogFields.milliseconds(microseconds: elapsed.wholeMicroseconds))",
+                "client": .string(self.client(request, context: context)),
+                "method": .string(request.method.rawValue),
+                "route": .string(route),
+                "status": .string(String(status)),
+                "ms": .string(AccessLogFields.milliseconds(microseconds: elapsed.wholeMicroseconds)),
             ]
         )
     }

@@ -10,7 +10,7 @@ final class UnifiedPushHostMetrics: Sendable {
 
     private let appID: String
     private let factory: (any MetricsFactory)?
-    private let counters = Mutex<[String: Counter]>([:])
+    private let counters = Mutex<[SeriesKey: Counter]>([:])
     private let hosts = Mutex<Set<String>>([])
 
     init(appID: String, factory: (any MetricsFactory)?) {
@@ -22,7 +22,7 @@ final class UnifiedPushHostMetrics: Sendable {
     func record(host: String?, outcome: String) {
         guard let factory = self.factory else { return }
         let label = self.label(for: host)
-        let key = label + " " + outcome
+        let key = SeriesKey(host: label, outcome: outcome)
         let counter = self.counters.withLock { counters in
             if let counter = counters[key] { return counter }
             let counter = Counter(
@@ -33,6 +33,12 @@ final class UnifiedPushHostMetrics: Sendable {
             return counter
         }
         counter.increment()
+    }
+
+    /// A series: its host label and outcome.
+    private struct SeriesKey: Hashable {
+        let host: String
+        let outcome: String
     }
 
     private func label(for host: String?) -> String {
