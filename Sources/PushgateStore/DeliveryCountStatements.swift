@@ -34,6 +34,10 @@ public enum DeliveryCountStatements {
         ON CONFLICT (hour, app_id, front_end, outcome) DO UPDATE SET count = delivery_counts_hourly.count + excluded.count
         """
 
+    /// PostgreSQL: adds many rows to the hourly sums in one statement; binds five arrays of equal length
+    /// (hours, app ids, front ends, outcomes, counts), each key at most once, taken in their order.
+    public static let addHourlyRows = Self.addRows(table: "delivery_counts_hourly", time: "hour")
+
     /// The sums of a range of hours by app, front end and outcome; binds the first hour and the hour after the last.
     public static let selectHourlyTotals = """
         SELECT app_id, front_end, outcome, CAST(SUM(count) AS BIGINT) FROM delivery_counts_hourly WHERE hour >= $1 AND hour < $2
@@ -86,6 +90,19 @@ public enum DeliveryCountStatements {
         INSERT INTO delivery_counts (minute, app_id, front_end, outcome, count) VALUES ($1, $2, $3, $4, $5)
         ON CONFLICT (minute, app_id, front_end, outcome) DO UPDATE SET count = delivery_counts.count + excluded.count
         """
+
+    /// PostgreSQL: ``add`` for many rows in one statement; binds five arrays of equal length (minutes, app
+    /// ids, front ends, outcomes, counts), each key at most once, taken in their order.
+    public static let addRows = Self.addRows(table: "delivery_counts", time: "minute")
+
+    private static func addRows(table: String, time: String) -> String {
+        """
+        INSERT INTO \(table) (\(time), app_id, front_end, outcome, count)
+        SELECT t, a, f, o, c FROM UNNEST($1::BIGINT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::BIGINT[]) WITH ORDINALITY AS r(t, a, f, o, c, i)
+        ORDER BY i
+        ON CONFLICT (\(time), app_id, front_end, outcome) DO UPDATE SET count = \(table).count + excluded.count
+        """
+    }
 
     /// The rows of a range of minutes; binds the first minute and the minute after the last.
     public static let select =

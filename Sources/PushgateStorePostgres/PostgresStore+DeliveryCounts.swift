@@ -5,26 +5,28 @@ public import PushgateStore
 extension PostgresStore {
     public func addDeliveryCounts(_ counts: [DeliveryCount]) async throws {
         guard !counts.isEmpty else { return }
-        // Every row in one global order (the minutes, then the hours, each sorted), so that two instances'
-        // flushes never wait on each other's row locks in a cycle.
-        let ordered = counts.sorted { ($0.minute, $0.appID, $0.frontEnd, $0.outcome) < ($1.minute, $1.appID, $1.frontEnd, $1.outcome) }
-        let hourly = DeliveryCountStatements.summedByMinute(ordered.map { count in
+        // Each key once (one statement may not update a row twice), every row in one global order (the
+        // minutes, then the hours, each sorted), so that two instances' flushes never wait on each other's
+        // row locks in a cycle; one statement for the minutes and one for the hours.
+        let order: (DeliveryCount, DeliveryCount) -> Bool = {
+            ($0.minute, $0.appID, $0.frontEnd, $0.outcome) < ($1.minute, $1.appID, $1.frontEnd, $1.outcome)
+        }
+        let minutes = DeliveryCountStatements.summedByMinute(counts).sorted(by: order)
+        let hours = DeliveryCountStatements.summedByMinute(minutes.map { count in
             var hour = count
             hour.minute = DeliveryCountStatements.hour(ofMinute: count.minute)
             return hour
-        }).sorted { ($0.minute, $0.appID, $0.frontEnd, $0.outcome) < ($1.minute, $1.appID, $1.frontEnd, $1.outcome) }
+        }).sorted(by: order)
         do {
             try await self.client.withTransaction(logger: self.logger) { connection in
-                for (sql, rows) in [(DeliveryCountStatements.add, ordered), (DeliveryCountStatements.addHourly, hourly)] {
-                    for count in rows {
-                        var binds = PostgresBindings(capacity: 5)
-                        binds.append(count.minute)
-                        binds.append(count.appID)
-                        binds.append(count.frontEnd)
-                        binds.append(count.outcome)
-                        binds.append(count.count)
-                        _ = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: self.logger)
-                    }
+                for (sql, rows) in [(DeliveryCountStatements.addRows, minutes), (DeliveryCountStatements.addHourlyRows, hours)] {
+                    var binds = PostgresBindings(capacity: 5)
+                    binds.append(rows.map(\.minute))
+                    binds.append(rows.map(\.appID))
+                    binds.append(rows.map(\.frontEnd))
+                    binds.append(rows.map(\.outcome))
+                    binds.append(rows.map(\.count))
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: self.logger)
                 }
             }
         } catch let error as PSQLError {

@@ -24,8 +24,8 @@ struct DeliveryCountStoreConformanceTests {
                 Self.count("a", "matrix", "delivered", m, 3), Self.count("a", "matrix", "invalid_token", m, 1),
                 Self.count("a", "gorush", "delivered", m - 1, 2), Self.count("b", "gorush", "rejected", m - 100, 5),
             ])
-            // The same row again adds.
-            try await store.addDeliveryCounts([Self.count("a", "matrix", "delivered", m, 4)])
+            // The same row again adds, in another call or twice in one.
+            try await store.addDeliveryCounts([Self.count("a", "matrix", "delivered", m, 1), Self.count("a", "matrix", "delivered", m, 3)])
             try await store.addDeliveryCounts([])
             let lastHour = Self.sorted(try await store.deliveryCounts(minutes: (m - 59)..<(m + 1)))
             #expect(lastHour == [Self.count("a", "gorush", "delivered", m - 1, 2), Self.count("a", "matrix", "delivered", m, 7), Self.count("a", "matrix", "invalid_token", m, 1)])
