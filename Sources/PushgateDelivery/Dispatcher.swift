@@ -75,19 +75,20 @@ public struct Dispatcher: Sendable {
     ///   - appID: the app id as the device registered it (matched exactly, then by glob).
     ///   - token: the device token.
     ///   - timeout: how long the provider may take.
+    ///   - frontEnd: the front end the notification came through, for the delivery counts.
     /// - Returns: the outcome; an unknown app is `rejected`, a full in-flight limit `retryLater`.
-    public func deliver(_ notification: PushNotification, appID: String, token: String, timeout: Duration) async -> DeliveryOutcome {
+    public func deliver(_ notification: PushNotification, appID: String, token: String, timeout: Duration, frontEnd: String = "other") async -> DeliveryOutcome {
         guard case .found(let provider) = self.directory.lookup(appID) else {
             return .rejected(reason: "no app is configured for \(appID)")
         }
-        return await self.deliver(notification, via: provider, token: token, deadline: .now + timeout)
+        return await self.deliver(notification, via: provider, token: token, deadline: .now + timeout, frontEnd: frontEnd)
     }
 
     /// Delivers through a provider the caller already looked up in ``directory`` (front ends that must
     /// tell unknown apps apart, and the outbox worker), with the same limits and bookkeeping.
     /// - Parameter frontEnd: the front end the notification came through, for the delivery counts.
     public func deliver(
-        _ notification: PushNotification, via provider: any PushProvider, token: String, deadline: ContinuousClock.Instant, frontEnd: String = "other"
+        _ notification: PushNotification, via provider: any PushProvider, token: String, deadline: ContinuousClock.Instant, frontEnd: String
     ) async -> DeliveryOutcome {
         let probe: Bool
         switch self.admission.acquire(provider.appID) {
