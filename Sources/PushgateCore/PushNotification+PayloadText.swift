@@ -79,7 +79,8 @@ extension PushNotification: Codable {
             webPushUrgency: try container.decodeIfPresent(WebPushUrgency.self, forKey: .webPushUrgency),
             apnsTopic: try container.decodeIfPresent(String.self, forKey: .apnsTopic),
             apnsPushType: try container.decodeIfPresent(String.self, forKey: .apnsPushType),
-            apnsID: try container.decodeIfPresent(String.self, forKey: .apnsID), expiration: try container.decodeIfPresent(Int64.self, forKey: .expiration)
+            apnsID: try container.decodeIfPresent(String.self, forKey: .apnsID),
+            expiration: try container.decodeIfPresent(Int64.self, forKey: .expiration)
         )
     }
 

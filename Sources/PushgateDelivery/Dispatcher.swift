@@ -77,7 +77,9 @@ public struct Dispatcher: Sendable {
     ///   - timeout: how long the provider may take.
     ///   - frontEnd: the front end the notification came through, for the delivery counts.
     /// - Returns: the outcome; an unknown app is `rejected`, a full in-flight limit `retryLater`.
-    public func deliver(_ notification: PushNotification, appID: String, token: String, timeout: Duration, frontEnd: String = "other") async -> DeliveryOutcome {
+    public func deliver(
+        _ notification: PushNotification, appID: String, token: String, timeout: Duration, frontEnd: String = "other"
+    ) async -> DeliveryOutcome {
         guard case .found(let provider) = self.directory.lookup(appID) else {
             return .rejected(reason: "no app is configured for \(appID)")
         }
