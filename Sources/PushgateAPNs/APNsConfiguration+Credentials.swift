@@ -1,5 +1,5 @@
 import Crypto
-public import Foundation
+import Foundation
 import PushgateProviderSupport
 public import PushgateCore
 import SwiftASN1

@@ -1,4 +1,4 @@
-public import Synchronization
+import Synchronization
 
 /// A value that a configuration reload replaces while others read it: each read returns the whole value
 /// as it was at that moment, so a request that read it keeps working on what it started with.

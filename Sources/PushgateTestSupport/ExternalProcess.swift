@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// Runs another program to completion on threads of its own: the waits for its output and its exit

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Runs a command with `posix_spawn` and waits for it with `waitpid` on a thread of its own, its output
 /// going to a file. For commands whose children outlive them (a database server a control tool starts),

@@ -1,4 +1,4 @@
-public import CoreMetrics
+import CoreMetrics
 import Synchronization
 
 /// `pushgate_unifiedpush_deliveries_total{app, host, outcome}`: deliveries by the endpoint's host (never

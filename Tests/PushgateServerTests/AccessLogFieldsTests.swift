@@ -17,7 +17,7 @@ struct AccessLogFieldsTests {
 
     @Test func durationsReadAsTheDoubleDescribesThem() {
         let samples: [Int64] = [0, 1, 9, 10, 99, 100, 120, 123, 999, 1000, 1001, 1010, 1500, 12_345, 100_000, 123_456_789, -1, -1500]
-        for microseconds in samples + (0..<2000).map { _ in Int64.random(in: 0..<50_000_000) } {
+        for microseconds in samples + (0..<2000).map({ _ in Int64.random(in: 0..<50_000_000) }) {
             #expect(AccessLogFields.milliseconds(microseconds: microseconds) == "\(Double(microseconds) / 1000)", "\(microseconds)")
         }
     }

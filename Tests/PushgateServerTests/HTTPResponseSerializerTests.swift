@@ -14,7 +14,7 @@ struct HTTPResponseSerializerTests {
         var ended = false
         for part in parts {
             let promise = channel.eventLoop.makePromise(of: Void.self)
-            promise.futureResult.whenSuccess { if case .end = part { ended = true } }
+            promise.futureResult.assumeIsolated().whenSuccess { if case .end = part { ended = true } }
             channel.writeAndFlush(part, promise: promise)
         }
         var writes: [String] = []
@@ -67,7 +67,7 @@ struct HTTPResponseSerializerTests {
         let channel = EmbeddedChannel(handler: HTTPResponseSerializer())
         let promise = channel.eventLoop.makePromise(of: Void.self)
         var failed = false
-        promise.futureResult.whenFailure { _ in failed = true }
+        promise.futureResult.assumeIsolated().whenFailure { _ in failed = true }
         channel.write(Self.head(.ok, ["Content-Length": "2"]), promise: promise)
         _ = try? channel.finish()
         #expect(failed)
