@@ -223,8 +223,6 @@ extension JSONParser {
             }
             return true
         }
-        guard value.rounded() == value, abs(value) < 1e15 else { return false }
-        JSONText.writeInteger(Int64(value), into: &output)
-        return true
+        return JSONText.writeNumber(value, into: &output)
     }
 }

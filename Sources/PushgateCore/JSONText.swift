@@ -143,9 +143,7 @@ public enum JSONText {
         case .bool(let flag):
             output.append(contentsOf: flag ? "true".utf8 : "false".utf8)
         case .number(let number):
-            // JSONValue writes whole numbers below 10^15 as integers; anything else is JSONEncoder's.
-            guard number.rounded() == number, abs(number) < 1e15 else { return false }
-            Self.writeInteger(Int64(number), into: &output)
+            guard Self.writeNumber(number, into: &output) else { return false }
         case .string(let text):
             Self.writeString(text, into: &output)
         case .array(let elements):
@@ -178,7 +176,15 @@ public enum JSONText {
         return true
     }
 
-    static func writeInteger(_ value: Int64, into output: inout [UInt8]) {
+    /// Appends `number` as an integer when it is a whole number below 10¹⁵ (as JSONValue writes those);
+    /// false, with nothing appended, for any other number, which is JSONEncoder's to write.
+    static func writeNumber(_ number: Double, into output: inout [UInt8]) -> Bool {
+        guard number.rounded() == number, abs(number) < 1e15 else { return false }
+        Self.writeInteger(Int64(number), into: &output)
+        return true
+    }
+
+    private static func writeInteger(_ value: Int64, into output: inout [UInt8]) {
         if value == 0 {
             output.append(UInt8(ascii: "0"))
             return

@@ -28,8 +28,10 @@ public enum UnifiedPushMatrixPayloadBuilder {
         }
     }
 
-    /// The members the `event_id_only` form keeps.
-    static let eventIDOnlyKeys: Set<String> = ["event_id", "room_id", "prio", "counts"]
+    /// The members the `event_id_only` form keeps, as literals a key read from the text is compared with.
+    static let eventIDOnlyKeyLiterals: [StaticString] = ["event_id", "room_id", "prio", "counts"]
+    /// The same members, as strings.
+    static let eventIDOnlyKeys = Set(Self.eventIDOnlyKeyLiterals.map(\.description))
 
     /// The bodies for the notification of `requestBody` (a request ``MatrixRequestParser`` accepted).
     public static func bodies(requestBody: [UInt8]) -> Bodies {
@@ -56,13 +58,9 @@ public enum UnifiedPushMatrixPayloadBuilder {
                     return try parser.skipValue()
                 }
                 written = try parser.readCanonicalObject(into: &text) { key in
-                    switch key {
-                    case "devices": return false
-                    case "event_id", "room_id", "prio", "counts": return true
-                    default:
-                        hasOtherMembers = true
-                        return true
-                    }
+                    if key == "devices" { return false }
+                    if !Self.eventIDOnlyKeyLiterals.contains(where: { key == $0 }) { hasOtherMembers = true }
+                    return true
                 }
             }
             return written

@@ -85,7 +85,7 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
         let host = endpoint?.hostAndPort?.lowercased()
         let result: (outcome: DeliveryOutcome, status: Int?)
         if admitted {
-            result = await self.send(notification, to: token, endpoint: endpoint, host: host, deadline: deadline)
+            result = await self.send(notification, to: token, endpoint: endpoint, deadline: deadline)
             self.deliveries.withLock { $0 -= 1 }
         } else {
             result = (.retryLater(after: nil, reason: "inflight_request_limit reached"), nil)
@@ -105,9 +105,10 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
     }
 
     private func send(
-        _ notification: PushNotification, to token: String, endpoint: PushEndpoint?, host: String?, deadline: ContinuousClock.Instant
+        _ notification: PushNotification, to token: String, endpoint: PushEndpoint?, deadline: ContinuousClock.Instant
     ) async -> (outcome: DeliveryOutcome, status: Int?) {
-        guard let endpoint, let scheme = endpoint.scheme, scheme == "https" || scheme == "http", host != nil, endpoint.destination != nil,
+        // An endpoint with an origin has a host.
+        guard let endpoint, let scheme = endpoint.scheme, scheme == "https" || scheme == "http", endpoint.destination != nil,
             let origin = endpoint.origin
         else {
             return (.invalidToken(reason: "the pushkey is not an absolute https URL"), nil)
