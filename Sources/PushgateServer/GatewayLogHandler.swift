@@ -145,14 +145,20 @@ public struct GatewayLogHandler: LogHandler {
         line.append(UInt8(ascii: " "))
         Self.levelName(event.level).withUTF8Buffer { line.append(contentsOf: $0) }
         line.append(UInt8(ascii: " "))
-        line.append(contentsOf: label.utf8)
-        line.append(contentsOf: ": ".utf8)
-        line.append(contentsOf: event.message.description.utf8)
+        line.appendUTF8(label)
+        line.append(UInt8(ascii: ":"))
+        line.append(UInt8(ascii: " "))
+        line.appendUTF8(event.message.description)
         for field in fields.sorted(by: { $0.key < $1.key }) {
             line.append(UInt8(ascii: " "))
-            line.append(contentsOf: field.key.utf8)
+            line.appendUTF8(field.key)
             line.append(UInt8(ascii: "="))
-            line.append(contentsOf: field.value.description.utf8)
+            // A string value is its own description; asking the enum for it costs more than the copy.
+            if case .string(let text) = field.value {
+                line.appendUTF8(text)
+            } else {
+                line.appendUTF8(field.value.description)
+            }
         }
         return line
     }

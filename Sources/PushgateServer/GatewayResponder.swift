@@ -37,7 +37,7 @@ struct GatewayResponder: Sendable {
         }
         // Every log line of the request carries its id, as Hummingbird's own answering path tagged it.
         var logger = self.logger
-        logger[metadataKey: "hb.request.id"] = .stringConvertible(RequestID())
+        logger[metadataKey: "hb.request.id"] = .stringConvertible(GatewayRequestID())
         let context = GatewayRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))
         let response: Response
         do {

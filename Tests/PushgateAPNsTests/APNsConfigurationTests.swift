@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PushgateAPNs
 import PushgateConfig
+import PushgateCore
 import PushgateSandbox
 import Testing
 
@@ -91,6 +92,21 @@ struct APNsConfigurationTests {
         #expect(configuration.pushType == .mdm)
         #expect(configuration.inflightRequestLimit == 8)
         #expect(configuration.unknownKeys == ["apps.a.colour"])
+    }
+
+    @Test func theSandboxCAIsNotWarnedAbout() throws {
+        // A gateway started against `pushgate sandbox` trusts its CA: the CA's end lies beyond every
+        // warning step, so the gateway's log starts without a warning.
+        let directory = try TemporaryDirectory()
+        let authority = try SandboxCertificateAuthority()
+        var keys = try Self.tokenKeys(directory)
+        keys["ca_file"] = try directory.write("ca.pem", authority.caCertificatePEM)
+        let credentials = try APNsConfiguration(settings: appSettings(id: "a", keys)).credentials()
+        let dated = credentials.compactMap(\.notAfter)
+        #expect(dated.count == 1, "\(credentials)")
+        for notAfter in dated {
+            #expect(CredentialExpiry(notAfter: notAfter, now: Date()) == .valid, "\(notAfter)")
+        }
     }
 
     @Test func keyfileThatIsNotAKeyIsAnError() throws {

@@ -21,4 +21,23 @@ struct AccessLogFieldsTests {
             #expect(AccessLogFields.milliseconds(microseconds: microseconds) == "\(Double(microseconds) / 1000)", "\(microseconds)")
         }
     }
+
+    @Test func aRequestIDReadsAsHummingbirdsFormattingWritesIt() {
+        let samples: [UInt64] = [0, 1, 15, 16, 0xff, 0x1234_5678, .max - 1, .max] + (0..<2000).map { _ in UInt64.random(in: .min ... .max) }
+        for value in samples {
+            let digits = String(value, radix: 16)
+            let padded = String(repeating: "0", count: 16 - digits.count) + digits
+            #expect(GatewayRequestID.sixteenDigits(value) == padded)
+            #expect(GatewayRequestID(number: value).description == GatewayRequestID.prefix + padded)
+        }
+    }
+
+    @Test func eachRequestGetsTheNextID() {
+        let first = GatewayRequestID().description, second = GatewayRequestID().description
+        #expect(first != second)
+        #expect(first.hasPrefix(GatewayRequestID.prefix) && second.hasPrefix(GatewayRequestID.prefix))
+        let firstNumber = UInt64(first.dropFirst(GatewayRequestID.prefix.count), radix: 16)
+        let secondNumber = UInt64(second.dropFirst(GatewayRequestID.prefix.count), radix: 16)
+        #expect(firstNumber.map { $0 &+ 1 } == secondNumber)
+    }
 }

@@ -55,6 +55,16 @@ struct LogLineWriterTests {
         let line = String(decoding: GatewayLogHandler.textLine(label: "pushgate", event: event, fields: GatewayLogHandler.fields(["route": "/x", "a": "1"], nil)), as: UTF8.self)
         let pattern = #/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z INFO pushgate: handled request a=1 route=/x$/#
         #expect(line.wholeMatch(of: pattern) != nil, "\(line)")
+        // Values that are not strings are written as they describe themselves; the logger's and the
+        // event's metadata together, sorted by key.
+        let mixed = String(
+            decoding: GatewayLogHandler.textLine(
+                label: "pushgate", event: event,
+                fields: GatewayLogHandler.fields(["id": .stringConvertible(GatewayRequestID(number: 10))], ["n": .array(["1", "é"]), "b": "ü x"])
+            ),
+            as: UTF8.self
+        )
+        #expect(mixed.hasSuffix(" INFO pushgate: handled request b=ü x id=\(GatewayRequestID.prefix)000000000000000a n=\(Logger.MetadataValue.array(["1", "é"]).description)"), "\(mixed)")
         let json = try JSONSerialization.jsonObject(
             with: Data(GatewayLogHandler.jsonLine(label: "pushgate", event: event, fields: GatewayLogHandler.fields(["route": "/x", "msg": "not this"], nil)))
         ) as? [String: String]

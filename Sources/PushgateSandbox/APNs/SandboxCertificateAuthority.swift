@@ -27,8 +27,10 @@ public struct SandboxCertificateAuthority: Sendable {
     static let userIDAttributeType: ASN1ObjectIdentifier = [0, 9, 2342, 19_200_300, 100, 1, 1]
 
     /// Generates a CA valid for `validity` (from an hour ago) and a server certificate it signed.
+    /// The default, a year, lies beyond the gateway's earliest expiry warning (30 days), so a gateway
+    /// that trusts the sandbox's CA does not warn about it.
     /// - Parameter commonName: the CA's common name.
-    public init(commonName: String = "Pushgate Sandbox CA", validity: TimeInterval = 7 * 24 * 3600) throws {
+    public init(commonName: String = "Pushgate Sandbox CA", validity: TimeInterval = 365 * 24 * 3600) throws {
         let notBefore = Date().addingTimeInterval(-3600)
         let notAfter = notBefore.addingTimeInterval(validity + 3600)
 
