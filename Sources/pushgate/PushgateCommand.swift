@@ -6,7 +6,7 @@ import Foundation
 struct PushgateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pushgate",
-        abstract: "A push notification gateway: Nextcloud push proxy, Matrix push gateway (Sygnal-compatible) and more, delivering through APNs, FCM and Web Push.",
+        abstract: "A push notification gateway: Nextcloud push proxy, Matrix push gateway (Sygnal-compatible), gorush's API and a Status push notification server, delivering through APNs, FCM, Web Push, Huawei Push Kit and UnifiedPush endpoints.",
         discussion: """
             The configuration file is YAML, a superset of Sygnal's sygnal.yaml. It is taken from --config, \
             else from the PUSHGATE_CONFIG or SYGNAL_CONF environment variable; with none of these the \

@@ -5,11 +5,11 @@ import PushgateSandbox
 import ServiceLifecycle
 import UnixSignals
 
-/// `pushgate sandbox`: the three provider emulators on loopback, with ready-made credentials.
+/// `pushgate sandbox`: the provider emulators on loopback, with ready-made credentials.
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Run emulators of APNs, FCM and Web Push on loopback and write credentials and an example configuration for them.",
+        abstract: "Run emulators of APNs, FCM, Web Push, Huawei Push Kit and a UnifiedPush distributor on loopback, and write credentials and an example configuration for them.",
         discussion: "Every delivery is recorded: GET /sandbox/deliveries on the Web Push emulator's port lists them. SIGTERM or SIGINT stops it."
     )
 
@@ -37,6 +37,7 @@ struct SandboxCommand: AsyncParsableCommand {
             FCM emulator:      http://\(self.host):\(environment.fcmPort)
             Web Push emulator: http://\(self.host):\(environment.webPushPort)
             HMS emulator:      http://\(self.host):\(environment.hmsPort)
+            UnifiedPush:       \(environment.unifiedPushURL) (demo endpoint: \(environment.demoUnifiedPushEndpoint))
             Waku REST nodes:   \(environment.wakuServerURL) (for the gateway), \(environment.wakuClientURL) (for clients)
             Deliveries:        http://\(self.host):\(environment.webPushPort)/sandbox/deliveries
             Configuration:     \(self.directory)/pushgate-sandbox.yaml
