@@ -21,9 +21,10 @@ fixed_count_arguments() { # [BINARY] [CASE] [COUNT]
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-# The gateway's http section on loopback port PORT, with IO_THREADS as http.io_threads when it is set.
+# The gateway's http section on loopback port PORT, with IO_THREADS as http.io_threads and COMPUTE_THREADS
+# as http.compute_threads when they are set.
 http_section() { # PORT
-  echo "http: {bind_addresses: ['127.0.0.1'], port: $1${IO_THREADS:+, io_threads: $IO_THREADS}}"
+  echo "http: {bind_addresses: ['127.0.0.1'], port: $1${IO_THREADS:+, io_threads: $IO_THREADS}${COMPUTE_THREADS:+, compute_threads: $COMPUTE_THREADS}}"
 }
 
 free_port() {

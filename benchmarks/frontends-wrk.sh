@@ -6,6 +6,7 @@
 #   benchmarks/frontends-wrk.sh [BINARY] [DURATION] [CONNECTIONS]
 #   CASES="matrix-apns nextcloud-fcm" benchmarks/frontends-wrk.sh …   # a subset
 #   IO_THREADS=2 benchmarks/frontends-wrk.sh …   # the gateway's http.io_threads (default: one per core)
+#   COMPUTE_THREADS=2 benchmarks/frontends-wrk.sh …   # its http.compute_threads (default: half the cores)
 #   BENCH_LOG_LEVEL=warning benchmarks/frontends-wrk.sh …   # the gateway's log.level (default: info, the
 #                                                             # gateway's own default, which logs each request)
 #   DEVICES=1 benchmarks/frontends-wrk.sh …   # how many devices each Matrix case cycles through (default 10,000)

@@ -23,7 +23,8 @@ public struct HTTPSettings: Sendable, Equatable {
     /// the cores left, at least one.
     public var ioThreads: Int?
     /// The threads that run the CPU-heavy steps: encryption, signature checks, reading large bodies
-    /// (`http.compute_threads`). Nil takes the cores the I/O threads leave, at least one.
+    /// (`http.compute_threads`). Nil takes half the cores when `io_threads` is left at its default (one per
+    /// core), else the cores the I/O threads leave; at least one.
     public var computeThreads: Int?
 
     /// The defaults.
@@ -58,9 +59,14 @@ public struct HTTPSettings: Sendable, Equatable {
         self.ioThreads ?? max(1, cores)
     }
 
-    /// How many compute threads to start on a machine with `cores` cores: `computeThreads` if set, else
-    /// the cores the I/O threads leave, at least one.
+    /// How many compute threads to start on a machine with `cores` cores: `computeThreads` if set; else,
+    /// with `ioThreads` set, the cores the I/O threads leave; else (a loop on every core) half the cores,
+    /// so that Web Push encryption and signature checks can use half of a large machine instead of one
+    /// core. At least one. (On 2 cores a second compute thread speeds Web Push up and slows gorush's
+    /// asynchronous answers: benchmarks/README.md, 2026-11-30, small hours.)
     public func computeThreadCount(cores: Int) -> Int {
-        self.computeThreads ?? max(1, cores - self.ioThreadCount(cores: cores))
+        if let computeThreads = self.computeThreads { return computeThreads }
+        if let ioThreads = self.ioThreads { return max(1, cores - ioThreads) }
+        return max(1, cores / 2)
     }
 }

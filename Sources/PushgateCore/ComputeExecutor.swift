@@ -9,8 +9,8 @@ import Darwin
 ///
 /// Swift's shared pool has a thread per core. With the gateway's event loops beside it, a small machine
 /// ran more of the gateway's threads than it has cores, and they handed work to each other through
-/// wake-ups and preemptions; a pool sized to the cores the loops leave runs the same steps with fewer
-/// (benchmarks/README.md, 2026-11-28, evening).
+/// wake-ups and preemptions; a pool of its own, sized by the configuration (`http.compute_threads`),
+/// runs the same steps with fewer (benchmarks/README.md, 2026-11-28, evening).
 ///
 /// Jobs start in the order they arrive. A thread that finds no job waits on a condition variable. An
 /// enqueue signals only when a thread waits that no earlier signal is already waking, so while the threads

@@ -12,9 +12,9 @@ import Synchronization
 public enum ComputePool {
     private static let suggestedThreadCount = Atomic<Int>(0)
 
-    /// How many compute threads to start: the composition root sets it before the first step runs (the
-    /// cores its event loops leave); afterwards a new value has no effect. Zero, the default, takes half
-    /// the cores, at least one.
+    /// How many compute threads to start: the composition root sets it before the first step runs (from
+    /// `http.compute_threads`); afterwards a new value has no effect. Zero, the default, takes half the
+    /// cores, at least one.
     public static var threadCountSuggestion: Int {
         get { Self.suggestedThreadCount.load(ordering: .relaxed) }
         set { Self.suggestedThreadCount.store(newValue, ordering: .relaxed) }
