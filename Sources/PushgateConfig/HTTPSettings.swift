@@ -19,8 +19,8 @@ public struct HTTPSettings: Sendable, Equatable {
     /// answered 503 and closed. Nil chooses from the process's file-descriptor limit at start.
     public var maxConnections: Int?
     /// The threads that do the gateway's network I/O: its listeners and its connections to providers
-    /// (`http.io_threads`). Nil takes one per core; the CPU-heavy steps run on compute threads that take
-    /// the cores left, at least one.
+    /// (`http.io_threads`). Nil takes one per core; the CPU-heavy steps run on compute threads of their
+    /// own (``computeThreads``).
     public var ioThreads: Int?
     /// The threads that run the CPU-heavy steps: encryption, signature checks, reading large bodies
     /// (`http.compute_threads`). Nil takes half the cores when `io_threads` is left at its default (one per
@@ -63,7 +63,7 @@ public struct HTTPSettings: Sendable, Equatable {
     /// with `ioThreads` set, the cores the I/O threads leave; else (a loop on every core) half the cores,
     /// so that Web Push encryption and signature checks can use half of a large machine instead of one
     /// core. At least one. (On 2 cores a second compute thread speeds Web Push up and slows gorush's
-    /// asynchronous answers: benchmarks/README.md, 2026-11-30, small hours.)
+    /// asynchronous answers: benchmarks/README.md, 2026-11-30, early morning.)
     public func computeThreadCount(cores: Int) -> Int {
         if let computeThreads = self.computeThreads { return computeThreads }
         if let ioThreads = self.ioThreads { return max(1, cores - ioThreads) }

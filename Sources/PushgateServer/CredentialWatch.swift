@@ -99,12 +99,12 @@ public final class CredentialWatch: Service, Sendable {
     }
 
     private func publish(_ credentials: [ProviderCredential]) {
+        let name = MetricNameDescriptor(
+            namespace: "pushgate", metricName: "credential_expiry_timestamp", unitName: "seconds",
+            helpText: "When each dated credential (certificate, CA file) ends, as a Unix time"
+        )
         for credential in credentials {
             guard let notAfter = credential.notAfter else { continue }
-            let name = MetricNameDescriptor(
-                namespace: "pushgate", metricName: "credential_expiry_timestamp", unitName: "seconds",
-                helpText: "When each dated credential (certificate, CA file) ends, as a Unix time"
-            )
             self.registry.makeGauge(descriptor: name, labels: [("app", credential.appID), ("kind", credential.kind.rawValue)])
                 .set(notAfter.timeIntervalSince1970)
         }
