@@ -33,6 +33,10 @@ struct StatusWakuPoller: Service {
     var backfillFirstPause: Duration = .seconds(2)
     /// The store backfill's pause after a 412 (no store peer), and its longest after other failures.
     var backfillLongestPause: Duration = .seconds(60)
+    /// How long subscribing may fail before it is a warning: a node started beside the gateway (the
+    /// built-in sandbox's, a container's) may not listen yet when the gateway first asks, and a failure
+    /// that ends within this is logged at `info`.
+    var subscribeGrace: Duration = .seconds(5)
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -133,6 +137,7 @@ struct StatusWakuPoller: Service {
     /// Subscribes, retrying with backoff until it works or the gateway stops. - Returns: false when stopped.
     private func subscribe() async -> Bool {
         var backoff: Duration = .milliseconds(200)
+        let started = ContinuousClock.now
         while !Task.isCancelled {
             do {
                 try await self.relay.subscribe(pubsubTopic: self.settings.pubsubTopic)
@@ -140,7 +145,10 @@ struct StatusWakuPoller: Service {
                 return true
             } catch {
                 self.metrics.wakuError("subscribe")
-                self.logger.warning("status: cannot subscribe on the Waku node yet", metadata: ["error": "\(error)", "retry_in": "\(backoff)"])
+                let level: Logger.Level = ContinuousClock.now - started < self.subscribeGrace ? .info : .warning
+                self.logger.log(
+                    level: level, "status: cannot subscribe on the Waku node yet", metadata: ["error": "\(error)", "retry_in": "\(backoff)"]
+                )
                 try? await Task.sleep(for: backoff)
                 backoff = min(backoff * 2, .seconds(10))
             }

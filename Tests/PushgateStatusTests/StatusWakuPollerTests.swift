@@ -52,6 +52,18 @@ struct StatusWakuPollerTests {
         func log(event: LogEvent) { self.lines.value.withLock { $0.append("\(event.message)") } }
     }
 
+    /// Records each event's level and message.
+    struct LevelCapturingLogHandler: LogHandler {
+        let lines: Lines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { self.metadata[key] }
+            set { self.metadata[key] = newValue }
+        }
+        func log(event: LogEvent) { self.lines.value.withLock { $0.append("\(event.level) \(event.message)") } }
+    }
+
     final class Lines: Sendable {
         let value = Mutex<[String]>([])
     }
@@ -93,5 +105,41 @@ struct StatusWakuPollerTests {
         #expect(logged.contains { $0.hasPrefix("status: the Waku node forgot the subscription") })
         #expect(logged.contains { $0.hasPrefix("status: a poll returned 50 messages") })
         #expect(!logged.contains { $0.contains("error") && $0.hasPrefix("status: cannot build") })
+    }
+
+    /// A node that is not listening yet when the gateway starts (the built-in sandbox's, started beside it)
+    /// is information; one that stays unreachable past the grace is a warning.
+    @Test(arguments: [(Duration.seconds(5), "info"), (Duration.zero, "warning")])
+    func aNodeNotListeningYetIsAWarningOnlyPastTheGrace(grace: Duration, level: String) async throws {
+        let relay = ScriptedRelay()
+        relay.subscribeFailures.withLock { $0 = [.unreachable("refused")] }
+        relay.polls.withLock { $0 = [.messages([])] }
+        let lines = Lines()
+        let logger = Logger(label: "test") { _ in LevelCapturingLogHandler(lines: lines) }
+        let identity = StatusServerIdentity(privateKey: try Secp256k1.PrivateKey())
+        let store = MemoryStatusStore()
+        let topics = StatusListeningTopics(identity: identity)
+        let metrics = StatusMetrics(factory: NOOPMetricsHandler.instance)
+        let processor = StatusMessageProcessor(
+            pubsubTopic: "/waku/2/rs/16/32", storeIsShared: false, topics: topics, store: store, relay: relay, answer: StatusAnswer(identity: identity),
+            registrations: StatusRegistrationHandler(identity: identity, store: store, topics: topics, logger: logger),
+            queries: StatusQueryHandler(store: store, logger: logger),
+            pushRequests: StatusPushRequestHandler(store: store, delivery: RecordingSink(), logger: logger), metrics: metrics, logger: logger
+        )
+        var settings = StatusSettings(wakuRESTURL: "http://127.0.0.1:1")
+        settings.pollInterval = .milliseconds(20)
+        var poller = StatusWakuPoller(relay: relay, archive: nil, processor: processor, topics: topics, store: store, settings: settings, metrics: metrics, logger: logger)
+        poller.subscribeGrace = grace
+        let task = Task { [poller] in try await poller.run() }
+        defer { task.cancel() }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while relay.subscriptions.load(ordering: .relaxed) < 1, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        task.cancel()
+        _ = try? await task.value
+        let logged = lines.value.withLock { $0 }
+        #expect(relay.subscriptions.load(ordering: .relaxed) == 1)
+        #expect(logged.filter { $0.hasSuffix("status: cannot subscribe on the Waku node yet") } == ["\(level) status: cannot subscribe on the Waku node yet"], "\(logged)")
     }
 }
