@@ -39,7 +39,7 @@ struct StatusBackfillBurstTests {
             defer { task.cancel() }
             // Subscribed, and the start-up catching up done (the store was empty).
             let deadline = ContinuousClock.now + .seconds(120)
-            while node.storeQueryCount < 1 || !lines.value.withLock({ $0.contains { $0.hasPrefix("status: subscribed") } }), ContinuousClock.now < deadline {
+            while node.storeQueryCount < 1 || !lines.messages.contains(where: { $0.hasPrefix("status: subscribed") }), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(node.storeQueryCount >= 1)

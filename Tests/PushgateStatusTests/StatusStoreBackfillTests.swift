@@ -140,7 +140,7 @@ struct StatusStoreBackfillTests {
         #expect(queries >= 4, "asked again after each pause")
         #expect(relay.pollCount.load(ordering: .relaxed) >= pollsThen + 10, "polling went on")
         #expect(Double(queries) <= elapsed / .milliseconds(100) + 3, "one query per pause at most: no busy loop")
-        let logged = lines.value.withLock { $0 }
+        let logged = lines.messages
         #expect(logged.filter { $0.hasPrefix("status: the Waku node has no store peer") }.count == 1)
         #expect(fixture.metrics.value(#"pushgate_status_store_errors_total{kind="no_store_peer"}"#) == queries)
         #expect(fixture.metrics.value(#"pushgate_status_backfills_total{reason="start_up"}"#) == 1)
