@@ -1,3 +1,5 @@
+import PushgateCore
+
 /// The `http` section: where the gateway listens. Keys as Sygnal's, plus Pushgate's body limit, read
 /// timeouts and connection cap.
 public struct HTTPSettings: Sendable, Equatable {
@@ -67,6 +69,6 @@ public struct HTTPSettings: Sendable, Equatable {
     public func computeThreadCount(cores: Int) -> Int {
         if let computeThreads = self.computeThreads { return computeThreads }
         if let ioThreads = self.ioThreads { return max(1, cores - ioThreads) }
-        return max(1, cores / 2)
+        return ComputePool.defaultThreadCount(cores: cores)
     }
 }

@@ -23,8 +23,14 @@ public enum ComputePool {
     /// The compute threads, started when the first step runs.
     public static let executor: ComputeExecutor = {
         let suggested = Self.threadCountSuggestion
-        return ComputeExecutor(threads: suggested > 0 ? suggested : max(1, ProcessInfo.processInfo.activeProcessorCount / 2))
+        return ComputeExecutor(threads: suggested > 0 ? suggested : Self.defaultThreadCount(cores: ProcessInfo.processInfo.activeProcessorCount))
     }()
+
+    /// The compute threads for a machine of `cores` cores when nothing says otherwise: half the cores, at
+    /// least one (the configuration's default too, when the event loops take one per core).
+    public static func defaultThreadCount(cores: Int) -> Int {
+        max(1, cores / 2)
+    }
 
     /// Runs `work` on the compute threads and returns its result.
     /// - Parameter work: the CPU-bound step; it must not block a thread.
