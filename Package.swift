@@ -320,8 +320,8 @@ let package = Package(
             // start-up, and the gateway's resident memory is about 3.5 MiB smaller (benchmarks/README.md).
             linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux]))]
         ),
-        // Shared by the test targets: running reference implementations and other programs.
-        .target(name: "PushgateTestSupport"),
+        // Shared by the test targets: running reference implementations and other programs, recording logs.
+        .target(name: "PushgateTestSupport", dependencies: [.logging]),
         // Throughput and latency against the in-process emulators (see benchmarks/README.md).
         .executableTarget(
             name: "pushgate-bench",
@@ -399,6 +399,7 @@ let package = Package(
                 "PushgateCore",
                 "PushgateStore",
                 "PushgateStoreSQLite",
+                "PushgateTestSupport",
                 .coreMetrics,
                 .prometheus,
                 .logging,

@@ -263,8 +263,16 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         let entries: [OutboxEntry]
         do {
             entries = try await self.store.claimDue(now: Date(), limit: limit, leaseFor: self.configuration.lease, owner: self.owner)
+        } catch is CancellationError {
+            // The worker is stopping (graceful shutdown cancels its task): nothing is wrong with the store.
+            self.logger.debug("outbox: claim cancelled")
+            return []
         } catch {
-            self.logger.warning("outbox: cannot claim entries", metadata: ["error": "\(error)"])
+            if Task.isCancelled {
+                self.logger.debug("outbox: claim cancelled", metadata: ["error": "\(error)"])
+            } else {
+                self.logger.warning("outbox: cannot claim entries", metadata: ["error": "\(error)"])
+            }
             return []
         }
         var decoded: [HashedBytes: OutboxContent?] = [:]
