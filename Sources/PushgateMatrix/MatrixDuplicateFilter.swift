@@ -17,11 +17,8 @@ import Synchronization
 /// answers: no store round trip and no disk write per delivery; a restart forgets the window.
 final class MatrixDuplicateFilter: Sendable {
     private struct State {
-        /// This instance's delivered pairs, by a 16-byte digest of their key (no string kept per pair).
-        var recent: [MemoryKey: Date] = [:]
-        /// When a full memory may next be swept of expired pairs (at most once a second, so a memory full
-        /// of live pairs does not cost a sweep per delivery).
-        var nextSweep = Date.distantPast
+        /// This instance's delivered pairs until their window ends.
+        var recent: MatrixRecentPairs
         var pending: [String] = []
         var writing = false
         var questions: [(key: String, ticket: AnswerTicket)] = []
@@ -32,29 +29,31 @@ final class MatrixDuplicateFilter: Sendable {
     let window: TimeInterval
     /// The shared memory; nil when this process is the only instance.
     private let store: (any CounterStore)?
-    private let state = Mutex(State())
-    private let memoryLimit: Int
+    private let state: Mutex<State>
 
     /// - Parameters:
     ///   - store: the counters every instance shares, or nil when this process is the only instance.
     ///   - window: how long a delivered pair is remembered.
-    ///   - memoryLimit: the most pairs kept in memory.
+    ///   - memoryLimit: the most pairs kept in memory (the oldest are forgotten first).
     init(store: (any CounterStore)?, window: TimeInterval, memoryLimit: Int = 100_000) {
         self.store = store
         self.window = window
-        self.memoryLimit = memoryLimit
+        self.state = Mutex(State(recent: MatrixRecentPairs(limit: memoryLimit)))
     }
+
+    /// How many pairs are kept in memory.
+    var remembered: Int { self.state.withLock { $0.recent.count } }
 
     /// Whether `pair` was delivered within the window, by this instance or another; a store that cannot
     /// answer counts as "not delivered", so a notification is never lost to a store outage.
     func wasDelivered(_ pair: Key, now: Date = Date()) async -> Bool {
         let memoryKey = pair.memoryKey
         guard let store = self.store, let key = pair.text else {
-            return self.state.withLock { state in state.recent[memoryKey].map { $0 > now } ?? false }
+            return self.state.withLock { state in state.recent.contains(memoryKey, at: now) }
         }
         let ticket = AnswerTicket()
         let (remembered, mustRead) = self.state.withLock { state -> (Bool, Bool) in
-            if state.recent[memoryKey].map({ $0 > now }) ?? false { return (true, false) }
+            if state.recent.contains(memoryKey, at: now) { return (true, false) }
             state.questions.append((key, ticket))
             if state.reading { return (false, false) }
             state.reading = true
@@ -83,11 +82,7 @@ final class MatrixDuplicateFilter: Sendable {
         let (key, memoryKey) = (pair.text, pair.memoryKey)
         let expiry = now.addingTimeInterval(self.window)
         let mustWrite = self.state.withLock { state -> Bool in
-            if state.recent.count >= self.memoryLimit, now >= state.nextSweep {
-                state.recent = state.recent.filter { $0.value > now }
-                state.nextSweep = now.addingTimeInterval(1)
-            }
-            if state.recent.count < self.memoryLimit { state.recent[memoryKey] = expiry }
+            state.recent.insert(memoryKey, until: expiry, now: now)
             guard self.store != nil, let key else { return false }
             state.pending.append(key)
             if state.writing { return false }
@@ -115,11 +110,11 @@ extension MatrixDuplicateFilter {
         /// The store's counter name, the same for every instance (the pushkey appears only as a digest);
         /// nil when the key was made for a filter without a store.
         let text: String?
-        fileprivate let memoryKey: MemoryKey
+        let memoryKey: MatrixPairDigest
 
         /// - Parameter named: whether to make the store's counter name too.
         init(appID: String, eventID: String, pushkey: String, named: Bool) {
-            self.memoryKey = MemoryKey(appID, eventID, pushkey)
+            self.memoryKey = MatrixPairDigest(appID, eventID, pushkey)
             self.text = named
                 ? "matrix:dup:\(appID):\(eventID):\(Hex.lowercase(SHA256.hash(data: Array(pushkey.utf8)).prefix(12)))"
                 : nil
@@ -129,41 +124,6 @@ extension MatrixDuplicateFilter {
     /// The key of a pair for this filter: named only when there is a store to ask and write.
     func key(appID: String, eventID: String, pushkey: String) -> Key {
         Key(appID: appID, eventID: eventID, pushkey: pushkey, named: self.store != nil)
-    }
-}
-
-/// A pair's key in memory: the first 16 bytes of the SHA-256 of its parts (each after its length, so no
-/// two pairs share the hashed text), two words instead of a string.
-private struct MemoryKey: Hashable, Sendable {
-    let high: UInt64
-    let low: UInt64
-
-    init(_ first: String, _ second: String, _ third: String) {
-        // One buffer on the stack, hashed in one call: each part's length (8 bytes) and then its bytes.
-        var parts = (first, second, third)
-        let size = parts.0.utf8.count + parts.1.utf8.count + parts.2.utf8.count + 24
-        let words = withUnsafeTemporaryAllocation(byteCount: size, alignment: 8) { buffer -> (UInt64, UInt64) in
-            var offset = 0
-            func append(_ part: inout String) {
-                buffer.storeBytes(of: UInt64(part.utf8.count).littleEndian, toByteOffset: offset, as: UInt64.self)
-                offset += 8
-                part.withUTF8 { bytes in
-                    guard let base = bytes.baseAddress else { return }
-                    (buffer.baseAddress! + offset).copyMemory(from: base, byteCount: bytes.count)
-                    offset += bytes.count
-                }
-            }
-            append(&parts.0)
-            append(&parts.1)
-            append(&parts.2)
-            var hasher = SHA256()
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(buffer))
-            return hasher.finalize().withUnsafeBytes { digest in
-                (digest.loadUnaligned(fromByteOffset: 0, as: UInt64.self), digest.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-            }
-        }
-        self.high = words.0
-        self.low = words.1
     }
 }
 

@@ -67,12 +67,51 @@ struct MatrixDuplicateFilterTests {
         await filter.recordDelivered(.key("a"))
         #expect(await filter.wasDelivered(.key("a")))
         #expect(await filter.wasDelivered(.key("a"), now: Date().addingTimeInterval(601)) == false)
-        // A full memory takes no more pairs until expired ones are swept.
+        // A full memory forgets its oldest pair to take a new one.
         for key in ["b", "c", "d"] { await filter.recordDelivered(.key(key)) }
-        #expect(await filter.wasDelivered(.key("c")))
-        #expect(await filter.wasDelivered(.key("d")) == false)
+        #expect(await filter.wasDelivered(.key("a")) == false)
+        for key in ["b", "c", "d"] { #expect(await filter.wasDelivered(.key(key))) }
+        #expect(filter.remembered == 3)
+        // Pairs whose window ended are forgotten when the next is recorded.
         await filter.recordDelivered(.key("e"), now: Date().addingTimeInterval(601))
         #expect(await filter.wasDelivered(.key("e"), now: Date().addingTimeInterval(602)))
+        #expect(filter.remembered == 1)
+    }
+
+    @Test func theMemoryForgetsInTheOrderPairsWereDelivered() {
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        let pairs = (0..<5_000).map { MatrixPairDigest("app", "$e\($0)", "key") }
+        var memory = MatrixRecentPairs(limit: 1_000)
+        // One pair a second, each for 600 seconds: after 600 pairs the oldest leave as new ones come.
+        for (second, pair) in pairs.enumerated() {
+            let now = start.addingTimeInterval(Double(second))
+            memory.insert(pair, until: now.addingTimeInterval(600), now: now)
+            #expect(memory.count == min(second + 1, 600))
+        }
+        let end = start.addingTimeInterval(4_999)
+        #expect(pairs[4_400...].allSatisfy { memory.contains($0, at: end) })
+        #expect(pairs[..<4_400].allSatisfy { !memory.contains($0, at: end) })
+        // Ten a second: the limit holds, the oldest leave first.
+        var full = MatrixRecentPairs(limit: 1_000)
+        for (index, pair) in pairs.enumerated() {
+            let now = start.addingTimeInterval(Double(index) / 10)
+            full.insert(pair, until: now.addingTimeInterval(600), now: now)
+            #expect(full.count == min(index + 1, 1_000))
+        }
+        let last = start.addingTimeInterval(499.9)
+        #expect(pairs[4_000...].allSatisfy { full.contains($0, at: last) })
+        #expect(pairs[..<4_000].allSatisfy { !full.contains($0, at: last) })
+        // A pair recorded again keeps its later window, however often, and takes one place.
+        var again = MatrixRecentPairs(limit: 2)
+        for second in 0..<10 {
+            let now = start.addingTimeInterval(Double(second))
+            again.insert(pairs[0], until: now.addingTimeInterval(5), now: now)
+        }
+        again.insert(pairs[1], until: start.addingTimeInterval(14), now: start.addingTimeInterval(9))
+        #expect(again.count == 2)
+        #expect(again.contains(pairs[0], at: start.addingTimeInterval(13.5)))
+        #expect(!again.contains(pairs[0], at: start.addingTimeInterval(14)))
+        #expect(again.contains(pairs[1], at: start.addingTimeInterval(13.5)))
     }
 }
 
