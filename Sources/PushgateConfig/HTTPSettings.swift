@@ -25,8 +25,8 @@ public struct HTTPSettings: Sendable, Equatable {
     /// own (``computeThreads``).
     public var ioThreads: Int?
     /// The threads that run the CPU-heavy steps: encryption, signature checks, reading large bodies
-    /// (`http.compute_threads`). Nil takes half the cores when `io_threads` is left at its default (one per
-    /// core), else the cores the I/O threads leave; at least one.
+    /// (`http.compute_threads`). Nil takes half the cores, at least two (one on a single core), when
+    /// `io_threads` is left at its default (one per core), else the cores the I/O threads leave, at least one.
     public var computeThreads: Int?
 
     /// The defaults.
@@ -62,10 +62,11 @@ public struct HTTPSettings: Sendable, Equatable {
     }
 
     /// How many compute threads to start on a machine with `cores` cores: `computeThreads` if set; else,
-    /// with `ioThreads` set, the cores the I/O threads leave; else (a loop on every core) half the cores,
-    /// so that Web Push encryption and signature checks can use half of a large machine instead of one
-    /// core. At least one. (On 2 cores a second compute thread speeds Web Push up and slows gorush's
-    /// asynchronous answers: benchmarks/README.md, 2026-11-30, early morning.)
+    /// with `ioThreads` set, the cores the I/O threads leave (at least one); else (a loop on every core)
+    /// ``ComputePool/defaultThreadCount(cores:)``: half the cores, at least two (one on a single core), so
+    /// that Web Push encryption and signature checks are not held to one core. (On 2 cores the second
+    /// compute thread speeds Web Push and Nextcloud up and slows gorush's asynchronous answers a little:
+    /// benchmarks/README.md, 2026-11-30, morning.)
     public func computeThreadCount(cores: Int) -> Int {
         if let computeThreads = self.computeThreads { return computeThreads }
         if let ioThreads = self.ioThreads { return max(1, cores - ioThreads) }

@@ -13,8 +13,8 @@ public enum ComputePool {
     private static let suggestedThreadCount = Atomic<Int>(0)
 
     /// How many compute threads to start: the composition root sets it before the first step runs (from
-    /// `http.compute_threads`); afterwards a new value has no effect. Zero, the default, takes half the
-    /// cores, at least one.
+    /// `http.compute_threads`); afterwards a new value has no effect. Zero, the default, takes
+    /// ``defaultThreadCount(cores:)``.
     public static var threadCountSuggestion: Int {
         get { Self.suggestedThreadCount.load(ordering: .relaxed) }
         set { Self.suggestedThreadCount.store(newValue, ordering: .relaxed) }
@@ -26,10 +26,12 @@ public enum ComputePool {
         return ComputeExecutor(threads: suggested > 0 ? suggested : Self.defaultThreadCount(cores: ProcessInfo.processInfo.activeProcessorCount))
     }()
 
-    /// The compute threads for a machine of `cores` cores when nothing says otherwise: half the cores, at
-    /// least one (the configuration's default too, when the event loops take one per core).
+    /// The compute threads for a machine of `cores` cores when nothing says otherwise (the configuration's
+    /// default too, when the event loops take one per core): half the cores, at least two; one on a single
+    /// core. On 2 cores a second compute thread carried more Web Push requests and Nextcloud notifications
+    /// a second than one, in alternated runs (benchmarks/README.md, 2026-11-30, morning).
     public static func defaultThreadCount(cores: Int) -> Int {
-        max(1, cores / 2)
+        cores <= 1 ? 1 : max(2, cores / 2)
     }
 
     /// Runs `work` on the compute threads and returns its result.

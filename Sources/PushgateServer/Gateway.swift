@@ -170,7 +170,7 @@ public struct Gateway: Sendable {
             accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor
         )
         var workerConfiguration = OutboxWorker.Configuration()
-        workerConfiguration.executors = MultiThreadedEventLoopGroup.singleton.makeIterator().map { EventLoopTaskExecutor(eventLoop: $0) }
+        workerConfiguration.executors = EventLoopTaskExecutor.sharedGroup
         let worker = OutboxWorker(
             dispatcher: dispatcher, store: store, metrics: deliveryMetrics, wakeUp: wakeUp, configuration: workerConfiguration,
             observers: frontEnds.compactMap(\.outcomeObserver), logger: logger

@@ -67,7 +67,7 @@ final class HTTPRequestDispatcher: ChannelDuplexHandler, RemovableChannelHandler
     private var inputClosed = false
     /// Set when the handler leaves the pipeline: an answer that arrives later is not written.
     private var removed = false
-    /// Runs the answering tasks on the connection's event loop; made with the first request.
+    /// Runs the answering tasks on the connection's event loop (its shared executor); looked up with the first request.
     private var loopExecutor: EventLoopTaskExecutor?
 
     init(responder: GatewayResponder, bodyLimits: RequestBodyLimits) {
@@ -198,7 +198,7 @@ final class HTTPRequestDispatcher: ChannelDuplexHandler, RemovableChannelHandler
         let responder = self.responder
         let channel = context.channel
         let eventLoop = context.eventLoop
-        let executor = self.loopExecutor ?? EventLoopTaskExecutor(eventLoop: eventLoop)
+        let executor = self.loopExecutor ?? EventLoopTaskExecutor.executor(for: eventLoop)
         self.loopExecutor = executor
         Task(executorPreference: executor) {
             let answer = await responder.answer(head, body: body, channel: channel)

@@ -18,6 +18,12 @@ public final class LogRecorder: Sendable {
         public let message: String
         /// The logger's and the event's metadata, each value as text.
         public let metadata: [String: String]
+
+        /// The event as one line: its level, its message, then each metadata `key=value` in key order.
+        public var line: String {
+            ([String(describing: self.level), self.message] + self.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
+                .joined(separator: " ")
+        }
     }
 
     private let events = Mutex<[Event]>([])

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PushgateCore
 @testable import PushgateServer
+import PushgateTestSupport
 import ServiceLifecycle
 import Synchronization
 import Testing
@@ -10,24 +11,9 @@ import Testing
 /// its end, once each, and an error every day once it has expired; nothing for keys without a date.
 @Suite("credential watch")
 struct CredentialWatchTests {
-    /// Keeps every line logged at warning and above.
-    struct RecordingLogHandler: LogHandler {
-        let lines: Lines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { self.metadata[key] }
-            set { self.metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            guard event.level >= .warning else { return }
-            self.lines.value.withLock { $0.append("\(event.level) \(event.metadata?["app"] ?? "-") \(event.message)") }
-        }
-    }
-
-    final class Lines: Sendable {
-        let value = Mutex<[String]>([])
-        var all: [String] { self.value.withLock { $0 } }
+    /// The events logged at warning and above, each as "level app message".
+    static func warnings(_ log: LogRecorder) -> [String] {
+        log.all.filter { $0.level >= .warning }.map { "\($0.level) \($0.metadata["app"] ?? "-") \($0.message)" }
     }
 
     final class Flag: Sendable {
@@ -45,8 +31,8 @@ struct CredentialWatchTests {
 
     @Test func warnsAtThirtySevenAndOneDaysAndEveryDayOnceExpired() async throws {
         let calendar = Calendar()
-        let lines = Lines()
-        let logger = Logger(label: "test") { _ in RecordingLogHandler(lines: lines) }
+        let log = LogRecorder()
+        let logger = log.logger()
         let certificate = ProviderCredential(
             appID: "im.example.ios", kind: .apnsCertificate, file: "/etc/pushgate/apns.pem", identity: "subject CN=x", notAfter: calendar.now + 31.5 * 86_400
         )
@@ -56,9 +42,9 @@ struct CredentialWatchTests {
         // Day by day, from 31.5 days before the end to 2.5 days after it.
         var warningsByDay: [Int: [String]] = [:]
         for day in 0...34 {
-            let before = lines.all.count
+            let before = Self.warnings(log).count
             watch.check()
-            warningsByDay[day] = Array(lines.all[before...])
+            warningsByDay[day] = Array(Self.warnings(log)[before...])
             calendar.advance(days: 1)
         }
         let warned = warningsByDay.filter { !$0.value.isEmpty }.keys.sorted()
@@ -73,8 +59,8 @@ struct CredentialWatchTests {
 
     @Test func aCertificateAlreadyCloseIsReportedAtStartAndTheServiceChecksAgainEachInterval() async throws {
         let calendar = Calendar()
-        let lines = Lines()
-        let logger = Logger(label: "test") { _ in RecordingLogHandler(lines: lines) }
+        let log = LogRecorder()
+        let logger = log.logger()
         let certificate = ProviderCredential(
             appID: "im.example.ios", kind: .apnsCertificate, file: nil, identity: "subject CN=x", notAfter: calendar.now + 7.5 * 86_400
         )
@@ -86,16 +72,16 @@ struct CredentialWatchTests {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline, lines.all.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(lines.all == ["warning im.example.ios credential expires within 30 days: replace it"])
+            while ContinuousClock.now < deadline, Self.warnings(log).isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(Self.warnings(log) == ["warning im.example.ios credential expires within 30 days: replace it"])
             // A day later, 6.5 days left: the next check warns of the 7-day step.
             calendar.advance(days: 1)
-            while ContinuousClock.now < deadline, lines.all.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(lines.all.last == "warning im.example.ios credential expires within 7 days: replace it")
+            while ContinuousClock.now < deadline, Self.warnings(log).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(Self.warnings(log).last == "warning im.example.ios credential expires within 7 days: replace it")
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
-        #expect(lines.all.count == 2, "\(lines.all)")
+        #expect(Self.warnings(log).count == 2, "\(Self.warnings(log))")
     }
 
     /// A gateway whose credentials carry no date (keys only, or none) must not stop: the service runs

@@ -5,6 +5,7 @@ import PushgateConfig
 import PushgateSandbox
 @testable import PushgateStatus
 import PushgateStatusWire
+import PushgateTestSupport
 import PushgateWaku
 import Synchronization
 import Testing
@@ -25,8 +26,8 @@ struct StatusBackfillBurstTests {
             group.addTask { try await application.runService(gracefulShutdownSignals: []) }
             defer { group.cancelAll() }
             let client = WakuRESTClient(baseURL: "http://127.0.0.1:\(port)", timeout: .seconds(5))
-            let lines = StatusWakuPollerTests.Lines()
-            let logger = Logger(label: "test") { _ in StatusWakuPollerTests.CapturingLogHandler(lines: lines) }
+            let log = LogRecorder()
+            let logger = log.logger()
             let fixture = try BackfillFixture(relay: client, logger: logger)
             var settings = StatusSettings(wakuRESTURL: "http://127.0.0.1:\(port)")
             settings.pollInterval = .milliseconds(20)
@@ -39,7 +40,7 @@ struct StatusBackfillBurstTests {
             defer { task.cancel() }
             // Subscribed, and the start-up catching up done (the store was empty).
             let deadline = ContinuousClock.now + .seconds(120)
-            while node.storeQueryCount < 1 || !lines.messages.contains(where: { $0.hasPrefix("status: subscribed") }), ContinuousClock.now < deadline {
+            while node.storeQueryCount < 1 || !log.all.map(\.message).contains(where: { $0.hasPrefix("status: subscribed") }), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(node.storeQueryCount >= 1)

@@ -3,6 +3,7 @@ import Logging
 import PushgateConfig
 @testable import PushgateStatus
 import PushgateStatusWire
+import PushgateTestSupport
 import Synchronization
 import Testing
 
@@ -113,8 +114,8 @@ struct StatusStoreBackfillTests {
         let relay = StatusWakuPollerTests.ScriptedRelay()
         let full = (0..<8).map { BackfillFixture.junk($0, contentTopic: "/waku/1/0x0000000\($0)/rfc26", timestamp: Int64($0 + 1)) }
         relay.polls.withLock { $0 = [.messages(full), .messages([]), .messages(full), .failure(.unreachable("down")), .messages([])] }
-        let lines = StatusWakuPollerTests.Lines()
-        let logger = Logger(label: "test") { _ in StatusWakuPollerTests.CapturingLogHandler(lines: lines) }
+        let log = LogRecorder()
+        let logger = log.logger()
         let fixture = try BackfillFixture(relay: relay, logger: logger)
         let archive = ScriptedStore([], refusal: .noStorePeer("No suitable service peer & no discovery method"))
         var settings = StatusSettings(wakuRESTURL: "http://127.0.0.1:1")
@@ -140,7 +141,7 @@ struct StatusStoreBackfillTests {
         #expect(queries >= 4, "asked again after each pause")
         #expect(relay.pollCount.load(ordering: .relaxed) >= pollsThen + 10, "polling went on")
         #expect(Double(queries) <= elapsed / .milliseconds(100) + 3, "one query per pause at most: no busy loop")
-        let logged = lines.messages
+        let logged = log.all.map(\.message)
         #expect(logged.filter { $0.hasPrefix("status: the Waku node has no store peer") }.count == 1)
         #expect(fixture.metrics.value(#"pushgate_status_store_errors_total{kind="no_store_peer"}"#) == queries)
         #expect(fixture.metrics.value(#"pushgate_status_backfills_total{reason="start_up"}"#) == 1)

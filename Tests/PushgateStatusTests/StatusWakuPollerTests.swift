@@ -4,6 +4,7 @@ import Logging
 import PushgateConfig
 @testable import PushgateStatus
 import PushgateStatusWire
+import PushgateTestSupport
 import Synchronization
 import Testing
 
@@ -40,26 +41,9 @@ struct StatusWakuPollerTests {
         func publish(_ message: WakuMessage, pubsubTopic: String) async throws(WakuRelayError) {}
     }
 
-    /// Keeps every log event's level and message.
-    struct CapturingLogHandler: LogHandler {
-        let lines: Lines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { self.metadata[key] }
-            set { self.metadata[key] = newValue }
-        }
-        func log(event: LogEvent) { self.lines.value.withLock { $0.append((event.level, "\(event.message)")) } }
-    }
-
-    final class Lines: Sendable {
-        let value = Mutex<[(level: Logger.Level, message: String)]>([])
-        var messages: [String] { self.value.withLock { $0.map(\.message) } }
-    }
-
-    /// A poller over `relay` that logs to `lines`, polling every 20 ms.
-    static func poller(relay: ScriptedRelay, lines: Lines) throws -> StatusWakuPoller {
-        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+    /// A poller over `relay` that logs to `log`, polling every 20 ms.
+    static func poller(relay: ScriptedRelay, log: LogRecorder) throws -> StatusWakuPoller {
+        let logger = log.logger()
         let identity = StatusServerIdentity(privateKey: try Secp256k1.PrivateKey())
         let store = MemoryStatusStore()
         let topics = StatusListeningTopics(identity: identity)
@@ -82,8 +66,8 @@ struct StatusWakuPollerTests {
             WakuMessage(payload: [UInt8(index)], contentTopic: "/waku/1/0x0000000\(index % 10)/rfc26", timestamp: Int64(index))
         }
         relay.polls.withLock { $0 = [.failure(.unreachable("timeout")), .messages(junk), .failure(.notSubscribed), .messages([])] }
-        let lines = Lines()
-        let poller = try Self.poller(relay: relay, lines: lines)
+        let log = LogRecorder()
+        let poller = try Self.poller(relay: relay, log: log)
         let task = Task { try await poller.run() }
         defer { task.cancel() }
         let deadline = ContinuousClock.now + .seconds(120)
@@ -92,7 +76,7 @@ struct StatusWakuPollerTests {
         }
         task.cancel()
         _ = try? await task.value
-        let logged = lines.messages
+        let logged = log.all.map(\.message)
         #expect(relay.subscriptions.load(ordering: .relaxed) == 2, "subscribed after two failures, and again when the node forgot")
         #expect(logged.filter { $0.hasPrefix("status: cannot subscribe on the Waku node yet") }.count == 2)
         #expect(logged.contains { $0.hasPrefix("status: polling the Waku node failed") })
@@ -107,8 +91,8 @@ struct StatusWakuPollerTests {
     func aNodeNotListeningYetIsAWarningOnlyPastTheGrace(grace: Duration, level: Logger.Level) async throws {
         let relay = ScriptedRelay()
         relay.subscribeFailures.withLock { $0 = [.unreachable("refused")] }
-        let lines = Lines()
-        var poller = try Self.poller(relay: relay, lines: lines)
+        let log = LogRecorder()
+        var poller = try Self.poller(relay: relay, log: log)
         poller.subscribeGrace = grace
         let task = Task { [poller] in try await poller.run() }
         defer { task.cancel() }
@@ -118,7 +102,7 @@ struct StatusWakuPollerTests {
         }
         task.cancel()
         _ = try? await task.value
-        let logged = lines.value.withLock { $0 }
+        let logged = log.all
         #expect(relay.subscriptions.load(ordering: .relaxed) == 1)
         let levels = logged.filter { $0.message == "status: cannot subscribe on the Waku node yet" }.map(\.level)
         #expect(levels == [level], "\(logged)")

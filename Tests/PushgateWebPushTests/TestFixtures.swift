@@ -59,33 +59,3 @@ enum TestFixtures {
         return (try WebPushConfiguration(settings: settings), key)
     }
 }
-
-/// A log handler that keeps every message and its metadata as text, to check what is logged.
-struct RecordingLogHandler: LogHandler {
-    final class Store: Sendable {
-        let lines = Mutex<[String]>([])
-        var all: [String] { self.lines.withLock { $0 } }
-    }
-
-    let store: Store
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { self.metadata[key] }
-        set { self.metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let merged = self.metadata.merging(event.metadata ?? [:]) { _, new in new }
-        let line = "\(event.level) \(event.message) " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        self.store.lines.withLock { $0.append(line) }
-    }
-
-    static func logger() -> (Logger, Store) {
-        let store = Store()
-        var logger = Logger(label: "webpush-test") { _ in RecordingLogHandler(store: store) }
-        logger.logLevel = .trace
-        return (logger, store)
-    }
-}

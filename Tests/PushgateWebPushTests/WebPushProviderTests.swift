@@ -6,6 +6,7 @@ import PushgateProviderSupport
 import ServiceLifecycleTestKit
 import Synchronization
 @testable import PushgateWebPush
+import PushgateTestSupport
 import Testing
 
 /// The provider against a push service on a real socket.
@@ -14,7 +15,7 @@ struct WebPushProviderTests {
     struct Harness {
         let provider: WebPushProvider
         let vapidKey: P256.Signing.PrivateKey
-        let logs: RecordingLogHandler.Store
+        let logs: LogRecorder
         let port: Int
         let recorder: PushServiceStub.Recorder
     }
@@ -25,7 +26,8 @@ struct WebPushProviderTests {
     static func withProvider(extra: [String] = ["allowed_endpoints: ['127.0.0.1:*']"], _ body: @Sendable (Harness) async throws -> Void) async throws {
         let directory = try TestFixtures.TemporaryDirectory()
         let (configuration, key) = try TestFixtures.configuration(in: directory, extra: extra)
-        let (logger, logs) = RecordingLogHandler.logger()
+        let logs = LogRecorder()
+        let logger = logs.logger(label: "webpush-test")
         let provider = WebPushProvider(configuration: configuration, logger: logger)
         try await PushServiceStub.withService { port, recorder in
             try await testGracefulShutdown { trigger in
@@ -342,7 +344,7 @@ struct WebPushProviderTests {
             let subscriber = TestFixtures.Subscriber()
             let token = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
             #expect(await harness.provider.deliver(PushNotification(payload: Self.payload), to: token, deadline: Self.soon()) == .delivered)
-            let lines = harness.logs.all
+            let lines = harness.logs.all.map(\.line)
             #expect(lines.contains { $0.contains(Redaction.fingerprint(token)) && $0.contains("status=201") && $0.contains("outcome=delivered") })
             let secrets = ["/sub/ok", Base64URL.encode(subscriber.authSecret), Base64URL.encode(subscriber.key.publicKey.x963Representation), "room_id"]
             for secret in secrets {
