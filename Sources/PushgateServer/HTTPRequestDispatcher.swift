@@ -67,7 +67,8 @@ final class HTTPRequestDispatcher: ChannelDuplexHandler, RemovableChannelHandler
     private var inputClosed = false
     /// Set when the handler leaves the pipeline: an answer that arrives later is not written.
     private var removed = false
-    /// Runs the answering tasks on the connection's event loop (its shared executor); looked up with the first request.
+    /// Runs the answering tasks on the connection's event loop (that loop's shared executor); looked up
+    /// with the first request.
     private var loopExecutor: EventLoopTaskExecutor?
 
     init(responder: GatewayResponder, bodyLimits: RequestBodyLimits) {

@@ -81,23 +81,24 @@ struct MatrixDuplicateFilterTests {
     @Test func theMemoryForgetsInTheOrderPairsWereDelivered() {
         let start = Date(timeIntervalSince1970: 1_000_000)
         let pairs = (0..<5_000).map { MatrixPairDigest("app", "$e\($0)", "key") }
-        var memory = MatrixRecentPairs(limit: 1_000)
-        // One pair a second, each for 600 seconds: after 600 pairs the oldest leave as new ones come.
-        for (second, pair) in pairs.enumerated() {
-            let now = start.addingTimeInterval(Double(second))
-            memory.insert(pair, until: now.addingTimeInterval(600), now: now)
-            #expect(memory.count == min(second + 1, 600))
+        /// A memory of at most 1,000 pairs given `pairs` at `rate` a second, each for 600 seconds, checking
+        /// after each how many it keeps.
+        func filled(rate: Double, keeping kept: (Int) -> Int) -> MatrixRecentPairs {
+            var memory = MatrixRecentPairs(limit: 1_000)
+            for (index, pair) in pairs.enumerated() {
+                let now = start.addingTimeInterval(Double(index) / rate)
+                memory.insert(pair, until: now.addingTimeInterval(600), now: now)
+                #expect(memory.count == kept(index + 1))
+            }
+            return memory
         }
+        // One pair a second: after 600 pairs the oldest leave as new ones come.
+        let memory = filled(rate: 1) { min($0, 600) }
         let end = start.addingTimeInterval(4_999)
         #expect(pairs[4_400...].allSatisfy { memory.contains($0, at: end) })
         #expect(pairs[..<4_400].allSatisfy { !memory.contains($0, at: end) })
         // Ten a second: the limit holds, the oldest leave first.
-        var full = MatrixRecentPairs(limit: 1_000)
-        for (index, pair) in pairs.enumerated() {
-            let now = start.addingTimeInterval(Double(index) / 10)
-            full.insert(pair, until: now.addingTimeInterval(600), now: now)
-            #expect(full.count == min(index + 1, 1_000))
-        }
+        let full = filled(rate: 10) { min($0, 1_000) }
         let last = start.addingTimeInterval(499.9)
         #expect(pairs[4_000...].allSatisfy { full.contains($0, at: last) })
         #expect(pairs[..<4_000].allSatisfy { !full.contains($0, at: last) })
