@@ -21,9 +21,8 @@ public final class ComputeExecutor: TaskExecutor, @unchecked Sendable {
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    // Guarded by `mutex`: the jobs waiting to start are `jobs[head...]`.
-    private var jobs: [UnownedJob] = []
-    private var head = 0
+    // Guarded by `mutex`: the jobs waiting to start.
+    private var jobs = ArrayQueue<UnownedJob>()
     // Guarded by `mutex`: threads in the wait, and signals sent that no thread has woken from yet.
     private var waiting = 0
     private var signalled = 0
@@ -59,24 +58,17 @@ public final class ComputeExecutor: TaskExecutor, @unchecked Sendable {
         let executor = self.asUnownedTaskExecutor()
         while true {
             pthread_mutex_lock(self.mutex)
-            while self.head == self.jobs.count {
+            var next = self.jobs.popFirst()
+            while next == nil {
                 self.waiting += 1
                 pthread_cond_wait(self.condition, self.mutex)
                 self.waiting -= 1
                 // A wake-up without a signal (spurious) also takes one off the count: at worst a later
                 // enqueue then signals once more than needed.
                 if self.signalled > 0 { self.signalled -= 1 }
+                next = self.jobs.popFirst()
             }
-            let job = self.jobs[self.head]
-            self.head += 1
-            if self.head == self.jobs.count {
-                self.jobs.removeAll(keepingCapacity: true)
-                self.head = 0
-            } else if self.head >= 1024 && self.head * 2 >= self.jobs.count {
-                // A queue that never empties still gives back the slots of the jobs taken.
-                self.jobs.removeFirst(self.head)
-                self.head = 0
-            }
+            let job = next!
             pthread_mutex_unlock(self.mutex)
             job.runSynchronously(on: executor)
         }

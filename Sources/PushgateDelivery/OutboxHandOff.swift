@@ -34,30 +34,11 @@ final class OutboxHandOff: Sendable {
         let frontEnd: String
     }
 
-    /// The entries of one lane waiting, oldest first.
-    private struct LaneQueue {
-        var entries: [Entry] = []
-        var head = 0
-
-        var first: Entry? { self.head < self.entries.count ? self.entries[self.head] : nil }
-
-        mutating func removeFirst() {
-            self.head += 1
-            if self.head == self.entries.count {
-                self.entries.removeAll(keepingCapacity: true)
-                self.head = 0
-            } else if self.head >= 1_024, self.head * 2 >= self.entries.count {
-                self.entries.removeFirst(self.head)
-                self.head = 0
-            }
-        }
-    }
-
     private struct State {
         /// The lease new entries get; nil while no worker takes them.
         var lease: (owner: String, duration: Duration)?
-        /// The waiting entries of each lane with any.
-        var queues: [Lane: LaneQueue] = [:]
+        /// The waiting entries of each lane with any, oldest first.
+        var queues: [Lane: ArrayQueue<Entry>] = [:]
         /// The lanes with waiting entries, in turn: ``take(_:)`` goes round them from `next` on.
         var rotation: [Lane] = []
         var next = 0
@@ -122,7 +103,7 @@ final class OutboxHandOff: Sendable {
                     state.rotation.insert(lane, at: state.next)
                     state.next += 1
                 }
-                state.queues[lane, default: LaneQueue()].entries.append(entry)
+                state.queues[lane, default: ArrayQueue()].append(entry)
                 state.queuedTokens += entry.tokens.count
             }
         }
@@ -144,7 +125,7 @@ final class OutboxHandOff: Sendable {
                 guard taken.isEmpty || tokens + entry.tokens.count <= limit else { break }
                 taken.append(entry)
                 tokens += entry.tokens.count
-                state.queues[lane]!.removeFirst()
+                state.queues[lane]!.popFirst()
                 if state.queues[lane]!.first == nil {
                     state.queues[lane] = nil
                     state.rotation.remove(at: state.next)

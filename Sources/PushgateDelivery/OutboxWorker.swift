@@ -263,12 +263,9 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         let entries: [OutboxEntry]
         do {
             entries = try await self.store.claimDue(now: Date(), limit: limit, leaseFor: self.configuration.lease, owner: self.owner)
-        } catch is CancellationError {
-            // The worker is stopping (graceful shutdown cancels its task): nothing is wrong with the store.
-            self.logger.debug("outbox: claim cancelled")
-            return []
         } catch {
-            if Task.isCancelled {
+            if error is CancellationError || Task.isCancelled {
+                // The worker is stopping (graceful shutdown cancels its task): nothing is wrong with the store.
                 self.logger.debug("outbox: claim cancelled", metadata: ["error": "\(error)"])
             } else {
                 self.logger.warning("outbox: cannot claim entries", metadata: ["error": "\(error)"])

@@ -1,4 +1,5 @@
 import Foundation
+import PushgateCore
 
 /// The pairs this instance delivered, each until its window ends: at most ``limit`` of them, the oldest
 /// forgotten first when a new one needs room.
@@ -13,9 +14,7 @@ struct MatrixRecentPairs {
     private var expiries: [MatrixPairDigest: Date] = [:]
     /// Pairs in the order they were recorded, with the end of window each was recorded with; a pair
     /// recorded again appears twice, and only its last entry (the one `expiries` agrees with) counts.
-    private var order: [(pair: MatrixPairDigest, expiry: Date)] = []
-    /// Where `order`'s live part begins.
-    private var head = 0
+    private var order = ArrayQueue<(pair: MatrixPairDigest, expiry: Date)>()
 
     /// An empty memory of at most `limit` pairs (at least one).
     init(limit: Int) {
@@ -33,27 +32,17 @@ struct MatrixRecentPairs {
     /// Keeps `pair` until `expiry`, first forgetting the pairs whose window ended by `now` and, when the
     /// memory is full, the oldest.
     mutating func insert(_ pair: MatrixPairDigest, until expiry: Date, now: Date) {
-        while let first = self.first, first.expiry <= now { self.dropFirst() }
-        while self.expiries.count >= self.limit, self.expiries[pair] == nil, self.first != nil { self.dropFirst() }
+        while let first = self.order.first, first.expiry <= now { self.dropFirst() }
+        while self.expiries.count >= self.limit, self.expiries[pair] == nil, !self.order.isEmpty { self.dropFirst() }
         self.expiries[pair] = expiry
         self.order.append((pair, expiry))
         // A pair recorded again and again (without others between) leaves stale entries behind: bound them.
-        while self.order.count - self.head > 2 * self.limit, self.first != nil { self.dropFirst() }
-    }
-
-    private var first: (pair: MatrixPairDigest, expiry: Date)? {
-        self.head < self.order.count ? self.order[self.head] : nil
+        while self.order.count > 2 * self.limit { self.dropFirst() }
     }
 
     /// Forgets the oldest entry of `order`, and its pair unless the pair was recorded again since.
     private mutating func dropFirst() {
-        let (pair, expiry) = self.order[self.head]
+        guard let (pair, expiry) = self.order.popFirst() else { return }
         if self.expiries[pair] == expiry { self.expiries[pair] = nil }
-        self.head += 1
-        // Give the dropped entries' room back once they are at least half the array.
-        if self.head >= 1024, self.head * 2 >= self.order.count {
-            self.order.removeFirst(self.head)
-            self.head = 0
-        }
     }
 }
