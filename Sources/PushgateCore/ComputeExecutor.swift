@@ -12,20 +12,25 @@ import Darwin
 /// wake-ups and preemptions; a pool of its own, sized by the configuration (`http.compute_threads`),
 /// runs the same steps with fewer (benchmarks/README.md, 2026-11-28, evening).
 ///
-/// Jobs start in the order they arrive. A thread that finds no job waits on a condition variable. An
-/// enqueue signals only when a thread waits that no earlier signal is already waking, so while the threads
-/// are busy a job costs a lock and no system call. The threads live as long as the process.
+/// Jobs start in the order they arrive. A thread that finds no job parks on a semaphore of its own and
+/// says so; an enqueue that finds a parked thread hands the job to it directly and posts its semaphore
+/// (one wake-up system call, and one wait on the other side), while busy threads take jobs from a queue
+/// under a lock, with no system call. A condition variable cost a third call per wake-up: glibc re-takes
+/// the mutex after a wait as if contended, so the next unlock always woke the mutex's (absent) waiters
+/// (benchmarks/README.md, 2026-11-30). The threads live as long as the process.
 public final class ComputeExecutor: TaskExecutor, @unchecked Sendable {
     /// How many threads run jobs.
     public let threadCount: Int
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    // Guarded by `mutex`: the jobs waiting to start.
+    // Guarded by `mutex`: the jobs waiting to start, while no thread is parked.
     private var jobs = ArrayQueue<UnownedJob>()
-    // Guarded by `mutex`: threads in the wait, and signals sent that no thread has woken from yet.
-    private var waiting = 0
-    private var signalled = 0
+    // Guarded by `mutex`: the threads parked, the most recently parked last (its cache is the warmest).
+    private var parked: [Int] = []
+    // Per thread: its semaphore, and the job handed to it while parked (written under `mutex` before the
+    // post, read by that thread after its wait: the semaphore orders the two).
+    private let semaphores: UnsafeMutablePointer<sem_t>
+    private let handed: UnsafeMutablePointer<UnownedJob?>
 
     /// Starts `threads` threads (at least one), named `name` (at most 15 bytes on Linux).
     /// - Parameters:
@@ -34,42 +39,47 @@ public final class ComputeExecutor: TaskExecutor, @unchecked Sendable {
     public init(threads: Int, name: String = "pushgate-cpu") {
         self.threadCount = max(1, threads)
         pthread_mutex_init(self.mutex, nil)
-        pthread_cond_init(self.condition, nil)
+        self.semaphores = .allocate(capacity: self.threadCount)
+        self.handed = .allocate(capacity: self.threadCount)
+        self.handed.initialize(repeating: nil, count: self.threadCount)
+        for index in 0..<self.threadCount { sem_init(self.semaphores + index, 0, 0) }
         self.jobs.reserveCapacity(64)
-        for _ in 0..<self.threadCount {
-            NamedThread.start(name: name) { [self] in self.runJobs() }
+        self.parked.reserveCapacity(self.threadCount)
+        for index in 0..<self.threadCount {
+            NamedThread.start(name: name) { [self] in self.runJobs(thread: index) }
         }
     }
 
-    /// Queues `job`; one of the threads runs it.
+    /// Queues `job`, or hands it to a parked thread; one of the threads runs it.
     /// - Parameter job: the job the Swift runtime hands over.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         pthread_mutex_lock(self.mutex)
-        self.jobs.append(job)
-        let signal = self.waiting > self.signalled
-        if signal { self.signalled += 1 }
+        guard let thread = self.parked.popLast() else {
+            self.jobs.append(job)
+            pthread_mutex_unlock(self.mutex)
+            return
+        }
+        self.handed[thread] = job
         pthread_mutex_unlock(self.mutex)
-        if signal { pthread_cond_signal(self.condition) }
+        sem_post(self.semaphores + thread)
     }
 
-    /// A thread's life: take the oldest job, run it, wait when there is none.
-    private func runJobs() -> Never {
+    /// A thread's life: take the oldest job and run it; when there is none, park until one is handed over.
+    private func runJobs(thread: Int) -> Never {
         let executor = self.asUnownedTaskExecutor()
         while true {
             pthread_mutex_lock(self.mutex)
-            var next = self.jobs.popFirst()
-            while next == nil {
-                self.waiting += 1
-                pthread_cond_wait(self.condition, self.mutex)
-                self.waiting -= 1
-                // A wake-up without a signal (spurious) also takes one off the count: at worst a later
-                // enqueue then signals once more than needed.
-                if self.signalled > 0 { self.signalled -= 1 }
-                next = self.jobs.popFirst()
+            if let job = self.jobs.popFirst() {
+                pthread_mutex_unlock(self.mutex)
+                job.runSynchronously(on: executor)
+                continue
             }
-            let job = next!
+            self.parked.append(thread)
             pthread_mutex_unlock(self.mutex)
+            // Only an interruption by a signal ends the wait early; then wait again.
+            while sem_wait(self.semaphores + thread) != 0 {}
+            let job = self.handed[thread].take()!
             job.runSynchronously(on: executor)
         }
     }

@@ -64,6 +64,22 @@ struct ComputeExecutorTests {
         #expect(probe.ran.load(ordering: .relaxed) == 16 * 300)
     }
 
+    @Test(.timeLimit(.minutes(1))) func jobsHandedToParkedThreadsRunAtTheSameTime() async {
+        // Both threads are parked; the first job waits until the second has run. Handed to the same
+        // thread, or left in the queue behind the first, the second would never run.
+        let executor = ComputeExecutor(threads: 2, name: "cx-test-park")
+        for _ in 0..<50 {
+            let probe = Probe()
+            try? await Task.sleep(for: .milliseconds(2))
+            let first = Task(executorPreference: executor) {
+                while !probe.gate.load(ordering: .acquiring) { sched_yield() }
+            }
+            let second = Task(executorPreference: executor) { probe.gate.store(true, ordering: .releasing) }
+            await first.value
+            await second.value
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func oneThreadRunsJobsOneAtATimeInTheOrderTheyArrive() async {
         let executor = ComputeExecutor(threads: 1, name: "cx-test-order")
         let probe = Probe()
