@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import PushgateCore
 public import PushgateStore
 public import ServiceLifecycle
 
@@ -54,7 +55,7 @@ public struct DeliveryCountFlusher: Service {
             try await self.store.addDeliveryCounts(counts)
         } catch {
             self.tally.giveBack(counts)
-            self.logger.warning("could not store the delivery counts (kept for the next attempt)", metadata: ["error": "\(error)"])
+            self.logger.warningUnlessStopping("could not store the delivery counts (kept for the next attempt)", error: error)
         }
     }
 
@@ -65,7 +66,7 @@ public struct DeliveryCountFlusher: Service {
             let removed = try await self.store.purgeDeliveryCounts(before: DeliveryTally.minute(of: now.addingTimeInterval(-seconds)))
             if removed > 0 { self.logger.debug("old delivery counts removed", metadata: ["rows": "\(removed)"]) }
         } catch {
-            self.logger.warning("could not remove old delivery counts", metadata: ["error": "\(error)"])
+            self.logger.warningUnlessStopping("could not remove old delivery counts", error: error)
         }
     }
 }

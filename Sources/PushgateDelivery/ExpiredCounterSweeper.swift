@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import PushgateCore
 public import PushgateStore
 public import ServiceLifecycle
 
@@ -30,7 +31,7 @@ public struct ExpiredCounterSweeper: Service {
                     let removed = try await self.store.purgeExpiredCounters(now: Date())
                     if removed > 0 { self.logger.debug("expired counters removed", metadata: ["count": "\(removed)"]) }
                 } catch {
-                    self.logger.warning("could not remove expired counters", metadata: ["error": "\(error)"])
+                    self.logger.warningUnlessStopping("could not remove expired counters", error: error)
                 }
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import PushgateCore
 public import PushgateStore
 public import ServiceLifecycle
 
@@ -55,7 +56,7 @@ public struct OutboxBacklogSampler: Service {
         do {
             backlogs = try await self.store.backlogByApp()
         } catch {
-            self.logger.warning("could not read the outbox backlog", metadata: ["error": "\(error)"])
+            self.logger.warningUnlessStopping("could not read the outbox backlog", error: error)
             return previous
         }
         self.reading.record(backlogs)

@@ -264,12 +264,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         do {
             entries = try await self.store.claimDue(now: Date(), limit: limit, leaseFor: self.configuration.lease, owner: self.owner)
         } catch {
-            if error is CancellationError || Task.isCancelled {
-                // The worker is stopping (graceful shutdown cancels its task): nothing is wrong with the store.
-                self.logger.debug("outbox: claim cancelled", metadata: ["error": "\(error)"])
-            } else {
-                self.logger.warning("outbox: cannot claim entries", metadata: ["error": "\(error)"])
-            }
+            self.logger.warningUnlessStopping("outbox: cannot claim entries", error: error)
             return []
         }
         var decoded: [HashedBytes: OutboxContent?] = [:]

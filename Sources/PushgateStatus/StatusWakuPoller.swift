@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import Logging
 import PushgateConfig
+import PushgateCore
 import PushgateStatusWire
 import PushgateStore
 import ServiceLifecycle
@@ -160,7 +161,7 @@ struct StatusWakuPoller: Service {
         do {
             for hash in try await self.store.statusRegisteredKeyHashes() { self.topics.addQueryTopic(keyHash: hash) }
         } catch {
-            self.logger.warning("status: cannot read the registered keys", metadata: ["error": "\(error)"])
+            self.logger.warningUnlessStopping("status: cannot read the registered keys", error: error)
         }
     }
 
@@ -169,7 +170,7 @@ struct StatusWakuPoller: Service {
             let cutoff = Date().addingTimeInterval(-TimeInterval(self.settings.seenRetention.components.seconds))
             _ = try await self.store.pruneStatusMessagesSeen(before: cutoff)
         } catch {
-            self.logger.warning("status: cannot prune seen message ids", metadata: ["error": "\(error)"])
+            self.logger.warningUnlessStopping("status: cannot prune seen message ids", error: error)
         }
     }
 }

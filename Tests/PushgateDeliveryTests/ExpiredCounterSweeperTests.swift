@@ -1,4 +1,7 @@
 import Foundation
+import Logging
+import PushgateTestSupport
+import Synchronization
 import PushgateDelivery
 import PushgateStore
 import PushgateStoreSQLite
@@ -24,5 +27,51 @@ struct ExpiredCounterSweeperTests {
                 #expect(try await store.counterValue("live", now: Date()) == 1)
             }
         }
+    }
+}
+
+/// A counter store whose sweep waits until its task is cancelled (or fails at once with `failure`), and
+/// says when a sweep has begun.
+final class StallingCounterStore: CounterStore {
+    struct Refused: Error {}
+    let sweepsBegun = Atomic<Int>(0)
+    let fails: Bool
+
+    init(fails: Bool) { self.fails = fails }
+
+    func incrementCounter(_ name: String, by amount: Int64, expiresAt: Date?, now: Date) async throws -> Int64 { amount }
+    func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws {}
+    func counterValue(_ name: String, now: Date) async throws -> Int64 { 0 }
+    func counterValues(_ names: [String], now: Date) async throws -> [String: Int64] { [:] }
+    func purgeExpiredCounters(now: Date) async throws -> Int {
+        self.sweepsBegun.add(1, ordering: .relaxed)
+        if self.fails { throw Refused() }
+        try await Task.sleep(for: .seconds(600))
+        return 0
+    }
+}
+
+@Suite("Expired counter sweeper shutdown")
+struct ExpiredCounterSweeperShutdownTests {
+    /// Runs a sweeper on `store` until a sweep has begun, then stops it gracefully; what it logged.
+    static func runUntilASweepBegins(_ store: StallingCounterStore) async throws -> LogRecorder {
+        let log = LogRecorder()
+        let sweeper = ExpiredCounterSweeper(store: store, interval: .milliseconds(1), logger: log.logger())
+        try await DispatcherAndOutboxTests.running([sweeper]) {
+            let begun = try await DispatcherAndOutboxTests.eventually { store.sweepsBegun.load(ordering: .relaxed) > 0 }
+            #expect(begun)
+        }
+        return log
+    }
+
+    @Test func aSweepCutShortByShutdownLogsNoWarning() async throws {
+        let log = try await Self.runUntilASweepBegins(StallingCounterStore(fails: false))
+        #expect(log.messages(atLeast: .warning) == [])
+        #expect(log.all.contains { $0.level == .debug && $0.message == "could not remove expired counters" })
+    }
+
+    @Test func aSweepTheStoreRefusesIsAWarning() async throws {
+        let log = try await Self.runUntilASweepBegins(StallingCounterStore(fails: true))
+        #expect(log.messages(atLeast: .warning).first == "could not remove expired counters")
     }
 }
