@@ -42,7 +42,9 @@ public final class ComputeExecutor: TaskExecutor, @unchecked Sendable {
         self.semaphores = .allocate(capacity: self.threadCount)
         self.handed = .allocate(capacity: self.threadCount)
         self.handed.initialize(repeating: nil, count: self.threadCount)
-        for index in 0..<self.threadCount { sem_init(self.semaphores + index, 0, 0) }
+        for index in 0..<self.threadCount {
+            precondition(sem_init(self.semaphores + index, 0, 0) == 0, "a compute thread needs a semaphore")
+        }
         self.jobs.reserveCapacity(64)
         self.parked.reserveCapacity(self.threadCount)
         for index in 0..<self.threadCount {
@@ -78,7 +80,9 @@ public final class ComputeExecutor: TaskExecutor, @unchecked Sendable {
             self.parked.append(thread)
             pthread_mutex_unlock(self.mutex)
             // Only an interruption by a signal ends the wait early; then wait again.
-            while sem_wait(self.semaphores + thread) != 0 {}
+            while sem_wait(self.semaphores + thread) != 0 {
+                precondition(errno == EINTR, "a compute thread cannot wait on its semaphore")
+            }
             let job = self.handed[thread].take()!
             job.runSynchronously(on: executor)
         }
