@@ -99,9 +99,14 @@ struct ConsoleOverviewSourceTests {
             Issue.record("no front_ends array")
             return
         }
-        #expect(sections[0] == ["name": "matrix", "configured": true, "figures": ["notifies": 3]])
-        #expect(sections[1] == ["name": "nextcloud", "configured": false, "figures": .object([:])])
-        #expect(sections[3] == ["name": "status", "configured": true, "figures": ["last_poll": "2027-01-15T08:00:00Z", "backfill": .null, "waku_node": "reachable"]])
+        #expect(sections[0] == ["name": "matrix", "configured": true, "figures": ["notifies": 3], "shown": ["notifies": "3"]])
+        #expect(sections[1] == ["name": "nextcloud", "configured": false, "figures": .object([:]), "shown": .object([:])])
+        #expect(
+            sections[3] == [
+                "name": "status", "configured": true, "figures": ["last_poll": "2027-01-15T08:00:00Z", "backfill": .null, "waku_node": "reachable"],
+                "shown": ["last_poll": "2027-01-15 08:00:00Z", "backfill": "never", "waku_node": "reachable"],
+            ]
+        )
         let page = ConsolePage.overview(overview, viewer: ConsolePage.Viewer(admin: try #require(ConsoleAdmins([.init(token: "0123456789abcdef-admin")]).admin(presenting: "0123456789abcdef-admin"))))
         #expect(page.contains(#"<dd data-testid="fe-matrix-notifies">3</dd>"#))
         #expect(page.contains(#"<p class="note" data-testid="fe-gorush-state">not configured</p>"#))

@@ -167,8 +167,13 @@ struct ConsoleOverview: Sendable {
             "instances": .array(self.instances.map(JSONValue.string)),
             "front_ends": .array(self.frontEnds.map { section -> JSONValue in
                 var figures: [String: JSONValue] = [:]
-                for figure in section.figures ?? [] { figures[figure.key] = Self.json(figure.value) }
-                return ["name": .string(section.name), "configured": .bool(section.figures != nil), "figures": .object(figures)]
+                var shown: [String: JSONValue] = [:]
+                for figure in section.figures ?? [] {
+                    figures[figure.key] = Self.json(figure.value)
+                    shown[figure.key] = .string(Self.text(figure.value))
+                }
+                // `shown` is each figure as the page writes it, so the page's script shows what the page would.
+                return ["name": .string(section.name), "configured": .bool(section.figures != nil), "figures": .object(figures), "shown": .object(shown)]
             }),
         ]
         if let problem = self.problem { object["problem"] = .string(problem) }

@@ -88,11 +88,9 @@
       setText(document, "gateway-generation", overview.gateway.configuration_generation);
     }
     (overview.front_ends || []).forEach(function (frontEnd) {
-      Object.keys(frontEnd.figures || {}).forEach(function (key) {
-        var value = frontEnd.figures[key];
-        // Times as the page writes them: a space between date and time of day.
-        if (typeof value === "string" && /^\d{4}-\d\d-\d\dT\d\d:/.test(value)) value = value.replace("T", " ");
-        setText(document, "fe-" + frontEnd.name + "-" + key, value === null ? "never" : value);
+      // Each figure as the page writes it (the server's `shown` text).
+      Object.keys(frontEnd.shown || {}).forEach(function (key) {
+        setText(document, "fe-" + frontEnd.name + "-" + key, frontEnd.shown[key]);
       });
     });
     if (overview.instances) setText(document, "gateway-instances", overview.instances.join(", "));

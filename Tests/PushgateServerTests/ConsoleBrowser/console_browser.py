@@ -8,6 +8,7 @@ every failed check.
 
 import json
 import os
+import re
 import sys
 import time
 import urllib.error
@@ -262,6 +263,17 @@ try:
     check(driver.find_element(By.CSS_SELECTOR, '[data-testid="fe-nextcloud-state"]').text == "not configured", "the page shows Nextcloud as not configured")
     check(driver.find_element(By.CSS_SELECTOR, '[data-testid="fe-gorush-total_count"]').text == str(stat["total_count"]),
           "the page shows gorush's total_count")
+    # The script rewrites every front end's figure from the API, in the page's own form (a time with a space
+    # between date and time of day, "never" for none): marked stale here, each is written again.
+    driver.execute_script("""
+        document.querySelectorAll('[data-testid="front-end"] dd[data-testid^="fe-"]').forEach(function (e) { e.textContent = "stale"; });
+        document.body.removeAttribute("data-refreshed");""")
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-refreshed"))
+    figures = {e.get_attribute("data-testid"): e.text
+               for e in driver.find_elements(By.CSS_SELECTOR, '[data-testid="front-end"] dd[data-testid^="fe-"]')}
+    check(figures and "stale" not in figures.values(), f"the script rewrote every front end's figure ({figures})")
+    check(not any(re.match(r"^\d{4}-\d\d-\d\dT", text) for text in figures.values()),
+          f"the script writes times as the page does ({figures})")
 
     # A test push, filled and sent with the keyboard alone, reaches the sandbox's emulator, and its outcome is shown.
     check(tab_to("test-app"), "Tab reaches the test push form's app")
