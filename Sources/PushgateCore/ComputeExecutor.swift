@@ -17,7 +17,7 @@ import Darwin
 /// (one wake-up system call, and one wait on the other side), while busy threads take jobs from a queue
 /// under a lock, with no system call. A condition variable cost a third call per wake-up: glibc re-takes
 /// the mutex after a wait as if contended, so the next unlock always woke the mutex's (absent) waiters
-/// (benchmarks/README.md, 2026-11-30). The threads live as long as the process.
+/// (benchmarks/README.md, 2026-11-30, late morning). The threads live as long as the process.
 public final class ComputeExecutor: TaskExecutor, @unchecked Sendable {
     /// How many threads run jobs.
     public let threadCount: Int
