@@ -1,6 +1,7 @@
 public import CoreMetrics
 public import Logging
 public import PushgateConfig
+public import PushgateCore
 public import PushgateDelivery
 public import PushgateStore
 
@@ -19,12 +20,17 @@ public struct FrontEndEnvironment: Sendable {
     public var metricsFactory: any MetricsFactory
     /// The root logger.
     public var logger: Logger
+    /// Where a front end's poll loop runs and sleeps (waiting on its connections and timers, handing the
+    /// work it finds to other tasks): one of the event loops, so that each poll costs no hand-over between
+    /// threads; nil for Swift's shared pool and `Task.sleep`.
+    public var pollExecutor: (any PollExecutor)?
 
     /// Creates an environment.
     public init(
         configuration: GatewayConfiguration, store: any PushStore, storeIsShared: Bool, dispatcher: Dispatcher,
-        metricsFactory: any MetricsFactory, logger: Logger
+        metricsFactory: any MetricsFactory, logger: Logger, pollExecutor: (any PollExecutor)? = nil
     ) {
+        self.pollExecutor = pollExecutor
         self.configuration = configuration
         self.store = store
         self.storeIsShared = storeIsShared

@@ -1,4 +1,5 @@
 import NIOCore
+import PushgateCore
 import NIOPosix
 
 /// A task executor that runs jobs on one NIO event loop: a request's task that prefers it runs on its
@@ -25,6 +26,23 @@ final class EventLoopTaskExecutor: TaskExecutor {
         let job = UnownedJob(job)
         self.eventLoop.execute {
             job.runSynchronously(on: self.asUnownedTaskExecutor())
+        }
+    }
+}
+
+extension EventLoopTaskExecutor: PollExecutor {
+    /// Suspends the calling task for `duration` on the loop's own timer.
+    func sleep(for duration: Duration) async throws {
+        let (seconds, attoseconds) = duration.components
+        let scheduled = self.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {}
+        do {
+            try await withTaskCancellationHandler {
+                try await scheduled.futureResult.get()
+            } onCancel: {
+                scheduled.cancel()
+            }
+        } catch {
+            throw CancellationError()
         }
     }
 }

@@ -127,7 +127,7 @@ public struct Gateway: Sendable {
         }
         let environment = FrontEndEnvironment(
             configuration: configuration, store: store, storeIsShared: storeIsShared, dispatcher: dispatcher,
-            metricsFactory: metricsFactory, logger: logger
+            metricsFactory: metricsFactory, logger: logger, pollExecutor: EventLoopTaskExecutor.sharedGroup.first
         )
         // Every front end the gateway serves, each built from its own configuration section.
         var frontEnds = [

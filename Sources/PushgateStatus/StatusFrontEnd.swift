@@ -26,7 +26,7 @@ public enum StatusFrontEnd {
         let delivery = LiveValue(StatusDelivery(settings: settings, apps: environment.configuration.apps, dispatcher: dispatcher, logger: logger))
         let service = StatusServerService(
             settings: settings, configuredKey: key, store: environment.store, storeIsShared: environment.storeIsShared, relay: relay,
-            delivery: StatusLiveDelivery(current: delivery), metrics: metrics, logger: environment.logger
+            delivery: StatusLiveDelivery(current: delivery), metrics: metrics, logger: environment.logger, pollExecutor: environment.pollExecutor
         )
         let observer = StatusOutcomeObserver(store: environment.store, metrics: metrics, logger: environment.logger)
         return FrontEnd(name: Self.name, routes: [], services: [service], outcomeObserver: observer, figures: { metrics.figures.figures }) {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PushgateConfig
+import PushgateCore
 import PushgateDelivery
 import PushgateStatusWire
 import PushgateStore
@@ -19,6 +20,9 @@ struct StatusServerService: Service {
     let delivery: any StatusNotificationSink
     let metrics: StatusMetrics
     let logger: Logger
+    /// Where the poll loop runs (an event loop's executor), nil for Swift's shared pool; the messages it
+    /// finds are handled on the shared pool either way.
+    var pollExecutor: (any PollExecutor)? = nil
 
     func run() async throws {
         guard let identity = await self.identity() else { return }
@@ -36,9 +40,13 @@ struct StatusServerService: Service {
         )
         let poller = StatusWakuPoller(
             relay: self.relay, archive: self.relay as? any WakuStore, processor: processor, topics: topics, store: self.store, settings: self.settings, metrics: self.metrics,
-            logger: self.logger
+            logger: self.logger, pollExecutor: self.pollExecutor
         )
-        try await poller.run()
+        if let executor = self.pollExecutor {
+            try await withTaskExecutorPreference(executor) { try await poller.run() }
+        } else {
+            try await poller.run()
+        }
     }
 
     /// The identity, retrying the store until it answers or the gateway stops.

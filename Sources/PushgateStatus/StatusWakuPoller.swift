@@ -28,6 +28,8 @@ struct StatusWakuPoller: Service {
     let settings: StatusSettings
     let metrics: StatusMetrics
     let logger: Logger
+    /// The executor the loop runs on, whose timer its pauses use; nil: `Task.sleep`.
+    var pollExecutor: (any PollExecutor)? = nil
     /// Messages handled at once.
     let concurrency = 256
     /// The store backfill's first pause after a failed window (it doubles up to ``backfillLongestPause``).
@@ -61,7 +63,7 @@ struct StatusWakuPoller: Service {
         let backfill = self.makeBackfill()
         defer { backfill?.finish() }
         if let backfill {
-            group.addTask { await backfill.run() }
+            group.addTask(executorPreference: globalConcurrentExecutor) { await backfill.run() }
             backfill.request(planner.startUp(now: StatusMessageProcessor.nowNanoseconds()), reason: .startUp)
         }
         var backoff: Duration = .milliseconds(100)
@@ -90,7 +92,7 @@ struct StatusWakuPoller: Service {
                     guard await self.subscribe() else { return }
                 } else {
                     self.logger.warning("status: polling the Waku node failed", metadata: ["error": "\(error)", "retry_in": "\(backoff)"])
-                    try? await Task.sleep(for: backoff)
+                    try? await self.pollExecutor.sleep(for: backoff)
                     backoff = min(backoff * 2, .seconds(5))
                 }
                 continue
@@ -108,17 +110,19 @@ struct StatusWakuPoller: Service {
                 }
             }
             if messages.isEmpty {
-                try? await Task.sleep(for: idlePause)
+                try? await self.pollExecutor.sleep(for: idlePause)
                 idlePause = min(idlePause * 2, self.settings.pollInterval)
                 continue
             }
             idlePause = min(Duration.milliseconds(5), self.settings.pollInterval)
             for message in messages {
                 while inFlight.value.load(ordering: .relaxed) >= self.concurrency {
-                    try? await Task.sleep(for: .milliseconds(1))
+                    try? await self.pollExecutor.sleep(for: .milliseconds(1))
                 }
                 inFlight.value.add(1, ordering: .relaxed)
-                group.addTask {
+                // Handling a message (signatures, decryption, store calls) is not the poll loop's: it runs on
+                // the shared pool, whatever executor the loop runs on.
+                group.addTask(executorPreference: globalConcurrentExecutor) {
                     await self.processor.process(message)
                     inFlight.value.subtract(1, ordering: .relaxed)
                 }

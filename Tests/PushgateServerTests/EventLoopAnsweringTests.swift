@@ -57,6 +57,40 @@ struct EventLoopAnsweringTests {
         try await group.shutdownGracefully()
     }
 
+    @Test func aPollLoopSleepsOnItsLoopsTimerAndACancelledSleepEndsAtOnce() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let executor: any PollExecutor = EventLoopTaskExecutor(eventLoop: loop)
+        let slept = await Task(executorPreference: executor) { () async -> (onLoop: Bool, elapsed: Duration) in
+            let start = ContinuousClock.now
+            try? await executor.sleep(for: .milliseconds(30))
+            return (loop.inEventLoop, ContinuousClock.now - start)
+        }.value
+        #expect(slept.onLoop)
+        #expect(slept.elapsed >= .milliseconds(30))
+        // A sleep of ten minutes, cancelled: it throws a cancellation within moments.
+        let long = Task(executorPreference: executor) { () async -> (error: (any Error)?, elapsed: Duration) in
+            let start = ContinuousClock.now
+            do {
+                try await executor.sleep(for: .seconds(600))
+                return (nil, ContinuousClock.now - start)
+            } catch {
+                return (error, ContinuousClock.now - start)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        long.cancel()
+        let ended = await long.value
+        #expect(ended.error is CancellationError)
+        #expect(ended.elapsed < .seconds(60))
+        // Without an executor, the optional's sleep is `Task.sleep`, cancellable the same way.
+        let none: (any PollExecutor)? = nil
+        let start = ContinuousClock.now
+        try await none.sleep(for: .milliseconds(10))
+        #expect(ContinuousClock.now - start >= .milliseconds(10))
+        try await group.shutdownGracefully()
+    }
+
     @Test func aListenersRouteRunsOnItsConnectionsLoop() async throws {
         let router = Router(context: GatewayRequestContext.self)
         router.post("/where") { request, _ -> String in
