@@ -1,6 +1,6 @@
 import NIOCore
-import PushgateCore
 import NIOPosix
+import PushgateCore
 
 /// A task executor that runs jobs on one NIO event loop: a request's task that prefers it runs on its
 /// connection's loop (see ``HTTPRequestDispatcher``), and an outbox lane on the loop it was given.
