@@ -33,8 +33,7 @@ final class EventLoopTaskExecutor: TaskExecutor {
 extension EventLoopTaskExecutor: PollExecutor {
     /// Suspends the calling task for `duration` on the loop's own timer.
     func sleep(for duration: Duration) async throws {
-        let (seconds, attoseconds) = duration.components
-        let scheduled = self.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {}
+        let scheduled = self.eventLoop.scheduleTask(in: .nanoseconds(duration.nanosecondsClamped)) {}
         do {
             try await withTaskCancellationHandler {
                 try await scheduled.futureResult.get()

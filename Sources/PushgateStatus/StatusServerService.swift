@@ -20,8 +20,8 @@ struct StatusServerService: Service {
     let delivery: any StatusNotificationSink
     let metrics: StatusMetrics
     let logger: Logger
-    /// Where the poll loop runs (an event loop's executor), nil for Swift's shared pool; the messages it
-    /// finds are handled on the shared pool either way.
+    /// Where the poll loop runs and sleeps (an event loop's executor), nil for Swift's shared pool; the
+    /// messages it finds are handled on the shared pool either way.
     var pollExecutor: (any PollExecutor)? = nil
 
     func run() async throws {
@@ -42,11 +42,7 @@ struct StatusServerService: Service {
             relay: self.relay, archive: self.relay as? any WakuStore, processor: processor, topics: topics, store: self.store, settings: self.settings, metrics: self.metrics,
             logger: self.logger, pollExecutor: self.pollExecutor
         )
-        if let executor = self.pollExecutor {
-            try await withTaskExecutorPreference(executor) { try await poller.run() }
-        } else {
-            try await poller.run()
-        }
+        try await poller.run()
     }
 
     /// The identity, retrying the store until it answers or the gateway stops.

@@ -28,7 +28,8 @@ struct StatusWakuPoller: Service {
     let settings: StatusSettings
     let metrics: StatusMetrics
     let logger: Logger
-    /// The executor the loop runs on, whose timer its pauses use; nil: `Task.sleep`.
+    /// The executor the loop runs on, whose timer its pauses use; nil: where `run()` is called, and
+    /// `Task.sleep`.
     var pollExecutor: (any PollExecutor)? = nil
     /// Messages handled at once.
     let concurrency = 256
@@ -42,8 +43,11 @@ struct StatusWakuPoller: Service {
     var subscribeGrace: Duration = .seconds(5)
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await self.loop()
+        // On the poll executor when there is one (its timer serves the loop's pauses), else where called.
+        await withTaskExecutorPreference(self.pollExecutor) {
+            await cancelWhenGracefulShutdown {
+                await self.loop()
+            }
         }
     }
 
@@ -154,7 +158,7 @@ struct StatusWakuPoller: Service {
                 self.logger.log(
                     level: level, "status: cannot subscribe on the Waku node yet", metadata: ["error": "\(error)", "retry_in": "\(backoff)"]
                 )
-                try? await Task.sleep(for: backoff)
+                try? await self.pollExecutor.sleep(for: backoff)
                 backoff = min(backoff * 2, .seconds(10))
             }
         }
