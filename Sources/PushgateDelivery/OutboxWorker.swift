@@ -55,6 +55,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     private let claimClock = OutboxClaimClock()
     private let pace = OutboxAppPace()
     private let outstanding = OutboxOutstandingParts()
+    private let backlog = OutboxBacklogMark()
 
     public var description: String { "OutboxWorker" }
 
@@ -90,26 +91,31 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         }
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
-                // The first lane wakes on enqueues; the others help while a backlog lasts (a full round)
-                // and otherwise sleep a poll interval, so the next round's store writes overlap this
-                // round's deliveries. While front ends enqueue, the others give way.
+                // The first lane wakes on enqueues and polls the store; the others help while a backlog
+                // lasts (the latest round was full), so the next round's store writes overlap this round's
+                // deliveries, and otherwise wait for the next full round without asking the store. While
+                // front ends enqueue, the others give way.
                 let executors = self.configuration.executors
                 for lane in 0..<max(1, self.configuration.lanes) {
-                    group.addTask(executorPreference: executors.isEmpty ? nil : executors[lane % executors.count]) {
+                    let executor = executors.isEmpty ? nil : executors[lane % executors.count]
+                    // The helpers' pauses on their loop's timer, where there is one: no other thread wakes.
+                    let timer = executor as? any PollExecutor
+                    group.addTask(executorPreference: executor) {
                         while !Task.isCancelled {
                             if lane > 0, self.wakeUp.signalled(within: self.configuration.helperQuietPeriod) {
-                                try? await Task.sleep(for: self.configuration.helperQuietPeriod)
+                                try? await timer.sleep(for: self.configuration.helperQuietPeriod)
+                                continue
+                            }
+                            if lane > 0, !self.backlog.seen {
+                                await self.backlog.waitForBacklog()
                                 continue
                             }
                             let (handled, waited) = await self.runRound()
-                            if lane == 0 {
-                                // A round whose every part went on by itself (apps that hang or fail) is no
-                                // reason to take the next at once: its lane waits for news like an idle one,
-                                // instead of claiming again and again while the other apps are quiet.
-                                if handled == 0 || !waited { await self.wakeUp.wait(timeout: self.configuration.pollInterval) }
-                            } else if !self.isFull(round: handled) {
-                                try? await Task.sleep(for: self.configuration.pollInterval)
-                            }
+                            self.backlog.record(roundWasFull: self.isFull(round: handled))
+                            // A round whose every part went on by itself (apps that hang or fail) is no
+                            // reason to take the next at once: the first lane waits for news like an idle
+                            // one, instead of claiming again and again while the other apps are quiet.
+                            if lane == 0, handled == 0 || !waited { await self.wakeUp.wait(timeout: self.configuration.pollInterval) }
                         }
                     }
                 }

@@ -57,6 +57,8 @@ extension PostgresStore {
         binds.append(nowMS)
         binds.append(Int64(limit))
         let lanes: Int = try await self.scalar(StoreStatements.countOutboxLanes(.postgres), PostgresBindings())
+        // An empty outbox (what idle workers poll) has nothing to lease: no write.
+        guard lanes > 0 else { return [] }
         binds.append(Int64(StoreStatements.claimShare(limit: limit, lanes: lanes)))
         let rows = try await self.rows(PostgresMigrations.claimDue, binds)
             .decode((Int64, String, String, ByteBuffer, Int, Int64, Int64, String?, String?, String).self).all()

@@ -80,6 +80,8 @@ extension SQLiteStore {
     public func claimDue(now: Date, limit: Int, leaseFor lease: Duration, owner: String) async throws -> [OutboxEntry] {
         let nowMS = now.millisecondsSince1970
         let lanes: Int = try await self.scalar(on: self.reader, StoreStatements.countOutboxLanes(.sqlite), [])
+        // An empty outbox (what an idle worker polls) has nothing to lease: no write transaction.
+        guard lanes > 0 else { return [] }
         let rows = try await self.run(
             on: self.writer,
             SQLiteMigrations.claimDue,

@@ -1,6 +1,7 @@
 import Foundation
 import PushgateCore
 import PushgateStore
+import Synchronization
 import Testing
 
 @Suite("OutboxStore conformance")
@@ -437,6 +438,32 @@ struct OutboxStoreConformanceTests {
         }
     }
 
+    /// An idle worker polls an empty outbox: its claim reads and writes nothing, so it neither waits for
+    /// another writer (a busy instance's batch, a checkpoint) nor holds one up.
+    @Test(arguments: StoreKind.allCases)
+    func aClaimOfAnEmptyOutboxDoesNotWaitForTheWriteLock(kind: StoreKind) async throws {
+        let database = try await TestDatabase.make(kind)
+        try await withStores(kind, on: database) { stores async throws in
+            let store = stores[0]
+            let returned = ReturnedFlag()
+            let (claim, returnedWhileHeld) = try await database.holdingOutboxWriteLock { () async throws in
+                let claim = Task {
+                    defer { returned.set() }
+                    return try await store.claimDue(now: Self.now, limit: 10, leaseFor: .seconds(30), owner: "idle")
+                }
+                // A write would wait until the lock is released below: as long as this test lets it.
+                let start = ContinuousClock.now
+                while !returned.isSet, ContinuousClock.now - start < .seconds(15) { try await Task.sleep(for: .milliseconds(20)) }
+                return (claim, returned.isSet)
+            }
+            #expect(try await claim.value.isEmpty)
+            #expect(returnedWhileHeld, "the claim of an empty outbox waited for another connection's write lock")
+            // With an entry, the claim leases it as before.
+            let ids = try await store.enqueue([Self.message(1)])
+            #expect(try await store.claimDue(now: Self.now, limit: 10, leaseFor: .seconds(30), owner: "idle").map(\.id) == ids)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func largeBatchesAreStoredWhole(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
@@ -468,5 +495,18 @@ struct OutboxStoreConformanceTests {
             #expect(claims.count == ids.count)
             #expect(Set(claims) == Set(ids))
         }
+    }
+}
+
+/// Whether a call has returned, set by the task that made it and read by another.
+private final class ReturnedFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    func set() {
+        self.value.store(true, ordering: .releasing)
+    }
+
+    var isSet: Bool {
+        self.value.load(ordering: .acquiring)
     }
 }

@@ -56,6 +56,31 @@ struct TestDatabase: Sendable {
         }
     }
 
+    /// Runs `body` while another connection holds what a write to the outbox waits for: SQLite's write
+    /// lock (`BEGIN IMMEDIATE`; readers go on in WAL mode), or on PostgreSQL an `EXCLUSIVE` lock on the
+    /// table (reads go on, writes and `FOR UPDATE` wait); releases it when `body` returns or throws.
+    func holdingOutboxWriteLock<T>(_ body: () async throws -> T) async throws -> T {
+        switch self.kind {
+        case .sqlite:
+            let connection = try await SQLiteConnection.open(storage: .file(path: self.sqlitePath!))
+            _ = try await connection.query("BEGIN IMMEDIATE")
+            let result: Result<T, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            _ = try await connection.query("ROLLBACK")
+            try await connection.close()
+            return try result.get()
+        case .postgres:
+            let connection = try await PostgresTestServer(configuration: self.postgres!).connect()
+            _ = try await connection.query("BEGIN", logger: Self.logger)
+            _ = try await connection.query("LOCK TABLE outbox IN EXCLUSIVE MODE", logger: Self.logger)
+            let result: Result<T, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            _ = try await connection.query("ROLLBACK", logger: Self.logger)
+            try await connection.close()
+            return try result.get()
+        }
+    }
+
     /// Runs raw SQL against this database, outside any store.
     func execute(_ sql: String) async throws {
         switch self.kind {
@@ -88,7 +113,14 @@ struct PostgresTestServer: Sendable {
     }
 
     func execute(_ sql: String) async throws {
-        let connection = try await PostgresConnection.connect(
+        let connection = try await self.connect()
+        defer { Task { try? await connection.close() } }
+        _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: TestDatabase.logger)
+    }
+
+    /// A connection of its own to this server's database.
+    func connect() async throws -> PostgresConnection {
+        try await PostgresConnection.connect(
             on: MultiThreadedEventLoopGroup.singleton.any(),
             configuration: .init(
                 host: self.configuration.host, port: self.configuration.port, username: self.configuration.username,
@@ -97,8 +129,6 @@ struct PostgresTestServer: Sendable {
             id: 1,
             logger: TestDatabase.logger
         ).get()
-        defer { Task { try? await connection.close() } }
-        _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: TestDatabase.logger)
     }
 }
 
