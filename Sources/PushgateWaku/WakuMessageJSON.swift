@@ -5,6 +5,9 @@ import PushgateStatusWire
 /// The Waku REST API's message JSON: nwaku's shape (`payload` and `meta` standard base64 with padding,
 /// `timestamp` in nanoseconds), read leniently as go-waku writes it too (URL-safe or unpadded base64,
 /// `version`/`timestamp` absent, `ephemeral` null).
+///
+/// Read by walking the text (``JSONParser``), without a dictionary for every message: a poll's answer
+/// holds as many messages as the node's cache, and the Status server reads one every poll.
 enum WakuMessageJSON {
     /// The body of a publish: `version`, `timestamp` and `ephemeral` always written (nwaku defaults an
     /// absent version to 0, which clients before 2.38 do not decrypt).
@@ -20,38 +23,55 @@ enum WakuMessageJSON {
     /// The messages of a poll's answer (a JSON array). Entries that cannot be read are skipped: one bad
     /// message must not stop the others.
     static func messages(from body: [UInt8]) throws(WakuRelayError) -> [WakuMessage] {
-        let root: Any
+        var messages: [WakuMessage] = []
+        var isArray = true
         do {
-            root = try JSONSerialization.jsonObject(with: Data(body), options: [])
+            try JSONParser.walk(body) { parser throws(JSONParser.Failure) in
+                guard parser.nextKind == .array else {
+                    isArray = false
+                    return try parser.skipValue()
+                }
+                try parser.readElements { parser throws(JSONParser.Failure) in
+                    if let message = try Self.message(&parser) { messages.append(message) }
+                }
+            }
         } catch {
             throw .malformedAnswer("not JSON")
         }
-        guard let items = root as? [Any] else { throw .malformedAnswer("not a JSON array") }
-        return items.compactMap { item in
-            guard let object = item as? [String: Any] else { return nil }
-            return Self.message(object)
-        }
+        guard isArray else { throw .malformedAnswer("not a JSON array") }
+        return messages
     }
 
-    static func message(_ object: [String: Any]) -> WakuMessage? {
-        guard let payloadText = object["payload"] as? String, let payload = Self.base64(payloadText),
-            let contentTopic = object["contentTopic"] as? String, !contentTopic.isEmpty
-        else { return nil }
-        let meta = (object["meta"] as? String).flatMap(Self.base64) ?? []
+    /// Reads the next value, a message object; nil (the value read past) when it is not one or lacks a
+    /// payload or a content topic that can be read.
+    static func message(_ parser: inout JSONParser) throws(JSONParser.Failure) -> WakuMessage? {
+        guard parser.nextKind == .object else {
+            try parser.skipValue()
+            return nil
+        }
+        var payloadText: String?
+        var contentTopic: String?
+        var metaText: String?
+        var version: Int64?
+        var timestamp: Int64?
+        var ephemeral = false
+        // Of duplicate keys the last counts, as in ``JSONParser/readValue()``.
+        try parser.readMembers { parser, key throws(JSONParser.Failure) in
+            switch key {
+            case "payload": payloadText = try parser.readValue().stringValue
+            case "contentTopic": contentTopic = try parser.readValue().stringValue
+            case "meta": metaText = try parser.readValue().stringValue
+            case "version": version = try parser.readExactInteger()
+            case "timestamp": timestamp = try parser.readExactInteger()
+            case "ephemeral": ephemeral = try parser.readValue() == .bool(true)
+            default: try parser.skipValue()
+            }
+        }
+        guard let payloadText, let payload = Self.base64(payloadText), let contentTopic, !contentTopic.isEmpty else { return nil }
         return WakuMessage(
-            payload: payload, contentTopic: contentTopic, version: Self.integer(object["version"]).map { Int(truncatingIfNeeded: $0) } ?? 0,
-            timestamp: Self.integer(object["timestamp"]) ?? 0, meta: meta, ephemeral: (object["ephemeral"] as? Bool) ?? false
+            payload: payload, contentTopic: contentTopic, version: version.map { Int(truncatingIfNeeded: $0) } ?? 0,
+            timestamp: timestamp ?? 0, meta: metaText.flatMap(Self.base64) ?? [], ephemeral: ephemeral
         )
-    }
-
-    /// An integer JSON number, exactly (nanosecond timestamps do not fit a Double).
-    private static func integer(_ value: Any?) -> Int64? {
-        switch value {
-        case let number as Int: return Int64(number)
-        case let number as Int64: return number
-        case let number as NSNumber: return number.int64Value
-        default: return nil
-        }
     }
 
     /// Standard or URL-safe base64, padded or not.

@@ -1,4 +1,4 @@
-import Foundation
+import PushgateCore
 import PushgateStatusWire
 
 /// A store query's answer as nwaku's REST API writes it: `{"requestId", "statusCode", "statusDesc",
@@ -9,22 +9,61 @@ enum WakuStoreJSON {
     /// The page in an answer. Entries without a readable message are skipped (a query without
     /// `includeData` has none).
     static func page(from body: [UInt8]) throws(WakuRelayError) -> WakuStorePage {
-        let root: Any
+        var isObject = true
+        var statusCode: Int64?
+        var statusDescription = ""
+        var messages: [WakuMessage]?
+        var cursor: String?
         do {
-            root = try JSONSerialization.jsonObject(with: Data(body), options: [])
+            try JSONParser.walk(body) { parser throws(JSONParser.Failure) in
+                guard parser.nextKind == .object else {
+                    isObject = false
+                    return try parser.skipValue()
+                }
+                try parser.readMembers { parser, key throws(JSONParser.Failure) in
+                    switch key {
+                    case "statusCode": statusCode = try parser.readExactInteger()
+                    case "statusDesc": statusDescription = try parser.readValue().stringValue ?? ""
+                    case "paginationCursor": cursor = try parser.readValue().stringValue
+                    case "messages":
+                        guard parser.nextKind == .array else {
+                            messages = nil
+                            return try parser.skipValue()
+                        }
+                        var read: [WakuMessage] = []
+                        try parser.readElements { parser throws(JSONParser.Failure) in
+                            if let message = try Self.entryMessage(&parser) { read.append(message) }
+                        }
+                        messages = read
+                    default: try parser.skipValue()
+                    }
+                }
+            }
         } catch {
             throw .malformedAnswer("not JSON")
         }
-        guard let object = root as? [String: Any] else { throw .malformedAnswer("not a JSON object") }
-        if let code = (object["statusCode"] as? NSNumber)?.intValue, code != 200 {
-            throw .refused(status: code, reason: String(((object["statusDesc"] as? String) ?? "").prefix(300)))
+        guard isObject else { throw .malformedAnswer("not a JSON object") }
+        if let statusCode, statusCode != 200 {
+            throw .refused(status: Int(truncatingIfNeeded: statusCode), reason: String(statusDescription.prefix(300)))
         }
-        guard let items = object["messages"] as? [Any] else { throw .malformedAnswer("no messages array") }
-        let messages = items.compactMap { item -> WakuMessage? in
-            guard let entry = item as? [String: Any], let message = entry["message"] as? [String: Any] else { return nil }
-            return WakuMessageJSON.message(message)
+        guard let messages else { throw .malformedAnswer("no messages array") }
+        return WakuStorePage(messages: messages, cursor: cursor.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// Reads the next value, one entry of `messages`: its `message`, when it has one that can be read.
+    private static func entryMessage(_ parser: inout JSONParser) throws(JSONParser.Failure) -> WakuMessage? {
+        guard parser.nextKind == .object else {
+            try parser.skipValue()
+            return nil
         }
-        let cursor = (object["paginationCursor"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-        return WakuStorePage(messages: messages, cursor: cursor)
+        var message: WakuMessage?
+        try parser.readMembers { parser, key throws(JSONParser.Failure) in
+            if key == "message" {
+                message = try WakuMessageJSON.message(&parser)
+            } else {
+                try parser.skipValue()
+            }
+        }
+        return message
     }
 }
