@@ -60,25 +60,33 @@ struct TestDatabase: Sendable {
     /// lock (`BEGIN IMMEDIATE`; readers go on in WAL mode), or on PostgreSQL an `EXCLUSIVE` lock on the
     /// table (reads go on, writes and `FOR UPDATE` wait); releases it when `body` returns or throws.
     func holdingOutboxWriteLock<T>(_ body: () async throws -> T) async throws -> T {
+        let release: () async throws -> Void
         switch self.kind {
         case .sqlite:
             let connection = try await SQLiteConnection.open(storage: .file(path: self.sqlitePath!))
             _ = try await connection.query("BEGIN IMMEDIATE")
-            let result: Result<T, any Error>
-            do { result = .success(try await body()) } catch { result = .failure(error) }
-            _ = try await connection.query("ROLLBACK")
-            try await connection.close()
-            return try result.get()
+            release = {
+                _ = try await connection.query("ROLLBACK")
+                try await connection.close()
+            }
         case .postgres:
             let connection = try await PostgresTestServer(configuration: self.postgres!).connect()
             _ = try await connection.query("BEGIN", logger: Self.logger)
             _ = try await connection.query("LOCK TABLE outbox IN EXCLUSIVE MODE", logger: Self.logger)
-            let result: Result<T, any Error>
-            do { result = .success(try await body()) } catch { result = .failure(error) }
-            _ = try await connection.query("ROLLBACK", logger: Self.logger)
-            try await connection.close()
-            return try result.get()
+            release = {
+                _ = try await connection.query("ROLLBACK", logger: Self.logger)
+                try await connection.close()
+            }
         }
+        let value: T
+        do {
+            value = try await body()
+        } catch {
+            try? await release()
+            throw error
+        }
+        try await release()
+        return value
     }
 
     /// Runs raw SQL against this database, outside any store.
