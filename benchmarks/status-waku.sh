@@ -8,6 +8,7 @@
 #   PERF=perf.data benchmarks/status-waku.sh …   # also records a perf profile of the gateway under load
 #   POLL_MS=5 benchmarks/status-waku.sh …         # status.poll_interval_ms (default 100)
 #   IO_THREADS=2 benchmarks/status-waku.sh …      # http.io_threads (default: one per core)
+#   LOG_LEVEL=notice benchmarks/status-waku.sh …  # log.level (default: info, the gateway's default)
 #
 # Prints the push requests published and delivered to the APNs emulator, the rate they were published at
 # and delivered at end to end, the latency from publish to the emulator's receipt (p50, p99, over the last
@@ -36,7 +37,7 @@ echo "$secret" > "$work/status.key"
 port=18400
 { cat "$work/sandbox/pushgate-sandbox.yaml"; cat <<YAML
 $(http_section "$port")
-log: {level: notice}
+log: {level: ${LOG_LEVEL:-info}}
 database: {url: 'sqlite:$work/status.sqlite'}
 status:
   waku_rest_url: $gateway_node
