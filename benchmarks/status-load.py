@@ -3,6 +3,8 @@ status-go builds them (by the test suite's independent client, Tests/PushgateSer
 published at a fixed rate, timed from publish to the device (the sandbox's APNs emulator).
 
   status-load.py CLIENT_NODE_URL SERVER_KEY DELIVERIES_URL METRICS_URL COUNT RATE
+  CLIENTS=100 (default): registered clients, each its own identity and device token; the requests go
+  to them in turn.
 """
 import base64
 import datetime
@@ -14,6 +16,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "PushgateServerTests", "StatusClient"))
 import status_client as sc  # noqa: E402
@@ -31,22 +34,28 @@ def main():
     node, server_key, deliveries_url, metrics_url, count, rate = sys.argv[1:7]
     count, rate = int(count), float(rate)
     sc.rest(node + "/relay/v1/subscriptions", "POST", [PUBSUB])
-    identity, ephemeral = os.urandom(32), os.urandom(32)
-    me = sc.PrivateKey(identity).public_key
-    token = "b6ae4fde-bb65-11ea-b3de-0242ac130004"
-    answer = sc.register({"rest": node, "pubsub": PUBSUB, "server_key": server_key, "identity": identity.hex(), "installation_id":
-                          "c6ae4fde-bb65-11ea-b3de-0242ac130004", "access_token": token, "token_type": 1,
-                          "device_token": "a1" * 32, "version": 1, "apn_topic": "im.pushgate.sandbox", "timeout": 30})
-    assert answer.get("success"), answer
+    # Many distinct registered clients, each its own identity, installation and device token, and the
+    # push requests spread over them in turn, as many devices as a server's users have (CLIENTS, default 100).
+    clients = []
+    for n in range(int(os.environ.get("CLIENTS", "100"))):
+        identity, ephemeral = os.urandom(32), os.urandom(32)
+        token, installation = str(uuid.uuid4()), str(uuid.uuid4())
+        answer = sc.register({"rest": node, "pubsub": PUBSUB, "server_key": server_key, "identity": identity.hex(), "installation_id":
+                              installation, "access_token": token, "token_type": 1,
+                              "device_token": "%064x" % (n + 1), "version": 1, "apn_topic": "im.pushgate.sandbox", "timeout": 30})
+        assert answer.get("success"), answer
+        clients.append((identity, ephemeral, token, installation))
     server = sc.PublicKey(bytes.fromhex(server_key))
     topic = sc.content_topic(sc.partitioned_name(server))
-    author = "0x" + sc.uncompressed(me).hex()
     bodies, chat_ids = [], []
     for i in range(count):
+        identity, ephemeral, token, installation = clients[i % len(clients)]
+        me = sc.PrivateKey(identity).public_key
+        author = "0x" + sc.uncompressed(me).hex()
         chat = "bench-%d" % i
         request = sc.pn.PushNotificationRequest(message_id=i.to_bytes(32, "big"))
         request.requests.append(sc.pn.PushNotification(access_token=token, chat_id=sc.shake256(chat.encode()), public_key=sc.shake256(sc.compressed(me)),
-                                                       installation_id="c6ae4fde-bb65-11ea-b3de-0242ac130004", type=1, author=sc.shake256(author.encode())))
+                                                       installation_id=installation, type=1, author=sc.shake256(author.encode())))
         envelope = sc.amm(request.SerializeToString(), sc.amm_pb.ApplicationMetadataMessage.PUSH_NOTIFICATION_REQUEST, ephemeral)
         payload = sc.ecies_encrypt(sc.compressed(server), sc.frame(envelope, identity))
         bodies.append(base64.b64encode(payload).decode())

@@ -9,6 +9,7 @@
 #   POLL_MS=5 benchmarks/status-waku.sh …         # status.poll_interval_ms (default 100)
 #   IO_THREADS=2 benchmarks/status-waku.sh …      # http.io_threads (default: one per core)
 #   LOG_LEVEL=notice benchmarks/status-waku.sh …  # log.level (default: info, the gateway's default)
+#   CLIENTS=100 benchmarks/status-waku.sh …        # registered clients (devices) the requests go to in turn
 #
 # Prints the push requests published and delivered to the APNs emulator, the rate they were published at
 # and delivered at end to end, the latency from publish to the emulator's receipt (p50, p99, over the last
