@@ -1,6 +1,6 @@
 public import Foundation
 public import Logging
-import PushgateCore
+public import PushgateCore
 public import PushgateStore
 public import ServiceLifecycle
 import Synchronization
@@ -37,8 +37,9 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         public var retry = RetryPolicy()
         /// Where lanes run (lane *i* and its deliveries on `executors[i % count]`); empty: Swift's global
         /// executor. The composition root gives the event loops' executors, so that a delivery runs on the
-        /// loop of the provider connection it goes over instead of crossing threads there and back.
-        public var executors: [any TaskExecutor] = []
+        /// loop of the provider connection it goes over instead of crossing threads there and back, and a
+        /// helper lane's pauses use its loop's timer.
+        public var executors: [any PollExecutor] = []
 
         /// The defaults.
         public init() {}
@@ -97,13 +98,12 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                 // front ends enqueue, the others give way.
                 let executors = self.configuration.executors
                 for lane in 0..<max(1, self.configuration.lanes) {
-                    let executor = executors.isEmpty ? nil : executors[lane % executors.count]
-                    // The helpers' pauses on their loop's timer, where there is one: no other thread wakes.
-                    let timer = executor as? any PollExecutor
+                    // The helpers' pauses use the lane's loop timer, where there is one: no other thread wakes.
+                    let executor: (any PollExecutor)? = executors.isEmpty ? nil : executors[lane % executors.count]
                     group.addTask(executorPreference: executor) {
                         while !Task.isCancelled {
                             if lane > 0, self.wakeUp.signalled(within: self.configuration.helperQuietPeriod) {
-                                try? await timer.sleep(for: self.configuration.helperQuietPeriod)
+                                try? await executor.sleep(for: self.configuration.helperQuietPeriod)
                                 continue
                             }
                             if lane > 0, !self.backlog.seen {

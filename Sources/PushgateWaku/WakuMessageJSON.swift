@@ -23,22 +23,24 @@ enum WakuMessageJSON {
     /// The messages of a poll's answer (a JSON array). Entries that cannot be read are skipped: one bad
     /// message must not stop the others.
     static func messages(from body: [UInt8]) throws(WakuRelayError) -> [WakuMessage] {
-        var messages: [WakuMessage] = []
-        var isArray = true
+        let messages: [WakuMessage]?
         do {
-            try JSONParser.walk(body) { parser throws(JSONParser.Failure) in
+            // Nil: JSON, but not an array.
+            messages = try JSONParser.walk(body) { parser throws(JSONParser.Failure) -> [WakuMessage]? in
                 guard parser.nextKind == .array else {
-                    isArray = false
-                    return try parser.skipValue()
+                    try parser.skipValue()
+                    return nil
                 }
+                var read: [WakuMessage] = []
                 try parser.readElements { parser throws(JSONParser.Failure) in
-                    if let message = try Self.message(&parser) { messages.append(message) }
+                    if let message = try Self.message(&parser) { read.append(message) }
                 }
+                return read
             }
         } catch {
             throw .malformedAnswer("not JSON")
         }
-        guard isArray else { throw .malformedAnswer("not a JSON array") }
+        guard let messages else { throw .malformedAnswer("not a JSON array") }
         return messages
     }
 

@@ -9,16 +9,16 @@ enum WakuStoreJSON {
     /// The page in an answer. Entries without a readable message are skipped (a query without
     /// `includeData` has none).
     static func page(from body: [UInt8]) throws(WakuRelayError) -> WakuStorePage {
-        var isObject = true
+        let isObject: Bool
         var statusCode: Int64?
         var statusDescription = ""
         var messages: [WakuMessage]?
         var cursor: String?
         do {
-            try JSONParser.walk(body) { parser throws(JSONParser.Failure) in
+            isObject = try JSONParser.walk(body) { parser throws(JSONParser.Failure) -> Bool in
                 guard parser.nextKind == .object else {
-                    isObject = false
-                    return try parser.skipValue()
+                    try parser.skipValue()
+                    return false
                 }
                 try parser.readMembers { parser, key throws(JSONParser.Failure) in
                     switch key {
@@ -38,6 +38,7 @@ enum WakuStoreJSON {
                     default: try parser.skipValue()
                     }
                 }
+                return true
             }
         } catch {
             throw .malformedAnswer("not JSON")
