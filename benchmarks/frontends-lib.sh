@@ -102,12 +102,23 @@ YAML
   } > "$work/$1.yaml"
 }
 
+# What to put before the gateway's command: with SLOW_FSYNC_US set, `env` with benchmarks/slow-fsync.c
+# (built into $work) preloaded, so each of the gateway's disk syncs takes that many microseconds more, as
+# on a disk slower to flush than this VM's; nothing otherwise. Sets the array $gateway_prefix.
+gateway_prefix() {
+  gateway_prefix=()
+  [ -n "${SLOW_FSYNC_US:-}" ] || return 0
+  cc -O2 -shared -fPIC -o "$work/slow-fsync.so" "$here/slow-fsync.c" -ldl
+  gateway_prefix=(env "LD_PRELOAD=$work/slow-fsync.so" "SLOW_FSYNC_US=$SLOW_FSYNC_US")
+}
+
 # Starts `pushgate serve` (optionally under a wrapper such as valgrind; $GATEWAY_BIN instead of $BIN if
-# set) and waits for GET /health.
+# set; SLOW_FSYNC_US as in gateway_prefix) and waits for GET /health.
 start_gateway() { # NAME PORT ATTEMPTS(×0.1 s) [WRAPPER…]
   local name=$1 port=$2 attempts=$3
   shift 3
-  "$@" "${GATEWAY_BIN:-$BIN}" serve --config "$work/$name.yaml" > "$work/$name.log" 2>&1 &
+  gateway_prefix
+  "$@" "${gateway_prefix[@]}" "${GATEWAY_BIN:-$BIN}" serve --config "$work/$name.yaml" > "$work/$name.log" 2>&1 &
   gateway=$!
   pids+=($gateway)
   for _ in $(seq "$attempts"); do

@@ -7,6 +7,7 @@
 #   PROFILE=/tmp/gorush MODES=async SHAPES=ios1 benchmarks/gorush-wrk.sh …   # perf record of the gateway during wrk
 #   RATE=100 SHAPES=android100 MODES=async benchmarks/gorush-wrk.sh …   # an offered load instead of a closed loop
 #   WORK_DIR=/dev/shm …   # the database (and logs) on tmpfs: no fsync wait, to see what the disk adds
+#   SLOW_FSYNC_US=2000 …  # each of the gateway's disk syncs 2 ms slower (benchmarks/slow-fsync.c), as a disk slower to flush
 #   IO_THREADS=2 …        # the gateway's http.io_threads (default: the gateway's own, one per core)
 #   BENCH_LOG_LEVEL=warning …   # the gateway's log.level (default: info, the gateway's own default)
 #   DEVICES=100 …               # how many distinct devices the tokens cycle through (default 10,000)
@@ -33,7 +34,7 @@ cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-.build-release/release/pushgate}")
 DURATION=${2:-20s}
 CONNECTIONS=${3:-32}
-source benchmarks/frontends-lib.sh  # begin_run, start_sandbox, cpu_ticks; this script's own metric_sum below replaces the library's
+source benchmarks/frontends-lib.sh  # begin_run, start_sandbox, cpu_ticks, gateway_prefix; this script's own metric_sum below replaces the library's
 begin_run gorush-bench
 
 start_sandbox
@@ -97,7 +98,8 @@ database: {url: 'sqlite:$work/$mode-$shape.sqlite'}
 gorush: {ios_app: demo.apns, android_app: demo.fcm, allow_unauthenticated: true, sync: $sync}
 YAML
     } > "$work/$mode-$shape.yaml"
-    "$BIN" serve --config "$work/$mode-$shape.yaml" > "$work/$mode-$shape.log" 2>&1 &
+    gateway_prefix
+    "${gateway_prefix[@]}" "$BIN" serve --config "$work/$mode-$shape.yaml" > "$work/$mode-$shape.log" 2>&1 &
     gateway=$!
     pids+=($gateway)
     for _ in $(seq 200); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done

@@ -10,6 +10,7 @@
 #   IO_THREADS=2 benchmarks/status-waku.sh …      # http.io_threads (default: one per core)
 #   LOG_LEVEL=notice benchmarks/status-waku.sh …  # log.level (default: info, the gateway's default)
 #   CLIENTS=100 benchmarks/status-waku.sh …        # registered clients (devices) the requests go to in turn
+#   SLOW_FSYNC_US=2000 benchmarks/status-waku.sh … # each of the gateway's disk syncs 2 ms slower (benchmarks/slow-fsync.c)
 #
 # Prints the push requests published and delivered to the APNs emulator, the rate they were published at
 # and delivered at end to end, the latency from publish to the emulator's receipt (p50, p99, over the last
@@ -18,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-.build-release/release/pushgate}")
-source benchmarks/frontends-lib.sh  # http_section
+source benchmarks/frontends-lib.sh  # http_section, gateway_prefix
 COUNT=${2:-5000}
 RATE=${3:-1000}
 PYTHON=${PUSHGATE_TEST_PYTHON:-.build-venv/bin/python}
@@ -48,7 +49,8 @@ status:
   poll_interval_ms: ${POLL_MS:-100}
 YAML
 } > "$work/status.yaml"
-"$BIN" serve --config "$work/status.yaml" > "$work/gateway.log" 2>&1 &
+gateway_prefix
+"${gateway_prefix[@]}" "$BIN" serve --config "$work/status.yaml" > "$work/gateway.log" 2>&1 &
 gateway=$!
 pids+=($gateway)
 for _ in $(seq 300); do grep -q 'subscribed to the Waku node' "$work/gateway.log" && break; sleep 0.1; done

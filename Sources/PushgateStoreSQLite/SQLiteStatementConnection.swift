@@ -9,7 +9,8 @@ import Synchronization
 /// Preparing was 6 % of a gorush request's instructions, and the general-purpose connection it replaces
 /// also moved every result row to an event loop one task at a time.
 ///
-/// Calls run on NIO's blocking thread pool (a write waits for the disk), one at a time per connection.
+/// Calls run on NIO's blocking thread pool (a write waits for the disk), one at a time per connection,
+/// through a ``SQLiteCallQueue``: a connection never holds more than one of the pool's threads.
 final class SQLiteStatementConnection: Sendable {
     /// A failed SQLite call: its extended result code and SQLite's message.
     struct Failure: Error, CustomStringConvertible {
@@ -33,11 +34,12 @@ final class SQLiteStatementConnection: Sendable {
     }
 
     private let state: Mutex<State>
-    private let threadPool: NIOThreadPool
+    /// This connection's calls, one at a time.
+    private let calls: SQLiteCallQueue
 
     private init(handle: OpaquePointer, threadPool: NIOThreadPool) {
         self.state = Mutex(State(handle: handle))
-        self.threadPool = threadPool
+        self.calls = SQLiteCallQueue(threadPool: threadPool)
     }
 
     /// Opens (creating if needed) the database file at `path`.
@@ -64,19 +66,33 @@ final class SQLiteStatementConnection: Sendable {
 
     /// Runs one statement with `binds` (`?` parameters in order) and returns its rows.
     func query(_ sql: String, _ binds: [SQLiteData]) async throws -> [[SQLiteData]] {
-        try await self.threadPool.runIfActive { try self.run(sql, binds).rows }
+        try await self.calls.run { try self.run(sql, binds).rows }
     }
 
-    /// Runs one statement and returns how many rows it inserted, updated or deleted (SQLite's count,
-    /// where `RETURNING` would cost a temporary table).
-    func execute(_ sql: String, _ binds: [SQLiteData]) async throws -> Int {
-        try await self.threadPool.runIfActive { try self.run(sql, binds).changes }
+    /// Runs one statement, as ``query(_:_:)`` does, with a commit that does not wait for the disk: the
+    /// connection's `synchronous` setting is NORMAL for the statement and FULL again after it (whether it
+    /// failed or not), all in one call on the pool. Returns the rows and how many rows it inserted,
+    /// updated or deleted (SQLite's count, where `RETURNING` would cost a temporary table).
+    func runDeferringSync(_ sql: String, _ binds: [SQLiteData]) async throws -> (rows: [[SQLiteData]], changes: Int) {
+        try await self.calls.run {
+            _ = try self.run(Self.deferredSyncPragma, [])
+            let outcome = Result { try self.run(sql, binds) }
+            _ = try self.run(Self.fullSyncPragma, [])
+            let result = try outcome.get()
+            return (result.rows, result.changes)
+        }
     }
+
+    /// The `synchronous` setting of a commit that does not wait for the disk (see
+    /// ``SQLiteStore/deferringSync(_:_:)``).
+    static let deferredSyncPragma = "PRAGMA synchronous = NORMAL"
+    /// The `synchronous` setting of every other commit: the write-ahead log is synced before it returns.
+    static let fullSyncPragma = "PRAGMA synchronous = FULL"
 
     /// Runs one INSERT and returns how many rows it inserted and the rowid of the last (SQLite's
     /// `last_insert_rowid`), where `RETURNING` would cost a temporary table and a row for each id.
     func insert(_ sql: String, _ binds: [SQLiteData]) async throws -> (changes: Int, lastRowID: Int64) {
-        try await self.threadPool.runIfActive {
+        try await self.calls.run {
             let result = try self.run(sql, binds)
             return (result.changes, result.lastRowID)
         }
@@ -85,7 +101,7 @@ final class SQLiteStatementConnection: Sendable {
     /// How often SQLite prepared the kept statement `sql` again since it was kept (for tests); nil when it
     /// is not kept.
     func repreparations(of sql: String) async throws -> Int? {
-        try await self.threadPool.runIfActive {
+        try await self.calls.run {
             self.state.withLock { state in
                 // SQLITE_STMTSTATUS_REPREPARE
                 state.statements[sql].map { Int(sqlite_nio_sqlite3_stmt_status($0, 5, 0)) }
@@ -95,7 +111,7 @@ final class SQLiteStatementConnection: Sendable {
 
     /// Finalizes the kept statements and closes the connection; later calls fail.
     func close() async {
-        _ = try? await self.threadPool.runIfActive {
+        _ = try? await self.calls.run {
             self.state.withLock { state in
                 for statement in state.statements.values { sqlite_nio_sqlite3_finalize(statement) }
                 state.statements = [:]

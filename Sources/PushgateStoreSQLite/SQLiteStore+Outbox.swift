@@ -82,19 +82,20 @@ extension SQLiteStore {
         let lanes: Int = try await self.scalar(on: self.reader, StoreStatements.countOutboxLanes(.sqlite), [])
         // An empty outbox (what an idle worker polls) has nothing to lease: no write transaction.
         guard lanes > 0 else { return [] }
-        let rows = try await self.run(
-            on: self.writer,
+        // A lease lost to a power cut is no lease: its entries are due again (see `deferringSync`).
+        let rows = try await self.runDeferringSync(
             SQLiteMigrations.claimDue,
             [
                 .text(owner), .integer(Int(nowMS + lease.wholeMilliseconds)), .integer(Int(nowMS)), .integer(limit),
                 .integer(StoreStatements.claimShare(limit: limit, lanes: lanes)),
             ]
-        )
+        ).rows
         return try rows.map(Self.decodeOutboxEntry).sorted { ($0.message.notBefore, $0.id) < ($1.message.notBefore, $1.id) }
     }
 
     public func complete(id: Int64, owner: String) async throws -> Bool {
-        try await !self.run(on: self.writer, StoreStatements.completeOutboxEntry, [.integer(Int(id)), .text(owner)]).isEmpty
+        // A completion follows a delivery: losing it to a power cut means a second delivery, never a lost one.
+        try await !self.runDeferringSync(StoreStatements.completeOutboxEntry, [.integer(Int(id)), .text(owner)]).rows.isEmpty
     }
 
     public func complete(ids: [Int64], owner: String) async throws -> Int {
@@ -102,7 +103,7 @@ extension SQLiteStore {
         // Under SQLite's bind limit per statement; a statement alone needs no transaction.
         for chunk in ids.chunked(by: 500) {
             let binds: [SQLiteData] = [.text(owner)] + chunk.map { .integer(Int($0)) }
-            removed += try await self.executeOnWriter(Self.completeOutboxEntries(count: chunk.count), binds)
+            removed += try await self.runDeferringSync(Self.completeOutboxEntries(count: chunk.count), binds).changes
         }
         return removed
     }

@@ -39,8 +39,9 @@ public final class SQLiteStore: PushStore {
         self.logger = logger
         let writes = self.writes
         self.seenMarks = WriteCoalescer(maximumWeight: 500) { marks in try await Self.insertSeen(marks, on: writer, writes: writes) }
+        // The batched statements record what deliveries found (see `deferringSync`).
         self.batchedStatements = WriteCoalescer(maximumWeight: 500) { statements in
-            try await Self.runTogether(statements, on: writer, writes: writes)
+            try await Self.runTogether(statements, on: writer, writes: writes, deferringSync: true)
         }
     }
 
@@ -117,22 +118,28 @@ public final class SQLiteStore: PushStore {
     }
 
     /// Runs statements in one transaction (one statement alone needs none) and returns each one's rows, as
-    /// running them one at a time would.
+    /// running them one at a time would. With `deferringSync` the commit does not sync the write-ahead log
+    /// (see ``deferringSync(_:_:)``).
     static func runTogether(
-        _ statements: [BatchedStatement], on connection: SQLiteStatementConnection, writes: WriteSerializer
+        _ statements: [BatchedStatement], on connection: SQLiteStatementConnection, writes: WriteSerializer, deferringSync: Bool
     ) async throws -> [[[SQLiteData]]] {
         try await writes.run {
             if statements.count == 1 {
-                return [try await Self.query(connection, statements[0].sql, statements[0].binds)]
+                let (sql, binds) = (statements[0].sql, statements[0].binds)
+                guard deferringSync else { return [try await Self.query(connection, sql, binds)] }
+                return [try await Self.retryingWhileBusy { try await connection.runDeferringSync(sql, binds).rows }]
             }
-            return try await Self.inTransaction(connection) {
-                var answers: [[[SQLiteData]]] = []
-                answers.reserveCapacity(statements.count)
-                for statement in statements {
-                    answers.append(try await Self.query(connection, statement.sql, statement.binds))
+            let together = {
+                try await Self.inTransaction(connection) {
+                    var answers: [[[SQLiteData]]] = []
+                    answers.reserveCapacity(statements.count)
+                    for statement in statements {
+                        answers.append(try await Self.query(connection, statement.sql, statement.binds))
+                    }
+                    return answers
                 }
-                return answers
             }
+            return deferringSync ? try await Self.deferringSync(connection, together) : try await together()
         }
     }
 
@@ -141,13 +148,6 @@ public final class SQLiteStore: PushStore {
             return try await self.writes.run { try await Self.query(connection, sql, binds) }
         }
         return try await Self.query(connection, sql, binds)
-    }
-
-    /// Runs a statement that returns no rows on the writer, in turn with the other writes; returns how many
-    /// rows it changed.
-    func executeOnWriter(_ sql: String, _ binds: [SQLiteData]) async throws -> Int {
-        let connection = self.writer
-        return try await self.writes.run { try await Self.retryingWhileBusy { try await connection.execute(sql, binds) } }
     }
 
     /// Runs one statement. When another connection holds the write lock, SQLite answers "busy" after a

@@ -1,8 +1,10 @@
 import Foundation
 import NIOCore
+import NIOPosix
 import PushgateStore
 @testable import PushgateStoreSQLite
 import SQLiteNIO
+import Synchronization
 import Testing
 
 /// The embedded store's own SQLite connection: values round-trip as SQLite stores them, kept statements
@@ -107,6 +109,58 @@ struct SQLiteStatementConnectionTests {
             #expect(try await reader.query("SELECT count(*) FROM t", []) == [[.integer(403)]])
             await reader.close()
             await writer.close()
+        }
+    }
+
+    /// A call made after the thread pool stopped fails at once instead of waiting for a thread.
+    @Test func aCallAfterThePoolStoppedFails() async throws {
+        try await Self.withDatabase { path in
+            let pool = NIOThreadPool(numberOfThreads: 1)
+            pool.start()
+            let connection = try await SQLiteStatementConnection.open(path: path, threadPool: pool)
+            #expect(try await connection.query("SELECT 1", []) == [[.integer(1)]])
+            try await pool.shutdownGracefully()
+            await #expect(throws: NIOThreadPoolError.ThreadPoolInactive.self) { _ = try await connection.query("SELECT 2", []) }
+            await #expect(throws: NIOThreadPoolError.ThreadPoolInactive.self) { _ = try await connection.runDeferringSync("SELECT 3", []) }
+        }
+    }
+
+    /// Two slow reads on one connection and a write on another, on a pool of two threads: the second read
+    /// waits for the first without taking the pool's other thread, so the write runs at once. (With both
+    /// reads on the pool, the second held a thread blocked on the connection's lock and the write waited
+    /// for the first read to end.)
+    @Test func callsWaitingForTheirConnectionLeaveThePoolToOtherConnections() async throws {
+        try await Self.withDatabase { path in
+            let pool = NIOThreadPool(numberOfThreads: 2)
+            pool.start()
+            let writer = try await SQLiteStatementConnection.open(path: path, threadPool: pool)
+            _ = try await writer.query("PRAGMA journal_mode = WAL", [])
+            _ = try await writer.query("CREATE TABLE t (v INTEGER)", [])
+            let reader = try await SQLiteStatementConnection.open(path: path, threadPool: pool)
+            // About a second of work for SQLite on this machine.
+            let slow = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4000000) SELECT count(*) FROM c"
+            final class Finished: Sendable { let order = Mutex<[String]>([]) }
+            let finished = Finished()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        _ = try await reader.query(slow, [])
+                        finished.order.withLock { $0.append("read") }
+                    }
+                }
+                // Both reads have asked for a thread by now (on a busy machine this may not hold, and the
+                // write then comes first for that reason too).
+                try await Task.sleep(for: .milliseconds(200))
+                group.addTask {
+                    _ = try await writer.query("INSERT INTO t VALUES (1)", [])
+                    finished.order.withLock { $0.append("write") }
+                }
+                try await group.waitForAll()
+            }
+            #expect(finished.order.withLock { $0 } == ["write", "read", "read"])
+            await reader.close()
+            await writer.close()
+            try await pool.shutdownGracefully()
         }
     }
 }
