@@ -9,8 +9,8 @@ import SQLiteNIO
 // a crash of the gateway alone: the log is in the kernel's cache by then) means a notification delivered
 // again or a retry made early, not a notification lost. Their commits run with `synchronous = NORMAL`,
 // which leaves the log unsynced; the next synced commit syncs the whole log, theirs included, since the log
-// is one file written in order. Under load that halves the syncs, and the synced commits that answers wait
-// for no longer queue behind them.
+// is one file written in order. Under load that removes about a third of the syncs, and the synced commits
+// that answers wait for no longer queue behind them (benchmarks/README.md, 2026-11-30, afternoon).
 extension SQLiteStore {
     /// Runs `body`'s statements on `connection` with commits that do not sync the write-ahead log, then
     /// sets the connection back to synced commits, whether `body` threw or not. Call it inside
