@@ -15,7 +15,7 @@ extension SQLiteStore {
     /// Runs `body`'s statements on `connection` with commits that do not sync the write-ahead log, then
     /// sets the connection back to synced commits, whether `body` threw or not. Call it inside
     /// ``WriteSerializer/run(_:)``, so no other write commits while the setting is relaxed. For one
-    /// statement, ``runDeferringSync(_:_:)`` does the same in one call on the thread pool.
+    /// statement, ``queryDeferringSync(_:_:_:)`` does the same in one call on the thread pool.
     static func deferringSync<T>(_ connection: SQLiteStatementConnection, _ body: () async throws -> T) async throws -> T {
         _ = try await Self.query(connection, SQLiteStatementConnection.deferredSyncPragma, [])
         let outcome: Result<T, any Error>
@@ -28,10 +28,19 @@ extension SQLiteStore {
         return try outcome.get()
     }
 
+    /// Runs one statement as ``query(_:_:_:)`` does (again after a pause while another connection holds
+    /// the write lock), with a commit that does not sync the write-ahead log; returns its rows and the count
+    /// of changed rows. Call it inside ``WriteSerializer/run(_:)``.
+    static func queryDeferringSync(
+        _ connection: SQLiteStatementConnection, _ sql: String, _ binds: [SQLiteData]
+    ) async throws -> (rows: [[SQLiteData]], changes: Int) {
+        try await Self.retryingWhileBusy { try await connection.runDeferringSync(sql, binds) }
+    }
+
     /// Runs one statement on the writer, in turn with the other writes, with a commit that does not sync
     /// the write-ahead log; returns its rows and the count of changed rows.
     func runDeferringSync(_ sql: String, _ binds: [SQLiteData]) async throws -> (rows: [[SQLiteData]], changes: Int) {
         let connection = self.writer
-        return try await self.writes.run { try await Self.retryingWhileBusy { try await connection.runDeferringSync(sql, binds) } }
+        return try await self.writes.run { try await Self.queryDeferringSync(connection, sql, binds) }
     }
 }

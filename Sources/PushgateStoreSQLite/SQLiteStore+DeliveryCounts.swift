@@ -20,7 +20,7 @@ extension SQLiteStore {
                 ),
             ]
         }
-        _ = try await Self.runTogether(statements, on: self.writer, writes: self.writes, deferringSync: true)
+        _ = try await Self.runTogether(statements, on: self.writer, writes: self.writes)
     }
 
     public func deliveryCounts(minutes: Range<Int64>) async throws -> [DeliveryCount] {

@@ -67,7 +67,7 @@ extension SQLiteStore {
         }
         sql += " ON CONFLICT (id) DO UPDATE SET claim = status_seen.claim RETURNING id, claim"
         // A mark lost to a power cut lets a message be handled again: a second notification, never a lost one.
-        let rows = try await writes.run { try await Self.retryingWhileBusy { try await connection.runDeferringSync(sql, binds).rows } }
+        let rows = try await writes.run { try await Self.queryDeferringSync(connection, sql, binds).rows }
         var stored: [[UInt8]: [UInt8]] = [:]
         for row in rows {
             guard row.count == 2, let id = row[0].blob else { throw StoreError.corruptRow("unreadable Status seen id") }

@@ -39,9 +39,8 @@ public final class SQLiteStore: PushStore {
         self.logger = logger
         let writes = self.writes
         self.seenMarks = WriteCoalescer(maximumWeight: 500) { marks in try await Self.insertSeen(marks, on: writer, writes: writes) }
-        // The batched statements record what deliveries found (see `deferringSync`).
         self.batchedStatements = WriteCoalescer(maximumWeight: 500) { statements in
-            try await Self.runTogether(statements, on: writer, writes: writes, deferringSync: true)
+            try await Self.runTogether(statements, on: writer, writes: writes)
         }
     }
 
@@ -56,7 +55,7 @@ public final class SQLiteStore: PushStore {
             let writer = try await SQLiteStatementConnection.open(path: path)
             opened.append(writer)
             for pragma in [
-                Self.busyTimeoutPragma, "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA foreign_keys = ON",
+                Self.busyTimeoutPragma, "PRAGMA journal_mode = WAL", SQLiteStatementConnection.fullSyncPragma, "PRAGMA foreign_keys = ON",
                 Self.checkpointPragma,
             ] {
                 _ = try await Self.query(writer, pragma, [])
@@ -118,18 +117,16 @@ public final class SQLiteStore: PushStore {
     }
 
     /// Runs statements in one transaction (one statement alone needs none) and returns each one's rows, as
-    /// running them one at a time would. With `deferringSync` the commit does not sync the write-ahead log
-    /// (see ``deferringSync(_:_:)``).
+    /// running them one at a time would. They record what deliveries found (the batched statements, delivery
+    /// counts), so the commit does not sync the write-ahead log (see ``deferringSync(_:_:)``).
     static func runTogether(
-        _ statements: [BatchedStatement], on connection: SQLiteStatementConnection, writes: WriteSerializer, deferringSync: Bool
+        _ statements: [BatchedStatement], on connection: SQLiteStatementConnection, writes: WriteSerializer
     ) async throws -> [[[SQLiteData]]] {
         try await writes.run {
             if statements.count == 1 {
-                let (sql, binds) = (statements[0].sql, statements[0].binds)
-                guard deferringSync else { return [try await Self.query(connection, sql, binds)] }
-                return [try await Self.retryingWhileBusy { try await connection.runDeferringSync(sql, binds).rows }]
+                return [try await Self.queryDeferringSync(connection, statements[0].sql, statements[0].binds).rows]
             }
-            let together = {
+            return try await Self.deferringSync(connection) {
                 try await Self.inTransaction(connection) {
                     var answers: [[[SQLiteData]]] = []
                     answers.reserveCapacity(statements.count)
@@ -139,7 +136,6 @@ public final class SQLiteStore: PushStore {
                     return answers
                 }
             }
-            return deferringSync ? try await Self.deferringSync(connection, together) : try await together()
         }
     }
 
