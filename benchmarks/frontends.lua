@@ -2,8 +2,11 @@
 --   wrk … -s frontends.lua URL -- matrix MATERIAL LABEL     one notify body, a unique event id per request,
 --                                                           the devices of MATERIAL.devices in turn
 --   wrk … -s frontends.lua URL -- nextcloud MATERIAL LABEL  batch bodies (one a line), cycled through
+--   wrk … -s frontends.lua URL -- gorush MATERIAL LABEL     one gorush body with a @DEVICE@ token, the tokens
+--                                                           of MATERIAL.devices in turn (benchmarks/soak.sh)
 -- At the end it prints the answers by status ("status 200 N") and how many 200s did not say that every
--- device was delivered ("undelivered N": Matrix "rejected" not empty, Nextcloud "failed" or "unknown").
+-- device was delivered ("undelivered N": Matrix "rejected" not empty, Nextcloud "failed" or "unknown",
+-- gorush not "success":"ok").
 
 local threads = {}
 local count = 0
@@ -37,7 +40,7 @@ function init(args)
   mode = args[1]
   local file = assert(io.open(args[2], "r"))
   wrk.method = "POST"
-  if mode == "matrix" then
+  if mode == "matrix" or mode == "gorush" then
     parts = split(file:read("*l"))
     devices = {}
     for line in assert(io.open(args[2] .. ".devices", "r")):lines() do
@@ -58,7 +61,7 @@ end
 
 function request()
   counter = counter + 1
-  if mode == "matrix" then
+  if parts then
     local values = { EVENT = prefix .. counter, DEVICE = devices[counter % #devices + 1] }
     local out = {}
     for _, part in ipairs(parts) do
@@ -74,6 +77,8 @@ function response(status, headers, body)
   if status == 200 then
     if mode == "matrix" then
       if not body:find('"rejected":[]', 1, true) then undelivered = undelivered + 1 end
+    elseif mode == "gorush" then
+      if not body:find('"success":"ok"', 1, true) then undelivered = undelivered + 1 end
     elseif not (body:find('"failed":0', 1, true) and body:find('"unknown":[]', 1, true)) then
       undelivered = undelivered + 1
     end

@@ -11,8 +11,11 @@ final class OutboxRoundPart: Sendable {
     let appID: String
     private let started = ContinuousClock.now
     private let pace: OutboxAppPace
-    /// The lane's wait, when the lane waits for this part.
-    private let round: OutboxRoundWait?
+    /// The lane's wait, when the lane waits for this part. Weak, because the wait holds its parts (to
+    /// detach those still out when it ends): a strong reference both ways kept every waited round, its
+    /// parts and its set of apps alive for good, some 300 bytes a round (`benchmarks/soak.sh`). A part
+    /// that finishes after its lane has gone on has no wait left to tell.
+    private weak let round: OutboxRoundWait?
     private let state = Mutex(State())
 
     init(appID: String, pace: OutboxAppPace, round: OutboxRoundWait?) {
