@@ -23,38 +23,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-.build-release/release/pushgate}")
 BACKLOG=${2:-50000}
-source benchmarks/frontends-lib.sh  # begin_run, start_sandbox, http_section, free_port, start_gateway, stop_gateway, metric_sum
+source benchmarks/frontends-lib.sh  # begin_run, start_sandbox, start_postgres, http_section, free_port, start_gateway, stop_gateway, metric_sum
 begin_run backlog-fairness
-
-pg_bin() {
-  local dir
-  for dir in /usr/lib/postgresql/*/bin; do [ -x "$dir/pg_ctl" ] && { echo "$dir"; return 0; }; done
-  return 1
-}
-
-# A PostgreSQL cluster in $work/pg on a free loopback port (as the postgres user when run as root, since
-# initdb refuses root); stopped at exit. Sets $pg_url.
-start_postgres() {
-  PG_BIN=$(pg_bin) || { echo "PostgreSQL not found (Debian: apt-get install postgresql)" >&2; return 1; }
-  mkdir -p "$work/pg"
-  if [ "$(id -u)" = 0 ]; then
-    id postgres >/dev/null 2>&1 || useradd --system --no-create-home postgres
-    chown postgres "$work/pg"
-    chmod 711 "$work"
-    pg_run() { runuser -u postgres -- "$@"; }
-  else
-    pg_run() { "$@"; }
-  fi
-  pg_port=$(free_port)
-  pg_run "$PG_BIN/initdb" -D "$work/pg/data" -U pushgate --auth=trust -E UTF8 >/dev/null
-  pg_run "$PG_BIN/pg_ctl" -D "$work/pg/data" -l "$work/pg/server.log" -w -t 60 \
-    -o "-p $pg_port -k $work/pg -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null
-  # At exit: the cluster, then what begin_run's trap does.
-  trap 'pg_run "$PG_BIN/pg_ctl" -D "$work/pg/data" -m immediate stop >/dev/null 2>&1 || true
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"' EXIT
-  "$PG_BIN/psql" -h 127.0.0.1 -p "$pg_port" -U pushgate -d postgres -qc 'CREATE DATABASE pushgate_bench' >/dev/null
-  pg_url="postgres://pushgate@127.0.0.1:$pg_port/pushgate_bench?sslmode=disable"
-}
 
 now_ms() { date +%s%3N; }
 

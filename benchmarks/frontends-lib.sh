@@ -1,13 +1,16 @@
-# Shared by benchmarks/frontends-wrk.sh, benchmarks/callgrind.sh and benchmarks/syscalls.sh (sourced, not
-# run): the run's scratch folder, the provider side (`pushgate sandbox`, and nginx as a Web Push sink), the
+# Shared by the benchmarks/ scripts that start a gateway (sourced, not run): the run's scratch folder, the
+# provider side (`pushgate sandbox`, and nginx as a Web Push sink), a throw-away PostgreSQL cluster, the
 # gateway's configuration, its start, and the counters the checks read. Expects $BIN; every wait is bounded.
 
 # Makes the run's scratch folder ($work, in $WORK_DIR, default /tmp) and the list of processes it starts
-# ($pids); at exit the processes are stopped and the folder removed.
+# ($pids); at exit the processes are stopped and the folder removed (kept with KEEP=1, and its path printed).
 begin_run() { # NAME
   work=$(mktemp -d "${WORK_DIR:-/tmp}/pushgate-$1.XXXXXX")
   pids=()
-  trap 'for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+  trap 'for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; remove_work' EXIT
+}
+remove_work() {
+  if [ -n "${KEEP:-}" ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
 
 # The arguments of the fixed-count measurements (callgrind.sh, syscalls.sh): BINARY CASE COUNT, and
@@ -41,6 +44,36 @@ start_sandbox() { # [ATTEMPTS WRAPPER…]
   pids+=($sandbox)
   for _ in $(seq "$attempts"); do grep -q 'Deliveries:' "$work/sandbox.log" && return 0; sleep 0.1; done
   echo "the sandbox did not start:" >&2; tail -5 "$work/sandbox.log" >&2; return 1
+}
+
+pg_bin() {
+  local dir
+  for dir in /usr/lib/postgresql/*/bin; do [ -x "$dir/pg_ctl" ] && { echo "$dir"; return 0; }; done
+  return 1
+}
+
+# A PostgreSQL cluster in $work/pg on a free loopback port (as the postgres user when run as root, since
+# initdb refuses root); stopped at exit. Sets $pg_url. PG_OPTIONS adds server options ("-c name=value …").
+start_postgres() {
+  PG_BIN=$(pg_bin) || { echo "PostgreSQL not found (Debian: apt-get install postgresql)" >&2; return 1; }
+  mkdir -p "$work/pg"
+  if [ "$(id -u)" = 0 ]; then
+    id postgres >/dev/null 2>&1 || useradd --system --no-create-home postgres
+    chown postgres "$work/pg"
+    chmod 711 "$work"
+    pg_run() { runuser -u postgres -- "$@"; }
+  else
+    pg_run() { "$@"; }
+  fi
+  pg_port=$(free_port)
+  pg_run "$PG_BIN/initdb" -D "$work/pg/data" -U pushgate --auth=trust -E UTF8 >/dev/null
+  pg_run "$PG_BIN/pg_ctl" -D "$work/pg/data" -l "$work/pg/server.log" -w -t 60 \
+    -o "-p $pg_port -k $work/pg -c listen_addresses=127.0.0.1 -c max_connections=200 ${PG_OPTIONS:-}" start >/dev/null
+  # At exit: the cluster, then what begin_run's trap does.
+  trap 'pg_run "$PG_BIN/pg_ctl" -D "$work/pg/data" -m immediate stop >/dev/null 2>&1 || true
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; remove_work' EXIT
+  "$PG_BIN/psql" -h 127.0.0.1 -p "$pg_port" -U pushgate -d postgres -qc 'CREATE DATABASE pushgate_bench' >/dev/null
+  pg_url="postgres://pushgate@127.0.0.1:$pg_port/pushgate_bench?sslmode=disable"
 }
 
 # A Web Push service that only counts: nginx on a free loopback port reads each POST's body (discarding it)

@@ -8,6 +8,8 @@
 #   benchmarks/soak.sh [BINARY] [ROUNDS] [SECONDS]   # default 20 rounds of 6 s a case
 #   CONNECTIONS=16 benchmarks/soak.sh …               # wrk's connections (default 16)
 #   CASES="matrix-apns gorush-ios" benchmarks/soak.sh …  # only these cases (to find which one grows)
+#   STORE=postgres benchmarks/soak.sh …               # a throw-away PostgreSQL cluster instead of SQLite;
+#                                                     # its server processes' memory is sampled too
 #
 # A round runs, each for SECONDS with wrk (-t2, CONNECTIONS connections): Matrix → Web Push, Matrix →
 # UnifiedPush (nginx as the push service and the distributor), Matrix → APNs (10,000 distinct pushkeys
@@ -16,10 +18,12 @@
 # `pushgate sandbox` and nginx, separate processes on loopback.
 #
 # Prints a line a round: requests answered 200 (and others) so far, the gateway's resident memory
-# (VmRSS) and peak (VmHWM), open descriptors, threads, the store's files (database and WAL) and the
-# outbox depth (`pushgate_outbox_depth`, which the gateway reads every 15 s: it may lag); then the deliveries checked against the answers (nginx's POSTs for Web Push and
-# UnifiedPush, the gateway's delivered counters for APNs and FCM), and the memory of the last round
-# against the second. Needs wrk, nginx, curl and python3 with `cryptography`, as frontends-wrk.sh.
+# (VmRSS) and peak (VmHWM), open descriptors, threads, the store's size (SQLite's database and WAL files,
+# or PostgreSQL's database), the outbox depth (`pushgate_outbox_depth`, which the gateway reads every
+# 15 s: it may lag) and the PostgreSQL server's resident memory; then the deliveries checked against the
+# answers (nginx's POSTs for Web Push and UnifiedPush, the gateway's delivered counters for APNs and FCM),
+# and the memory of the last round against the second. Needs wrk, nginx, curl and python3 with
+# `cryptography`, as frontends-wrk.sh (and PostgreSQL for STORE=postgres).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-.build-release/release/pushgate}")
@@ -35,12 +39,16 @@ sleep 1.2  # nginx writes its access log once a second: its readiness probe's PO
 posts_before=$(nginx_posts)
 port=$(free_port)
 write_config soak "$port"
+if [ "${STORE:-sqlite}" = postgres ]; then
+  start_postgres
+  sed -i "s|^database: .*|database: {url: '$pg_url'}|" "$work/soak.yaml"
+fi
 echo "gorush: {ios_app: demo.apns, android_app: demo.fcm, allow_unauthenticated: true}" >> "$work/soak.yaml"
 start_gateway soak "$port" 300
 
 cases=${CASES:-matrix-webpush matrix-unifiedpush matrix-apns nextcloud-fcm gorush-ios}
-declare -A material url mode ok
-for case in matrix-webpush matrix-unifiedpush matrix-apns nextcloud-fcm gorush-ios; do ok[$case]=0; done
+declare -A material url mode ok bad
+for case in matrix-webpush matrix-unifiedpush matrix-apns nextcloud-fcm gorush-ios; do ok[$case]=0; bad[$case]=0; done
 for case in $cases; do
   if [ "$case" = gorush-ios ]; then
     material[$case]="$work/gorush.material"
@@ -59,7 +67,18 @@ done
 
 others=0
 undelivered=0
-store_bytes() { cat "$work"/soak.sqlite* 2>/dev/null | wc -c; }
+store_bytes() {
+  if [ "${STORE:-sqlite}" = postgres ]; then
+    "$PG_BIN/psql" -h 127.0.0.1 -p "$pg_port" -U pushgate -d pushgate_bench -Atc "SELECT pg_database_size('pushgate_bench')"
+  else
+    cat "$work"/soak.sqlite* 2>/dev/null | wc -c
+  fi
+}
+# The PostgreSQL server's processes' resident memory, in KiB (0 with SQLite).
+server_rss() {
+  [ "${STORE:-sqlite}" = postgres ] || { echo 0; return; }
+  ps -o rss= -u postgres | awk '{ sum += $1 } END { printf "%d", sum }'
+}
 sample() { # ROUND
   local rss hwm fds threads depth
   rss=$(awk '/VmRSS/ { print $2 }' "/proc/$gateway/status")
@@ -69,13 +88,14 @@ sample() { # ROUND
   depth=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^pushgate_outbox_depth\{/ { sum += $2 } END { printf "%d", sum }')
   local answered=0
   for case in $cases; do answered=$((answered + ok[$case])); done
-  printf '%-5s %10d %7d %9.1f %9.1f %5d %7d %10.1f %6d\n' "$1" "$answered" "$others" "$(echo "$rss / 1024" | bc -l)" \
-    "$(echo "$hwm / 1024" | bc -l)" "$fds" "$threads" "$(echo "$(store_bytes) / 1048576" | bc -l)" "$depth"
+  printf '%-5s %10d %7d %9.1f %9.1f %5d %7d %10.1f %6d %10.1f\n' "$1" "$answered" "$others" "$(echo "$rss / 1024" | bc -l)" \
+    "$(echo "$hwm / 1024" | bc -l)" "$fds" "$threads" "$(echo "$(store_bytes) / 1048576" | bc -l)" "$depth" \
+    "$(echo "$(server_rss) / 1024" | bc -l)"
   echo "$rss" >> "$work/rss"
 }
 
-echo "$(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $ROUNDS rounds of ${DURATION} s a case, wrk -t2 -c$CONNECTIONS"
-printf '%-5s %10s %7s %9s %9s %5s %7s %10s %6s\n' round "200s" other "RSS MiB" "peak MiB" fds threads "store MiB" outbox
+echo "$(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), store ${STORE:-sqlite}, $ROUNDS rounds of ${DURATION} s a case, wrk -t2 -c$CONNECTIONS"
+printf '%-5s %10s %7s %9s %9s %5s %7s %10s %6s %10s\n' round "200s" other "RSS MiB" "peak MiB" fds threads "store MiB" outbox "server MiB"
 sample start
 for round in $(seq "$ROUNDS"); do
   for case in $cases; do
@@ -83,7 +103,9 @@ for round in $(seq "$ROUNDS"); do
       "${url[$case]}" -- "${mode[$case]}" "${material[$case]}" "r$round" > "$work/wrk.txt"
     n=$(awk '$1 == "status" && $2 == 200 { print $3 }' "$work/wrk.txt")
     ok[$case]=$((ok[$case] + ${n:-0}))
-    others=$((others + $(awk '$1 == "status" && $2 != 200 { sum += $3 } END { printf "%d", sum }' "$work/wrk.txt")))
+    n=$(awk '$1 == "status" && $2 != 200 { sum += $3 } END { printf "%d", sum }' "$work/wrk.txt")
+    bad[$case]=$((bad[$case] + n))
+    others=$((others + n))
     n=$(awk '$1 == "undelivered" { print $2 }' "$work/wrk.txt")
     undelivered=$((undelivered + ${n:-0}))
   done
@@ -134,4 +156,7 @@ if len(rss) >= 4:
     print(f"resident memory after round 2: {second / 1024:.1f} MiB; after the last round: {last / 1024:.1f} MiB "
           f"({(last - second) / 1024:+.1f} MiB); highest after any round: {max(rss[1:-1]) / 1024:.1f} MiB")
 PY
+if [ "$others" -gt 0 ]; then
+  echo "answers not 200 by case:$(for case in $cases; do printf ' %s %d' "$case" "${bad[$case]}"; done)"
+fi
 [ "$problems" -eq 0 ] || { echo "the gateway logged warnings or errors; the first:" >&2; grep -iE 'warning|error|critical' "$work/soak.log" | head -3 >&2; }

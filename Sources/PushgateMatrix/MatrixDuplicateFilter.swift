@@ -9,9 +9,12 @@ import Synchronization
 ///
 /// With a shared store (PostgreSQL, many instances) the memory is the store's counters, shared by every
 /// instance on it. Reads and writes are grouped: a question or a delivered pair joins a pending list, and
-/// whichever request finds no read (or write) under way asks (or writes) the whole list at once, so a
-/// burst of notifications costs a few store round trips instead of two each. Pairs this instance
-/// delivered are also kept in memory until their window ends, so its own repeats never wait for the store.
+/// the request that finds no read (or write) under way asks (or writes) the whole list at once, so a burst
+/// of notifications costs a few store round trips instead of two each. That request waits for its own
+/// group only: what joined the list meanwhile is asked (or written) by a task of its own, which goes on
+/// until the list is empty; under a steady stream no request waits for more than one group. Pairs this
+/// instance delivered are also kept in memory until their window ends, so its own repeats never wait for
+/// the store.
 ///
 /// Without one (the embedded SQLite store, where one process is the only instance) the memory alone
 /// answers: no store round trip and no disk write per delivery; a restart forgets the window.
@@ -19,10 +22,27 @@ final class MatrixDuplicateFilter: Sendable {
     private struct State {
         /// This instance's delivered pairs until their window ends.
         var recent: MatrixRecentPairs
+        /// Store names of delivered pairs not yet written, and the latest end of their windows.
         var pending: [String] = []
+        var pendingExpiry: Date?
         var writing = false
-        var questions: [(key: String, ticket: AnswerTicket)] = []
+        /// Waiting for the writes under way to end (``writesFinished()``).
+        var writeWaiters: [CheckedContinuation<Void, Never>] = []
+        var questions: [Question] = []
         var reading = false
+    }
+
+    /// A question waiting for a grouped read.
+    private struct Question {
+        let key: String
+        let now: Date
+        let ticket: AnswerTicket
+    }
+
+    /// A group of delivered pairs to write.
+    private struct WriteGroup {
+        let names: [String]
+        let expiry: Date?
     }
 
     /// How long a delivered pair is remembered.
@@ -54,30 +74,27 @@ final class MatrixDuplicateFilter: Sendable {
         let ticket = AnswerTicket()
         let (remembered, mustRead) = self.state.withLock { state -> (Bool, Bool) in
             if state.recent.contains(memoryKey, at: now) { return (true, false) }
-            state.questions.append((key, ticket))
+            state.questions.append(Question(key: key, now: now, ticket: ticket))
             if state.reading { return (false, false) }
             state.reading = true
             return (false, true)
         }
         if remembered { return true }
         if mustRead {
-            while true {
-                let group = self.state.withLock { state -> [(key: String, ticket: AnswerTicket)] in
-                    let group = state.questions
-                    state.questions.removeAll(keepingCapacity: true)
-                    if group.isEmpty { state.reading = false }
-                    return group
+            // This request's own question is in the first group.
+            if let group = self.takeQuestions() { await Self.answer(group, from: store) }
+            if let next = self.takeQuestions() {
+                Task {
+                    await Self.answer(next, from: store)
+                    while let group = self.takeQuestions() { await Self.answer(group, from: store) }
                 }
-                if group.isEmpty { break }
-                let live = (try? await store.counterValues(group.map(\.key), now: now)) ?? [:]
-                for question in group { question.ticket.answer((live[question.key] ?? 0) > 0) }
             }
         }
         return await ticket.value
     }
 
     /// Records that `pair` was delivered; returns once it is in memory, and (for the request that writes
-    /// the group) once the group is in the store.
+    /// the group) once its group is in the store.
     func recordDelivered(_ pair: Key, now: Date = Date()) async {
         let (key, memoryKey) = (pair.text, pair.memoryKey)
         let expiry = now.addingTimeInterval(self.window)
@@ -85,21 +102,75 @@ final class MatrixDuplicateFilter: Sendable {
             state.recent.insert(memoryKey, until: expiry, now: now)
             guard self.store != nil, let key else { return false }
             state.pending.append(key)
+            state.pendingExpiry = max(state.pendingExpiry ?? expiry, expiry)
             if state.writing { return false }
             state.writing = true
             return true
         }
-        guard mustWrite else { return }
-        while true {
-            let group = self.state.withLock { state -> [String] in
-                let group = state.pending
-                state.pending.removeAll(keepingCapacity: true)
-                if group.isEmpty { state.writing = false }
-                return group
+        guard mustWrite, let store = self.store else { return }
+        // This request's own pair is in the first group.
+        if let group = self.takeWrites() { await Self.write(group, to: store) }
+        if let next = self.takeWrites() {
+            Task {
+                await Self.write(next, to: store)
+                while let group = self.takeWrites() { await Self.write(group, to: store) }
             }
-            if group.isEmpty { return }
-            try? await self.store?.incrementCounters(group, by: 1, expiresAt: expiry, now: now)
         }
+    }
+
+    /// Returns once every pair recorded before the call is in the store (or its write failed).
+    func writesFinished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let finished = self.state.withLock { state -> Bool in
+                guard state.writing else { return true }
+                state.writeWaiters.append(continuation)
+                return false
+            }
+            if finished { continuation.resume() }
+        }
+    }
+
+    /// The questions waiting, or nil (and no read under way any more) when there are none.
+    private func takeQuestions() -> [Question]? {
+        self.state.withLock { state -> [Question]? in
+            guard !state.questions.isEmpty else {
+                state.reading = false
+                return nil
+            }
+            defer { state.questions.removeAll(keepingCapacity: true) }
+            return state.questions
+        }
+    }
+
+    /// The pairs waiting to be written, or nil (and no write under way any more) when there are none.
+    private func takeWrites() -> WriteGroup? {
+        let (group, waiters) = self.state.withLock { state -> (WriteGroup?, [CheckedContinuation<Void, Never>]) in
+            guard !state.pending.isEmpty else {
+                state.writing = false
+                defer { state.writeWaiters.removeAll() }
+                return (nil, state.writeWaiters)
+            }
+            defer {
+                state.pending.removeAll(keepingCapacity: true)
+                state.pendingExpiry = nil
+            }
+            return (WriteGroup(names: state.pending, expiry: state.pendingExpiry), [])
+        }
+        for waiter in waiters { waiter.resume() }
+        return group
+    }
+
+    /// Asks the store about `group` at once and answers each question (a store that cannot answer: not
+    /// delivered). The group's first question says when "now" is.
+    private static func answer(_ group: [Question], from store: any CounterStore) async {
+        let now = group.first?.now ?? Date()
+        let live = (try? await store.counterValues(group.map(\.key), now: now)) ?? [:]
+        for question in group { question.ticket.answer((live[question.key] ?? 0) > 0) }
+    }
+
+    /// Writes `group` (a failed write is forgotten: the memory still has the pairs).
+    private static func write(_ group: WriteGroup, to store: any CounterStore) async {
+        try? await store.incrementCounters(group.names, by: 1, expiresAt: group.expiry, now: Date())
     }
 }
 

@@ -261,6 +261,35 @@ public enum StoreStatements {
         RETURNING value
         """
 
+    /// ``incrementCounter`` for `count` distinct names in one statement (no RETURNING). The binds: name 1,
+    /// amount 1, expiry (ms or NULL, shared by every row), then name and amount of each further row, then
+    /// now (ms): SQLite numbers `$N` parameters in order of first appearance, PostgreSQL by their number,
+    /// and this order suits both. A name may appear only once (PostgreSQL's ON CONFLICT cannot update one
+    /// row twice in a statement): ``counterIncrements(_:by:)`` adds repeated names up first.
+    public static func incrementCounters(count: Int) -> String {
+        let rows = (0..<count).map { row in
+            row == 0 ? "($1, $2, $3)" : "($\(2 * row + 2), $\(2 * row + 3), $3)"
+        }
+        let now = "$\(2 * count + 2)"
+        return """
+            INSERT INTO counters (name, value, expires_at) VALUES \(rows.joined(separator: ", "))
+            ON CONFLICT (name) DO UPDATE SET
+                value = CASE WHEN counters.expires_at IS NOT NULL AND counters.expires_at <= \(now)
+                    THEN excluded.value ELSE counters.value + excluded.value END,
+                expires_at = CASE WHEN counters.expires_at IS NOT NULL AND counters.expires_at <= \(now)
+                    THEN excluded.expires_at ELSE counters.expires_at END
+            """
+    }
+
+    /// What ``incrementCounters(count:)`` adds to each counter when each of `names` is increased by
+    /// `amount` (a name given twice adds twice), in the names' order: so every writer locks the rows of a
+    /// group in the same order, and two instances writing overlapping groups at once cannot deadlock.
+    public static func counterIncrements(_ names: [String], by amount: Int64) -> [(name: String, amount: Int64)] {
+        var totals: [String: Int64] = [:]
+        for name in names { totals[name, default: 0] += amount }
+        return totals.sorted { $0.key < $1.key }.map { (name: $0.key, amount: $0.value) }
+    }
+
     /// Reads a live counter; binds name, now (ms).
     public static let selectCounter =
         "SELECT value FROM counters WHERE name = $1 AND (expires_at IS NULL OR expires_at > $2)"

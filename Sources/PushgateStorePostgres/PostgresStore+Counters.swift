@@ -16,16 +16,26 @@ extension PostgresStore {
 
     public func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws {
         guard !names.isEmpty else { return }
-        do {
-            try await self.client.withTransaction(logger: self.logger) { connection in
-                for name in names {
-                    var binds = PostgresBindings(capacity: 4)
-                    binds.append(name)
-                    binds.append(amount)
-                    binds.append(expiresAt?.millisecondsSince1970)
-                    binds.append(now.millisecondsSince1970)
-                    _ = try await connection.query(PostgresQuery(unsafeSQL: StoreStatements.incrementCounter, binds: binds), logger: self.logger)
+        // One multi-row upsert per chunk (one statement a row made a group of thousands take seconds, past
+        // the store's deadline); one chunk needs no transaction.
+        let statements = StoreStatements.counterIncrements(names, by: amount)
+            .chunked(by: StoreStatements.selectDevicesChunkSize).map { chunk -> PostgresQuery in
+                var binds = PostgresBindings(capacity: 2 * chunk.count + 2)
+                for (offset, increment) in chunk.enumerated() {
+                    binds.append(increment.name)
+                    binds.append(increment.amount)
+                    if offset == 0 { binds.append(expiresAt?.millisecondsSince1970) }
                 }
+                binds.append(now.millisecondsSince1970)
+                return PostgresQuery(unsafeSQL: StoreStatements.incrementCounters(count: chunk.count), binds: binds)
+            }
+        do {
+            if statements.count == 1 {
+                _ = try await self.client.query(statements[0], logger: self.logger)
+                return
+            }
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                for statement in statements { _ = try await connection.query(statement, logger: self.logger) }
             }
         } catch let error as PSQLError {
             throw StoreError.unavailable("PostgreSQL: \(String(reflecting: error))")

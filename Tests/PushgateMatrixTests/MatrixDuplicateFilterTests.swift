@@ -20,10 +20,11 @@ struct MatrixDuplicateFilterTests {
         let first = MatrixDuplicateFilter(store: store, window: 600)
         let keys = (0..<300).map { first.key(appID: "app", eventID: "$event\($0)", pushkey: "key") }
         #expect(await first.wasDelivered(keys[0]) == false)
-        // Concurrent deliveries group their writes; when every call has returned, every pair is stored.
+        // Concurrent deliveries group their writes; once they are written, every pair is stored.
         await withTaskGroup(of: Void.self) { group in
             for key in keys { group.addTask { await first.recordDelivered(key) } }
         }
+        await first.writesFinished()
         let second = MatrixDuplicateFilter(store: store, window: 600)
         for key in keys {
             #expect(await second.wasDelivered(key))
@@ -43,6 +44,59 @@ struct MatrixDuplicateFilterTests {
         // The window ends.
         #expect(await second.wasDelivered(keys[1], now: Date().addingTimeInterval(601)) == false)
         #expect(await first.wasDelivered(keys[1], now: Date().addingTimeInterval(601)) == false)
+        await services.triggerGracefulShutdown()
+        try await running
+    }
+
+    /// Under a steady stream of notifications the request that starts a grouped write (or read) waits for
+    /// its own group only; what came meanwhile is written (asked) by a task of its own. Before, that request
+    /// wrote (asked) group after group until the stream stopped, and on PostgreSQL a group grown to
+    /// thousands took longer than the store's deadline.
+    @Test func underASteadyStreamTheRequestThatWritesOrAsksWaitsForOneGroup() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("dup-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let sqlite = try await SQLiteStore.open(path: path, logger: logger)
+        let services = ServiceGroup(services: [sqlite], logger: logger)
+        async let running: Void = services.run()
+        // Each store call takes 100 ms more, as a busy database's would.
+        let store = SlowCounters(sqlite, delay: .milliseconds(100))
+        let filter = MatrixDuplicateFilter(store: store, window: 600)
+        let clock = ContinuousClock()
+        let keys = (0..<120).map { filter.key(appID: "app", eventID: "$e\($0)", pushkey: "key") }
+
+        // A stream of deliveries, one every 10 ms for 1.2 s, beside the first.
+        let stream = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for key in keys.dropFirst() {
+                    group.addTask { await filter.recordDelivered(key) }
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+            }
+        }
+        let wrote = await clock.measure { await filter.recordDelivered(keys[0]) }
+        #expect(wrote < .milliseconds(700), "the first request waited \(wrote), past its own group's write")
+        await stream.value
+        await filter.writesFinished()
+        for key in keys { #expect(try await sqlite.counterValue(try #require(key.text), now: Date()) == 1) }
+
+        // A stream of questions, the same way.
+        let other = MatrixDuplicateFilter(store: store, window: 600)
+        let questions = Task {
+            await withTaskGroup(of: Bool.self) { group in
+                for key in keys.dropFirst() {
+                    group.addTask { await other.wasDelivered(key) }
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+                return await group.allSatisfy { $0 }
+            }
+        }
+        var answer = false
+        let asked = await clock.measure { answer = await other.wasDelivered(keys[0]) }
+        #expect(answer)
+        #expect(asked < .milliseconds(700), "the first question waited \(asked), past its own group's read")
+        #expect(await questions.value)
         await services.triggerGracefulShutdown()
         try await running
     }
@@ -119,4 +173,39 @@ struct MatrixDuplicateFilterTests {
 extension MatrixDuplicateFilter.Key {
     /// A pair of the app "app" and the pushkey "key" for `event`.
     static func key(_ event: String) -> Self { .init(appID: "app", eventID: event, pushkey: "key", named: false) }
+}
+
+/// A real store's counters, each call made `delay` slower.
+private struct SlowCounters: CounterStore {
+    let base: SQLiteStore
+    let delay: Duration
+
+    init(_ base: SQLiteStore, delay: Duration) {
+        self.base = base
+        self.delay = delay
+    }
+
+    func incrementCounter(_ name: String, by amount: Int64, expiresAt: Date?, now: Date) async throws -> Int64 {
+        try await Task.sleep(for: self.delay)
+        return try await self.base.incrementCounter(name, by: amount, expiresAt: expiresAt, now: now)
+    }
+
+    func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws {
+        try await Task.sleep(for: self.delay)
+        try await self.base.incrementCounters(names, by: amount, expiresAt: expiresAt, now: now)
+    }
+
+    func counterValue(_ name: String, now: Date) async throws -> Int64 {
+        try await Task.sleep(for: self.delay)
+        return try await self.base.counterValue(name, now: now)
+    }
+
+    func counterValues(_ names: [String], now: Date) async throws -> [String: Int64] {
+        try await Task.sleep(for: self.delay)
+        return try await self.base.counterValues(names, now: now)
+    }
+
+    func purgeExpiredCounters(now: Date) async throws -> Int {
+        try await self.base.purgeExpiredCounters(now: now)
+    }
 }
