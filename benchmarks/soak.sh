@@ -20,7 +20,7 @@
 # Prints a line a round: requests answered 200 (and others) so far, the gateway's resident memory
 # (VmRSS) and peak (VmHWM), open descriptors, threads, the store's size (SQLite's database and WAL files,
 # or PostgreSQL's database), the outbox depth (`pushgate_outbox_depth`, which the gateway reads every
-# 15 s: it may lag) and the PostgreSQL server's resident memory; then the deliveries checked against the
+# 15 s: it may lag) and the PostgreSQL server's memory (Pss); then the deliveries checked against the
 # answers (nginx's POSTs for Web Push and UnifiedPush, the gateway's delivered counters for APNs and FCM),
 # and the memory of the last round against the second. Needs wrk, nginx, curl and python3 with
 # `cryptography`, as frontends-wrk.sh (and PostgreSQL for STORE=postgres).
@@ -74,10 +74,11 @@ store_bytes() {
     cat "$work"/soak.sqlite* 2>/dev/null | wc -c
   fi
 }
-# The PostgreSQL server's processes' resident memory, in KiB (0 with SQLite).
+# The PostgreSQL server's processes' proportional resident memory (Pss: shared buffers counted once, not
+# in every process that touched them), in KiB (0 with SQLite).
 server_rss() {
   [ "${STORE:-sqlite}" = postgres ] || { echo 0; return; }
-  ps -o rss= -u postgres | awk '{ sum += $1 } END { printf "%d", sum }'
+  for pid in $(pgrep -u postgres); do cat "/proc/$pid/smaps_rollup" 2>/dev/null; done | awk '$1 == "Pss:" { sum += $2 } END { printf "%d", sum }'
 }
 sample() { # ROUND
   local rss hwm fds threads depth
