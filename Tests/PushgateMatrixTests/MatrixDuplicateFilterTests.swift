@@ -10,42 +10,37 @@ import Testing
 @Suite("Matrix duplicate suppression")
 struct MatrixDuplicateFilterTests {
     @Test func everyDeliveredPairReachesTheStoreAndAnotherInstanceSeesIt() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("dup-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
-        let store = try await SQLiteStore.open(path: path, logger: logger)
-        let services = ServiceGroup(services: [store], logger: logger)
-        async let running: Void = services.run()
-        let first = MatrixDuplicateFilter(store: store, window: 600)
-        let keys = (0..<300).map { first.key(appID: "app", eventID: "$event\($0)", pushkey: "key") }
-        #expect(await first.wasDelivered(keys[0]) == false)
-        // Concurrent deliveries group their writes; once they are written, every pair is stored.
-        await withTaskGroup(of: Void.self) { group in
-            for key in keys { group.addTask { await first.recordDelivered(key) } }
-        }
-        await first.writesFinished()
-        let second = MatrixDuplicateFilter(store: store, window: 600)
-        for key in keys {
-            #expect(await second.wasDelivered(key))
-            #expect(try await store.counterValue(try #require(key.text), now: Date()) == 1)
-        }
-        #expect(await second.wasDelivered(second.key(appID: "app", eventID: "$other", pushkey: "key")) == false)
-        // Concurrent questions are grouped and each gets its own answer.
-        let third = MatrixDuplicateFilter(store: store, window: 600)
-        let answers = await withTaskGroup(of: (Int, Bool).self) { group in
-            for index in 0..<400 {
-                group.addTask { (index, await third.wasDelivered(index < 300 ? keys[index] : third.key(appID: "app", eventID: "$new\(index)", pushkey: "key"))) }
+        try await Self.withStore { store in
+            let first = MatrixDuplicateFilter(store: store, window: 600)
+            let keys = (0..<300).map { first.key(appID: "app", eventID: "$event\($0)", pushkey: "key") }
+            #expect(await first.wasDelivered(keys[0]) == false)
+            // Concurrent deliveries group their writes; once they are written, every pair is stored.
+            await withTaskGroup(of: Void.self) { group in
+                for key in keys { group.addTask { await first.recordDelivered(key) } }
             }
-            return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+            await first.writesFinished()
+            let second = MatrixDuplicateFilter(store: store, window: 600)
+            for key in keys {
+                #expect(await second.wasDelivered(key))
+                let name = try #require(key.text)
+                let value = try await store.counterValue(name, now: Date())
+                #expect(value == 1)
+            }
+            #expect(await second.wasDelivered(second.key(appID: "app", eventID: "$other", pushkey: "key")) == false)
+            // Concurrent questions are grouped and each gets its own answer.
+            let third = MatrixDuplicateFilter(store: store, window: 600)
+            let answers = await withTaskGroup(of: (Int, Bool).self) { group in
+                for index in 0..<400 {
+                    group.addTask { (index, await third.wasDelivered(index < 300 ? keys[index] : third.key(appID: "app", eventID: "$new\(index)", pushkey: "key"))) }
+                }
+                return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+            }
+            #expect(answers.count == 400)
+            #expect(answers.filter(\.value).keys.sorted() == Array(0..<300))
+            // The window ends.
+            #expect(await second.wasDelivered(keys[1], now: Date().addingTimeInterval(601)) == false)
+            #expect(await first.wasDelivered(keys[1], now: Date().addingTimeInterval(601)) == false)
         }
-        #expect(answers.count == 400)
-        #expect(answers.filter(\.value).keys.sorted() == Array(0..<300))
-        // The window ends.
-        #expect(await second.wasDelivered(keys[1], now: Date().addingTimeInterval(601)) == false)
-        #expect(await first.wasDelivered(keys[1], now: Date().addingTimeInterval(601)) == false)
-        await services.triggerGracefulShutdown()
-        try await running
     }
 
     /// Under a steady stream of notifications the request that starts a grouped write (or read) waits for
@@ -53,50 +48,67 @@ struct MatrixDuplicateFilterTests {
     /// wrote (asked) group after group until the stream stopped, and on PostgreSQL a group grown to
     /// thousands took longer than the store's deadline.
     @Test func underASteadyStreamTheRequestThatWritesOrAsksWaitsForOneGroup() async throws {
+        try await Self.withStore { sqlite in
+            // Each store call takes 100 ms more, as a busy database's would.
+            let store = SlowCounters(sqlite, delay: .milliseconds(100))
+            let filter = MatrixDuplicateFilter(store: store, window: 600)
+            let clock = ContinuousClock()
+            let keys = (0..<120).map { filter.key(appID: "app", eventID: "$e\($0)", pushkey: "key") }
+
+            // A stream of deliveries, one every 10 ms for 1.2 s, beside the first.
+            let stream = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for key in keys.dropFirst() {
+                        group.addTask { await filter.recordDelivered(key) }
+                        try? await Task.sleep(for: .milliseconds(10))
+                    }
+                }
+            }
+            let wrote = await clock.measure { await filter.recordDelivered(keys[0]) }
+            #expect(wrote < .milliseconds(700), "the first request waited \(wrote), past its own group's write")
+            await stream.value
+            await filter.writesFinished()
+            for key in keys {
+                let name = try #require(key.text)
+                let value = try await sqlite.counterValue(name, now: Date())
+                #expect(value == 1)
+            }
+
+            // A stream of questions, the same way.
+            let other = MatrixDuplicateFilter(store: store, window: 600)
+            let questions = Task {
+                await withTaskGroup(of: Bool.self) { group in
+                    for key in keys.dropFirst() {
+                        group.addTask { await other.wasDelivered(key) }
+                        try? await Task.sleep(for: .milliseconds(10))
+                    }
+                    return await group.allSatisfy { $0 }
+                }
+            }
+            var answer = false
+            let asked = await clock.measure { answer = await other.wasDelivered(keys[0]) }
+            #expect(answer)
+            #expect(asked < .milliseconds(700), "the first question waited \(asked), past its own group's read")
+            #expect(await questions.value)
+        }
+    }
+
+    /// Runs `body` with an SQLite store in a temporary file, running as a service, stopped afterwards.
+    private static func withStore(_ body: (SQLiteStore) async throws -> Void) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("dup-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let sqlite = try await SQLiteStore.open(path: path, logger: logger)
-        let services = ServiceGroup(services: [sqlite], logger: logger)
+        let store = try await SQLiteStore.open(path: path, logger: logger)
+        let services = ServiceGroup(services: [store], logger: logger)
         async let running: Void = services.run()
-        // Each store call takes 100 ms more, as a busy database's would.
-        let store = SlowCounters(sqlite, delay: .milliseconds(100))
-        let filter = MatrixDuplicateFilter(store: store, window: 600)
-        let clock = ContinuousClock()
-        let keys = (0..<120).map { filter.key(appID: "app", eventID: "$e\($0)", pushkey: "key") }
-
-        // A stream of deliveries, one every 10 ms for 1.2 s, beside the first.
-        let stream = Task {
-            await withTaskGroup(of: Void.self) { group in
-                for key in keys.dropFirst() {
-                    group.addTask { await filter.recordDelivered(key) }
-                    try? await Task.sleep(for: .milliseconds(10))
-                }
-            }
+        do {
+            try await body(store)
+        } catch {
+            await services.triggerGracefulShutdown()
+            try? await running
+            throw error
         }
-        let wrote = await clock.measure { await filter.recordDelivered(keys[0]) }
-        #expect(wrote < .milliseconds(700), "the first request waited \(wrote), past its own group's write")
-        await stream.value
-        await filter.writesFinished()
-        for key in keys { #expect(try await sqlite.counterValue(try #require(key.text), now: Date()) == 1) }
-
-        // A stream of questions, the same way.
-        let other = MatrixDuplicateFilter(store: store, window: 600)
-        let questions = Task {
-            await withTaskGroup(of: Bool.self) { group in
-                for key in keys.dropFirst() {
-                    group.addTask { await other.wasDelivered(key) }
-                    try? await Task.sleep(for: .milliseconds(10))
-                }
-                return await group.allSatisfy { $0 }
-            }
-        }
-        var answer = false
-        let asked = await clock.measure { answer = await other.wasDelivered(keys[0]) }
-        #expect(answer)
-        #expect(asked < .milliseconds(700), "the first question waited \(asked), past its own group's read")
-        #expect(await questions.value)
         await services.triggerGracefulShutdown()
         try await running
     }
