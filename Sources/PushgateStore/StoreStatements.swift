@@ -282,8 +282,8 @@ public enum StoreStatements {
     }
 
     /// What ``incrementCounters(count:)`` adds to each counter when each of `names` is increased by
-    /// `amount` (a name given twice adds twice), in the names' order: so every writer locks the rows of a
-    /// group in the same order, and two instances writing overlapping groups at once cannot deadlock.
+    /// `amount` (a name given twice adds twice), sorted by name: so every writer locks the rows of a group
+    /// in the same order, and two instances writing overlapping groups at once cannot deadlock.
     public static func counterIncrements(_ names: [String], by amount: Int64) -> [(name: String, amount: Int64)] {
         var totals: [String: Int64] = [:]
         for name in names { totals[name, default: 0] += amount }
