@@ -8,6 +8,9 @@
 #   benchmarks/soak.sh [BINARY] [ROUNDS] [SECONDS]   # default 20 rounds of 6 s a case
 #   CONNECTIONS=16 benchmarks/soak.sh …               # wrk's connections (default 16)
 #   CASES="matrix-apns gorush-ios" benchmarks/soak.sh …  # only these cases (to find which one grows)
+#   RELOAD_EVERY=2 benchmarks/soak.sh …               # also a configuration reload (SIGHUP) every 2 s,
+#                                                     # each changing demo.apns and demo.fcm (their
+#                                                     # in-flight limit), so their connections are remade
 #   STORE=postgres benchmarks/soak.sh …               # a throw-away PostgreSQL cluster instead of SQLite;
 #                                                     # its server processes' memory is sampled too
 #
@@ -98,6 +101,18 @@ sample() { # ROUND
 echo "$(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), store ${STORE:-sqlite}, $ROUNDS rounds of ${DURATION} s a case, wrk -t2 -c$CONNECTIONS"
 printf '%-5s %10s %7s %9s %9s %5s %7s %10s %6s %10s\n' round "200s" other "RSS MiB" "peak MiB" fds threads "store MiB" outbox "server MiB"
 sample start
+if [ -n "${RELOAD_EVERY:-}" ]; then
+  (
+    limit=512
+    while kill -0 "$gateway" 2>/dev/null; do
+      limit=$((1025 - limit))  # 512, 513, 512, …
+      sed -i -E "/^    inflight_request_limit: /d; s/^(    type: (apns|gcm))\$/\1\n    inflight_request_limit: $limit/" "$work/soak.yaml"
+      kill -HUP "$gateway" 2>/dev/null || break
+      sleep "$RELOAD_EVERY"
+    done
+  ) &
+  pids+=($!)
+fi
 for round in $(seq "$ROUNDS"); do
   for case in $cases; do
     timeout $((DURATION + 60)) wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 30s -s benchmarks/frontends.lua \
@@ -137,6 +152,10 @@ wait_for() { # WHAT TARGET: waits (at most 120 s) until the count reaches TARGET
 got_posts=$(wait_for posts "$posts")
 got_apns=$(wait_for apns "$apns")
 got_fcm=$(wait_for fcm "$fcm")
+if [ -n "${RELOAD_EVERY:-}" ]; then
+  kill "${pids[-1]}" 2>/dev/null || true
+  echo "reloads: $(curl -s "http://127.0.0.1:$port/metrics" | awk '/^pushgate_config_reloads_total\{/ { printf "%s %d; ", $1, $2 }')"
+fi
 sample end
 problems=$(grep -ciE 'warning|error|critical' "$work/soak.log" || true)
 # A run cut off at its end leaves at most CONNECTIONS requests whose answers wrk did not count.
