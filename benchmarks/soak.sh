@@ -133,25 +133,10 @@ done
 posts=$((ok[matrix-webpush] + ok[matrix-unifiedpush]))
 apns=$((ok[matrix-apns] + ok[gorush-ios]))
 fcm=$((ok[nextcloud-fcm] * 100))
-wait_for() { # WHAT TARGET: waits (at most 120 s) until the count reaches TARGET and holds still
-  local last=-1 value still=0
-  for _ in $(seq 240); do
-    case $1 in
-      posts) value=$(($(nginx_posts) - posts_before)) ;;
-      apns) value=$(metric_sum "$port" pushgate_deliveries_total 'app="demo.apns"' 'outcome="delivered"') ;;
-      fcm) value=$(metric_sum "$port" pushgate_deliveries_total 'app="demo.fcm"' 'outcome="delivered"') ;;
-    esac
-    if [ "$value" = "$last" ]; then still=$((still + 1)); else still=0; fi
-    last=$value
-    if [ "$value" -ge "$2" ] && [ "$still" -ge 3 ]; then break; fi
-    sleep 0.5
-  done
-  echo "$last"
-}
-# No warm-up: the gateway's counters start at zero, and nginx's probe was counted before the runs.
-got_posts=$(wait_for posts "$posts")
-got_apns=$(wait_for apns "$apns")
-got_fcm=$(wait_for fcm "$fcm")
+# The deliveries once they settle (`settle`, as frontends-wrk.sh waits for them); nginx's probe is subtracted.
+got_posts=$(($(settle matrix-webpush "$port" $((posts + posts_before)) 120) - posts_before))
+got_apns=$(settle matrix-apns "$port" "$apns" 120)
+got_fcm=$(settle nextcloud-fcm "$port" "$fcm" 120)
 if [ -n "${RELOAD_EVERY:-}" ]; then
   kill "${pids[-1]}" 2>/dev/null || true
   echo "reloads: $(curl -s "http://127.0.0.1:$port/metrics" | awk '/^pushgate_config_reloads_total\{/ { printf "%s %d; ", $1, $2 }')"

@@ -82,13 +82,7 @@ final class MatrixDuplicateFilter: Sendable {
         if remembered { return true }
         if mustRead {
             // This request's own question is in the first group.
-            if let group = self.takeQuestions() { await Self.answer(group, from: store) }
-            if let next = self.takeQuestions() {
-                Task {
-                    await Self.answer(next, from: store)
-                    while let group = self.takeQuestions() { await Self.answer(group, from: store) }
-                }
-            }
+            await Self.handleFirstGroup(take: self.takeQuestions) { await Self.answer($0, from: store) }
         }
         return await ticket.value
     }
@@ -109,11 +103,21 @@ final class MatrixDuplicateFilter: Sendable {
         }
         guard mustWrite, let store = self.store else { return }
         // This request's own pair is in the first group.
-        if let group = self.takeWrites() { await Self.write(group, to: store) }
-        if let next = self.takeWrites() {
-            Task {
-                await Self.write(next, to: store)
-                while let group = self.takeWrites() { await Self.write(group, to: store) }
+        await Self.handleFirstGroup(take: self.takeWrites) { await Self.write($0, to: store) }
+    }
+
+    /// Handles the first group `take` gives, then hands the groups that came meanwhile to a task of its
+    /// own, which handles them until `take` gives none (which also ends the read or write under way).
+    private static func handleFirstGroup<Group: Sendable>(
+        take: @escaping @Sendable () -> Group?, handle: @escaping @Sendable (Group) async -> Void
+    ) async {
+        if let first = take() { await handle(first) }
+        guard let next = take() else { return }
+        Task {
+            var group: Group? = next
+            while let current = group {
+                await handle(current)
+                group = take()
             }
         }
     }

@@ -251,20 +251,12 @@ public enum StoreStatements {
 
     /// Adds to a counter, restarting it when expired; binds name, amount, expiry (ms or NULL), now (ms);
     /// returns the new value.
-    public static let incrementCounter = """
-        INSERT INTO counters (name, value, expires_at) VALUES ($1, $2, $3)
-        ON CONFLICT (name) DO UPDATE SET
-            value = CASE WHEN counters.expires_at IS NOT NULL AND counters.expires_at <= $4
-                THEN excluded.value ELSE counters.value + excluded.value END,
-            expires_at = CASE WHEN counters.expires_at IS NOT NULL AND counters.expires_at <= $4
-                THEN excluded.expires_at ELSE counters.expires_at END
-        RETURNING value
-        """
+    public static let incrementCounter = Self.incrementCounters(count: 1) + "\nRETURNING value"
 
-    /// ``incrementCounter`` for `count` distinct names in one statement (no RETURNING). The binds: name 1,
-    /// amount 1, expiry (ms or NULL, shared by every row), then name and amount of each further row, then
-    /// now (ms): SQLite numbers `$N` parameters in order of first appearance, PostgreSQL by their number,
-    /// and this order suits both. A name may appear only once (PostgreSQL's ON CONFLICT cannot update one
+    /// Adds to `count` distinct counters in one statement, restarting those expired (no RETURNING). The
+    /// binds: name 1, amount 1, expiry (ms or NULL, shared by every row), then name and amount of each
+    /// further row, then now (ms): SQLite numbers `$N` parameters in order of first appearance, PostgreSQL
+    /// by their number, and this order suits both (and, for one row, ``incrementCounter``'s). A name may appear only once (PostgreSQL's ON CONFLICT cannot update one
     /// row twice in a statement): ``counterIncrements(_:by:)`` adds repeated names up first.
     public static func incrementCounters(count: Int) -> String {
         let rows = (0..<count).map { row in

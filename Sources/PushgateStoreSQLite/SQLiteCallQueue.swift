@@ -1,4 +1,5 @@
 import NIOPosix
+import PushgateCore
 import Synchronization
 
 /// One connection's calls on a shared blocking thread pool: one at a time, in arrival order, and never
@@ -18,7 +19,7 @@ final class SQLiteCallQueue: Sendable {
     }
 
     private struct State: Sendable {
-        var waiting: [Call] = []
+        var waiting = ArrayQueue<Call>()
         /// Whether a pool thread is running this queue's calls (or one has been asked for).
         var running = false
     }
@@ -68,11 +69,11 @@ final class SQLiteCallQueue: Sendable {
     /// The next waiting call, or nil after marking the queue idle.
     private func next() -> Call? {
         self.state.withLock { state in
-            guard !state.waiting.isEmpty else {
+            guard let call = state.waiting.popFirst() else {
                 state.running = false
                 return nil
             }
-            return state.waiting.removeFirst()
+            return call
         }
     }
 }
