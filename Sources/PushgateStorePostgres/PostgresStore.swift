@@ -36,13 +36,26 @@ public final class PostgresStore: PushStore {
         } catch {
             throw StoreError.unavailable("cannot migrate the PostgreSQL database \(configuration.database) at \(configuration.host):\(configuration.port): \(String(reflecting: error))")
         }
+        let client = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: logger)
+        return PostgresStore(client: client, logger: logger)
+    }
+
+    /// The pool's settings: at most ``PostgresStoreConfiguration/maximumConnections`` connections, none
+    /// kept open without demand, each closed after ``PostgresStoreConfiguration/idleTimeout`` unused, and no
+    /// keep-alive query. postgres-nio's keep-alive query runs on a connection idle for 30 s, which a
+    /// connection closed after the idle timeout (10 s by default) does not reach; its timer, started at
+    /// every return to the pool, only cost memory. A dead connection is found by the call that uses it,
+    /// within the store's deadline.
+    static func clientConfiguration(_ configuration: PostgresStoreConfiguration) -> PostgresClient.Configuration {
         var clientConfiguration = PostgresClient.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username,
             password: configuration.password, database: configuration.database, tls: Self.clientTLS(configuration.tls)
         )
+        clientConfiguration.options.minimumConnections = 0
         clientConfiguration.options.maximumConnections = configuration.maximumConnections
-        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
-        return PostgresStore(client: client, logger: logger)
+        clientConfiguration.options.connectionIdleTimeout = configuration.idleTimeout
+        clientConfiguration.options.keepAliveBehavior = nil
+        return clientConfiguration
     }
 
     static func clientTLS(_ mode: PostgresStoreConfiguration.TLSMode) -> PostgresClient.Configuration.TLS {
