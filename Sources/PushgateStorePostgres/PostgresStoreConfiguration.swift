@@ -29,7 +29,7 @@ public struct PostgresStoreConfiguration: Sendable, Equatable {
     /// Short on purpose: each time a connection goes back to the pool, the pool starts a timer of this
     /// length, and a timer's memory stays until its deadline even when the connection is leased again at
     /// once. At a few thousand store calls a second, postgres-nio's default (60 s, and a 30 s keep-alive
-    /// timer beside it) held about 70 MiB of timers (benchmarks/README.md, 2026-11-30, night).
+    /// timer beside it) held about 75 MiB of timers (benchmarks/README.md, 2026-11-30, night).
     public var idleTimeout: Duration
 
     /// Creates a configuration.

@@ -25,40 +25,47 @@ import Testing
     @Test func connectionsOpenedForABurstCloseOnceIdle() async throws {
         let made = try await TestDatabase.make(.postgres)
         var quickToClose = made.postgres!
-        quickToClose.idleTimeout = .seconds(1)
+        quickToClose.idleTimeout = .seconds(2)
         let configuration = quickToClose
         let database = TestDatabase(kind: .postgres, sqlitePath: nil, postgres: configuration)
         try await withStores(.postgres, on: database) { stores in
             let store = stores[0]
-            // Calls at once, so the pool opens more than one connection.
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<8 {
-                    group.addTask { _ = try await store.pendingCount() }
+            // One connection of the test's own asks throughout (it does not count itself).
+            let probe = try await PostgresTestServer(configuration: configuration).connect()
+            do {
+                // Calls at once, so the pool opens more than one connection.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask { _ = try await store.pendingCount() }
+                    }
+                    try await group.waitForAll()
                 }
-                try await group.waitForAll()
+                #expect(try await Self.otherConnections(probe) >= 1)
+                // Closed within the idle timeout and the pool's reaction to it; bounded generously for a
+                // busy machine, and far below postgres-nio's own default of 60 s.
+                let giveUp = ContinuousClock.now + .seconds(15)
+                var open = try await Self.otherConnections(probe)
+                while open > 0, ContinuousClock.now < giveUp {
+                    try await Task.sleep(for: .milliseconds(200))
+                    open = try await Self.otherConnections(probe)
+                }
+                #expect(open == 0)
+            } catch {
+                try? await probe.close()
+                throw error
             }
-            #expect(try await Self.storeConnections(configuration) >= 1)
-            // Closed within the idle timeout and the pool's reaction to it; bounded generously for a busy
-            // machine, and far below postgres-nio's own default of 60 s.
-            let giveUp = ContinuousClock.now + .seconds(15)
-            var open = try await Self.storeConnections(configuration)
-            while open > 0, ContinuousClock.now < giveUp {
-                try await Task.sleep(for: .milliseconds(200))
-                open = try await Self.storeConnections(configuration)
-            }
-            #expect(open == 0)
+            try await probe.close()
         }
     }
 
-    /// The connections to the test database other than the one asking.
-    private static func storeConnections(_ configuration: PostgresStoreConfiguration) async throws -> Int {
-        let connection = try await PostgresTestServer(configuration: configuration).connect()
-        defer { Task { try? await connection.close() } }
-        let rows = try await connection.query(
+    /// The connections to `probe`'s database other than `probe`.
+    private static func otherConnections(_ probe: PostgresConnection) async throws -> Int {
+        let rows = try await probe.query(
             "SELECT count(*)::bigint FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
             logger: TestDatabase.logger
         )
-        for try await count in rows.decode(Int64.self) { return Int(count) }
-        return 0
+        var count = 0
+        for try await value in rows.decode(Int64.self) { count = Int(value) }
+        return count
     }
 }
