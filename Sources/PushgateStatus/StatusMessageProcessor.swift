@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import Logging
+import PushgateCore
 import PushgateStatusWire
 import PushgateStore
 import Synchronization
@@ -101,7 +102,7 @@ final class StatusMessageProcessor: Sendable {
                     return .duplicate
                 }
             } catch {
-                self.logger.error("status: cannot record a message as seen; it is handled anyway", metadata: ["error": "\(error)"])
+                self.logger.errorUnlessStopping("status: cannot record a message as seen; it is handled anyway", error: error)
             }
         }
         switch inbound.type {

@@ -30,7 +30,7 @@ struct StatusOutcomeObserver: DeliveryOutcomeObserver {
                 self.logger.info("status: dropped a registration whose device token the provider refused", metadata: ["app": "\(appID)"])
             }
         } catch {
-            self.logger.error("status: cannot drop a registration with a dead token", metadata: ["error": "\(error)"])
+            self.logger.errorUnlessStopping("status: cannot drop a registration with a dead token", error: error)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PushgateCore
 import PushgateStatusWire
 import PushgateStore
 import SwiftProtobuf
@@ -27,7 +28,7 @@ struct StatusPushRequestHandler: Sendable {
                 return nil
             }
         } catch {
-            self.logger.error("status: cannot record a push request as seen; not answered", metadata: ["error": "\(error)"])
+            self.logger.errorUnlessStopping("status: cannot record a push request as seen; not answered", error: error)
             return nil
         }
         let notifications = request.requests.prefix(self.maximumNotifications)
@@ -36,7 +37,7 @@ struct StatusPushRequestHandler: Sendable {
             let hashes = Array(Set(notifications.map { Array($0.publicKey) }))
             registrations = Dictionary(grouping: try await self.store.statusRegistrations(publicKeyHashes: hashes), by: \.publicKeyHash)
         } catch {
-            self.logger.error("status: cannot read registrations for a push request", metadata: ["error": "\(error)"])
+            self.logger.errorUnlessStopping("status: cannot read registrations for a push request", error: error)
         }
         var response = Protobuf_PushNotificationResponse()
         response.messageID = request.messageID
@@ -78,7 +79,7 @@ struct StatusPushRequestHandler: Sendable {
             try await self.delivery.deliver(accepted)
         } catch {
             // Nothing was queued: mark the accepted ones as failed rather than claim a delivery.
-            self.logger.error("status: cannot queue notifications", metadata: ["error": "\(error)"])
+            self.logger.errorUnlessStopping("status: cannot queue notifications", error: error)
             for index in response.reports.indices where response.reports[index].success {
                 response.reports[index].success = false
                 response.reports[index].error = .internalError

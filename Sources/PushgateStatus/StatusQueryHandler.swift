@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PushgateCore
 import PushgateStatusWire
 import PushgateStore
 import SwiftProtobuf
@@ -25,7 +26,7 @@ struct StatusQueryHandler: Sendable {
         do {
             records = try await self.store.statusRegistrations(publicKeyHashes: keys)
         } catch {
-            self.logger.error("status: cannot read registrations for a query", metadata: ["error": "\(error)"])
+            self.logger.errorUnlessStopping("status: cannot read registrations for a query", error: error)
             return response
         }
         response.success = true

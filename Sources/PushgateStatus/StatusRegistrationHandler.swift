@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PushgateCore
 import PushgateStatusWire
 import PushgateStore
 import SwiftProtobuf
@@ -48,7 +49,7 @@ struct StatusRegistrationHandler: Sendable {
         do {
             stored = try await self.store.statusRegistration(publicKeyHash: keyHash, installationID: registration.installationID)
         } catch {
-            self.logger.error("status: cannot read a registration", metadata: ["error": "\(error)"])
+            self.logger.errorUnlessStopping("status: cannot read a registration", error: error)
             return .internalError
         }
         if let stored, registration.version <= stored.version { return .versionMismatch }
@@ -75,7 +76,7 @@ struct StatusRegistrationHandler: Sendable {
         do {
             return try await self.store.saveStatusRegistration(record) ? nil : .versionMismatch
         } catch {
-            self.logger.error("status: cannot save a registration", metadata: ["error": "\(error)"])
+            self.logger.errorUnlessStopping("status: cannot save a registration", error: error)
             return .internalError
         }
     }

@@ -34,4 +34,18 @@ struct LoggerWarningUnlessStoppingTests {
         await task.value
         #expect(log.all.map(\.level) == [.debug])
     }
+
+    @Test func aFailureThatCostItsWorkIsAnErrorUnlessStopping() async {
+        let log = LogRecorder()
+        log.logger().errorUnlessStopping("not answered", error: Refused(), metadata: ["app": "a"])
+        log.logger().errorUnlessStopping("not answered", error: CancellationError())
+        let task = Task {
+            while !Task.isCancelled { await Task.yield() }
+            log.logger().errorUnlessStopping("not answered", error: Refused())
+        }
+        task.cancel()
+        await task.value
+        #expect(log.all.map(\.level) == [.error, .debug, .debug])
+        #expect(log.all.first?.metadata == ["app": "a", "error": "Refused()"])
+    }
 }

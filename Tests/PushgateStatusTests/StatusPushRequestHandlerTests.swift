@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PushgateTestSupport
 @testable import PushgateStatus
 import PushgateStatusWire
 import PushgateStore
@@ -152,4 +154,25 @@ final class FailingReadsStore: StatusServerStore {
     func pruneStatusMessagesSeen(before cutoff: Date) async throws -> Int { 0 }
     func statusIdentity() async throws -> [UInt8]? { nil }
     func saveStatusIdentityIfAbsent(_ secret: [UInt8]) async throws -> [UInt8] { secret }
+}
+
+extension StatusPushRequestHandlerTests {
+    @Test func aStoreCallCutShortByAStopIsNotLoggedAsAnError() async throws {
+        // A graceful stop cancels the handling of messages under way (the store backfill's among them): their
+        // seen marks fail, and they stay unanswered until the next start catches them up again.
+        self.store.failing.store(true, ordering: .relaxed)
+        let log = LogRecorder()
+        let handler = StatusPushRequestHandler(store: self.store, delivery: self.sink, logger: log.logger(), seenMarkPauses: [.milliseconds(1)])
+        let inbound = try self.client.inbound(type: 20, payload: try self.client.pushRequest([self.client.notification()]), signer: self.client.ephemeral)
+        let stopping = Task {
+            while !Task.isCancelled { await Task.yield() }
+            return await handler.handle(inbound)
+        }
+        stopping.cancel()
+        #expect(await stopping.value == nil)
+        #expect(log.all.map(\.level) == [.debug])
+        // Not stopping, the same failure is an error.
+        #expect(await handler.handle(inbound) == nil)
+        #expect(log.all.map(\.level) == [.debug, .error])
+    }
 }
