@@ -23,9 +23,9 @@ extension Logger {
         self.log(unlessStopping: .error, message(), error: error, metadata: metadata)
     }
 
-    private func log(unlessStopping level: Logger.Level, _ message: Logger.Message, error: any Error, metadata: Logger.Metadata) {
+    private func log(unlessStopping level: Logger.Level, _ message: @autoclosure () -> Logger.Message, error: any Error, metadata: Logger.Metadata) {
         var fields = metadata
         fields["error"] = "\(error)"
-        self.log(level: error is CancellationError || Task.isCancelled ? .debug : level, message, metadata: fields)
+        self.log(level: error is CancellationError || Task.isCancelled ? .debug : level, message(), metadata: fields)
     }
 }
