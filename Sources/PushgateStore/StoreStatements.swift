@@ -256,8 +256,9 @@ public enum StoreStatements {
     /// Adds to `count` distinct counters in one statement, restarting those expired (no RETURNING). The
     /// binds: name 1, amount 1, expiry (ms or NULL, shared by every row), then name and amount of each
     /// further row, then now (ms): SQLite numbers `$N` parameters in order of first appearance, PostgreSQL
-    /// by their number, and this order suits both (and, for one row, ``incrementCounter``'s). A name may appear only once (PostgreSQL's ON CONFLICT cannot update one
-    /// row twice in a statement): ``counterIncrements(_:by:)`` adds repeated names up first.
+    /// by their number, and this order suits both (and, for one row, ``incrementCounter``'s). A name may
+    /// appear only once (PostgreSQL's ON CONFLICT cannot update one row twice in a statement):
+    /// ``counterIncrements(_:by:)`` adds repeated names up first.
     public static func incrementCounters(count: Int) -> String {
         let rows = (0..<count).map { row in
             row == 0 ? "($1, $2, $3)" : "($\(2 * row + 2), $\(2 * row + 3), $3)"

@@ -5,7 +5,7 @@ import Testing
 
 /// A background task's failed call is a warning, unless the task is stopping.
 @Suite("Failures of a stopping task")
-struct LoggerWarningUnlessStoppingTests {
+struct LoggerUnlessStoppingTests {
     struct Refused: Error {}
 
     @Test func aFailureIsAWarningWithItsErrorAndFields() {
