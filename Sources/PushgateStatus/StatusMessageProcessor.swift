@@ -26,9 +26,11 @@ final class StatusMessageProcessor: Sendable {
     let pushRequests: StatusPushRequestHandler
     let metrics: StatusMetrics
     let logger: Logger
-    /// Hashes recently seen or published here, so the node's echo of an answer and gossip repeats cost
-    /// no decryption.
-    private let recent = Mutex(RecentHashes(capacity: 65_536))
+    /// Hashes recently seen or published here, so the node's echo of an answer, gossip repeats and the
+    /// store backfill's messages already polled cost no decryption. A backfill window reaches back about a
+    /// minute before the poll that asked for it, and may run a while later under load: 262,144 hashes are
+    /// about four minutes of 1,000 messages a second, in about 6 MiB.
+    private let recent = Mutex(RecentHashes(capacity: 262_144))
     /// Hashes of the answers published here: the node relays them back (nwaku's triggerSelf).
     private let published = Mutex(RecentHashes(capacity: 16_384))
 
@@ -171,52 +173,5 @@ final class StatusMessageProcessor: Sendable {
         let now = Date().timeIntervalSince1970
         let seconds = now.rounded(.down)
         return Int64(seconds) * 1_000_000_000 + Int64(((now - seconds) * 1e9).rounded())
-    }
-}
-
-/// A 32-byte hash as four words: hashing it costs four combines, not thirty-two.
-struct HashKey: Hashable, Sendable {
-    let a: UInt64, b: UInt64, c: UInt64, d: UInt64
-
-    init(_ bytes: [UInt8]) {
-        func word(_ offset: Int) -> UInt64 {
-            var value: UInt64 = 0
-            for index in offset..<min(offset + 8, bytes.count) { value = value << 8 | UInt64(bytes[index]) }
-            return value
-        }
-        self.a = word(0)
-        self.b = word(8)
-        self.c = word(16)
-        self.d = word(24)
-    }
-}
-
-/// A bounded set of recent hashes, the oldest forgotten first.
-struct RecentHashes: Sendable {
-    private var set: Set<HashKey> = []
-    private var order: [HashKey] = []
-    private var next = 0
-    let capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = capacity
-    }
-
-    /// Whether the hash is there.
-    func contains(_ hash: [UInt8]) -> Bool { self.set.contains(HashKey(hash)) }
-
-    /// Adds a hash. - Returns: false when it was already there.
-    mutating func insert(_ hash: [UInt8]) -> Bool {
-        let key = HashKey(hash)
-        guard !self.set.contains(key) else { return false }
-        if self.order.count < self.capacity {
-            self.order.append(key)
-        } else {
-            self.set.remove(self.order[self.next])
-            self.order[self.next] = key
-            self.next = (self.next + 1) % self.capacity
-        }
-        self.set.insert(key)
-        return true
     }
 }

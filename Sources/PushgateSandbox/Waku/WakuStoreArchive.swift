@@ -5,12 +5,44 @@ import Synchronization
 /// at all, as nwaku's archive does), queried as 13/WAKU2-STORE v3 does: by pubsub topic, content topics
 /// and a range of timestamps, ordered by timestamp then hash, a page at a time, the cursor being the hash
 /// of the last message of the page before.
+///
+/// The messages are kept in that order with their hashes, so a query finds where its range (or its
+/// cursor) starts by binary search and reads on from there: a page costs about its own length, not the
+/// archive's, as a real store's index makes it (a benchmark's archive holds hundreds of thousands).
 final class WakuStoreArchive: Sendable {
+    /// A kept message and its hash, the order's tie-breaker.
+    private struct Entry {
+        let hash: [UInt8]
+        let message: WakuEmulatedMessage
+
+        /// Whether this entry sorts before one with `timestamp` and `hash`.
+        func precedes(timestamp: Int64, hash: [UInt8]) -> Bool {
+            self.message.timestamp != timestamp ? self.message.timestamp < timestamp : self.hash.lexicographicallyPrecedes(hash)
+        }
+    }
+
     private struct State {
-        var messages: [WakuEmulatedMessage] = []
-        var hashes: Set<HashedBytes> = []
+        /// Ordered by timestamp, then hash.
+        var entries: [Entry] = []
+        /// Each kept message's timestamp by hash: where a cursor points.
+        var timestamps: [HashedBytes: Int64] = [:]
+
+        /// The index of the first entry not before (`timestamp`, `hash`).
+        func firstIndex(notBefore timestamp: Int64, hash: [UInt8]) -> Int {
+            var low = 0
+            var high = self.entries.count
+            while low < high {
+                let middle = (low + high) / 2
+                if self.entries[middle].precedes(timestamp: timestamp, hash: hash) { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
     }
     private let state = Mutex(State())
+
+    /// The smallest and largest hash: bounds of a timestamp's run of entries.
+    private static let lowestHash = [UInt8](repeating: 0, count: 32)
+    private static let highestHash = [UInt8](repeating: 0xff, count: 33)
 
     /// One query's answer: the page and the cursor of the next one (nil on the last page).
     struct Page {
@@ -21,9 +53,16 @@ final class WakuStoreArchive: Sendable {
     /// Keeps `message` unless it is ephemeral or already kept.
     func keep(_ message: WakuEmulatedMessage) {
         guard !message.ephemeral else { return }
+        let hash = message.hash
         self.state.withLock { state in
-            guard state.hashes.insert(HashedBytes(message.hash)).inserted else { return }
-            state.messages.append(message)
+            guard state.timestamps.updateValue(message.timestamp, forKey: HashedBytes(hash)) == nil else { return }
+            // Messages come in nearly in timestamp order: the place is almost always the end.
+            let entry = Entry(hash: hash, message: message)
+            if let last = state.entries.last, !last.precedes(timestamp: message.timestamp, hash: hash) {
+                state.entries.insert(entry, at: state.firstIndex(notBefore: message.timestamp, hash: hash))
+            } else {
+                state.entries.append(entry)
+            }
         }
     }
 
@@ -31,19 +70,53 @@ final class WakuStoreArchive: Sendable {
     func query(
         pubsubTopic: String?, contentTopics: Set<String>, startTime: Int64?, endTime: Int64?, cursor: [UInt8]?, ascending: Bool, pageSize: Int
     ) -> Page {
-        var matching = self.state.withLock { $0.messages }.filter { message in
-            (pubsubTopic.map { $0 == message.pubsubTopic } ?? true) && (contentTopics.isEmpty || contentTopics.contains(message.contentTopic))
-                && (startTime.map { message.timestamp >= $0 } ?? true) && (endTime.map { message.timestamp <= $0 } ?? true)
-        }.map { (hash: $0.hash, message: $0) }
-        matching.sort { left, right in
-            left.message.timestamp != right.message.timestamp
-                ? left.message.timestamp < right.message.timestamp : left.hash.lexicographicallyPrecedes(right.hash)
+        func matches(_ entry: Entry) -> Bool {
+            (pubsubTopic.map { $0 == entry.message.pubsubTopic } ?? true) && (contentTopics.isEmpty || contentTopics.contains(entry.message.contentTopic))
         }
-        if !ascending { matching.reverse() }
-        var start = 0
-        if let cursor, let index = matching.firstIndex(where: { $0.hash == cursor }) { start = index + 1 }
-        let page = Array(matching[start..<min(matching.count, start + pageSize)])
-        let more = start + pageSize < matching.count
-        return Page(messages: page, cursor: more ? page.last?.hash : nil)
+        return self.state.withLock { state in
+            let cursorTimestamp = cursor.flatMap { state.timestamps[HashedBytes($0)] }
+            var page: [(hash: [UInt8], message: WakuEmulatedMessage)] = []
+            var more = false
+            if ascending {
+                var index: Int
+                if let cursor, let cursorTimestamp {
+                    index = state.firstIndex(notBefore: cursorTimestamp, hash: cursor) + 1
+                } else {
+                    index = startTime.map { state.firstIndex(notBefore: $0, hash: Self.lowestHash) } ?? 0
+                }
+                while index < state.entries.count {
+                    let entry = state.entries[index]
+                    index += 1
+                    if let startTime, entry.message.timestamp < startTime { continue }
+                    if let endTime, entry.message.timestamp > endTime { break }
+                    guard matches(entry) else { continue }
+                    if page.count == pageSize {
+                        more = true
+                        break
+                    }
+                    page.append((entry.hash, entry.message))
+                }
+            } else {
+                var index: Int
+                if let cursor, let cursorTimestamp {
+                    index = state.firstIndex(notBefore: cursorTimestamp, hash: cursor) - 1
+                } else {
+                    index = (endTime.map { state.firstIndex(notBefore: $0, hash: Self.highestHash) } ?? state.entries.count) - 1
+                }
+                while index >= 0 {
+                    let entry = state.entries[index]
+                    index -= 1
+                    if let endTime, entry.message.timestamp > endTime { continue }
+                    if let startTime, entry.message.timestamp < startTime { break }
+                    guard matches(entry) else { continue }
+                    if page.count == pageSize {
+                        more = true
+                        break
+                    }
+                    page.append((entry.hash, entry.message))
+                }
+            }
+            return Page(messages: page, cursor: more ? page.last?.hash : nil)
+        }
     }
 }
