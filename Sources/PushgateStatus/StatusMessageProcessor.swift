@@ -27,10 +27,10 @@ final class StatusMessageProcessor: Sendable {
     let metrics: StatusMetrics
     let logger: Logger
     /// Hashes recently seen or published here, so the node's echo of an answer, gossip repeats and the
-    /// store backfill's messages already polled cost no decryption. A backfill window reaches back about a
-    /// minute before the poll that asked for it, and may run a while later under load: 262,144 hashes are
-    /// about four minutes of 1,000 messages a second, in about 6 MiB.
-    private let recent = Mutex(RecentHashes(capacity: 262_144))
+    /// store backfill's messages already polled cost no decryption. A backfill window reaches back up to
+    /// a minute before the poll that asked for it, and may run a while later under load: 131,072 hashes
+    /// are over two minutes of 1,000 messages a second, in about 3 MiB.
+    private let recent = Mutex(RecentHashes(capacity: 131_072))
     /// Hashes of the answers published here: the node relays them back (nwaku's triggerSelf).
     private let published = Mutex(RecentHashes(capacity: 16_384))
 
