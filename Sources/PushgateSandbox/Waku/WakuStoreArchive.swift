@@ -40,9 +40,10 @@ final class WakuStoreArchive: Sendable {
     }
     private let state = Mutex(State())
 
-    /// The smallest and largest hash: bounds of a timestamp's run of entries.
+    /// The lowest 32-byte hash, and a 33-byte value above every 32-byte hash (lexicographically): bounds of
+    /// a timestamp's run of entries.
     private static let lowestHash = [UInt8](repeating: 0, count: 32)
-    private static let highestHash = [UInt8](repeating: 0xff, count: 33)
+    private static let aboveHighestHash = [UInt8](repeating: 0xff, count: 33)
 
     /// One query's answer: the page and the cursor of the next one (nil on the last page).
     struct Page {
@@ -74,47 +75,30 @@ final class WakuStoreArchive: Sendable {
             (pubsubTopic.map { $0 == entry.message.pubsubTopic } ?? true) && (contentTopics.isEmpty || contentTopics.contains(entry.message.contentTopic))
         }
         return self.state.withLock { state in
-            let cursorTimestamp = cursor.flatMap { state.timestamps[HashedBytes($0)] }
+            // Where to start reading, then which way: after the cursor's message, or at the range's first end.
+            let step = ascending ? 1 : -1
+            var index: Int
+            if let cursor, let cursorTimestamp = state.timestamps[HashedBytes(cursor)] {
+                index = state.firstIndex(notBefore: cursorTimestamp, hash: cursor) + step
+            } else if ascending {
+                index = startTime.map { state.firstIndex(notBefore: $0, hash: Self.lowestHash) } ?? 0
+            } else {
+                index = (endTime.map { state.firstIndex(notBefore: $0, hash: Self.aboveHighestHash) } ?? state.entries.count) - 1
+            }
             var page: [(hash: [UInt8], message: WakuEmulatedMessage)] = []
             var more = false
-            if ascending {
-                var index: Int
-                if let cursor, let cursorTimestamp {
-                    index = state.firstIndex(notBefore: cursorTimestamp, hash: cursor) + 1
-                } else {
-                    index = startTime.map { state.firstIndex(notBefore: $0, hash: Self.lowestHash) } ?? 0
+            while state.entries.indices.contains(index) {
+                let entry = state.entries[index]
+                index += step
+                let before = startTime.map { entry.message.timestamp < $0 } ?? false
+                let after = endTime.map { entry.message.timestamp > $0 } ?? false
+                if ascending ? after : before { break }
+                guard !before, !after, matches(entry) else { continue }
+                if page.count == pageSize {
+                    more = true
+                    break
                 }
-                while index < state.entries.count {
-                    let entry = state.entries[index]
-                    index += 1
-                    if let startTime, entry.message.timestamp < startTime { continue }
-                    if let endTime, entry.message.timestamp > endTime { break }
-                    guard matches(entry) else { continue }
-                    if page.count == pageSize {
-                        more = true
-                        break
-                    }
-                    page.append((entry.hash, entry.message))
-                }
-            } else {
-                var index: Int
-                if let cursor, let cursorTimestamp {
-                    index = state.firstIndex(notBefore: cursorTimestamp, hash: cursor) - 1
-                } else {
-                    index = (endTime.map { state.firstIndex(notBefore: $0, hash: Self.highestHash) } ?? state.entries.count) - 1
-                }
-                while index >= 0 {
-                    let entry = state.entries[index]
-                    index -= 1
-                    if let endTime, entry.message.timestamp > endTime { continue }
-                    if let startTime, entry.message.timestamp < startTime { break }
-                    guard matches(entry) else { continue }
-                    if page.count == pageSize {
-                        more = true
-                        break
-                    }
-                    page.append((entry.hash, entry.message))
-                }
+                page.append((entry.hash, entry.message))
             }
             return Page(messages: page, cursor: more ? page.last?.hash : nil)
         }
