@@ -12,7 +12,9 @@ import Synchronization
 ///
 /// Counts gather in memory and go to the store once a second (and at shutdown) in a few writes, instead
 /// of a store write for every request and delivery; this instance's `/api/stat/app` adds what it has not
-/// written yet, and other instances see it within a second.
+/// written yet, and other instances see it within a second. A read never overlaps a write of these
+/// counts: between taking them and the store's answer they are in neither place, so a read that met a
+/// write (or a write that began during it) is made again after it.
 final class GorushStats: Service, Sendable {
     /// The store counter names, as gorush names its seven (plus the queue's three).
     enum Name {
@@ -78,15 +80,29 @@ final class GorushStats: Service, Sendable {
         }
     }
 
-    private let store: any PushStore
-    /// The counts not written yet, by ``Tally`` (a fixed array: no counter name is made or hashed per
-    /// request or delivery).
-    private let pending = Mutex<[Int64]>(Array(repeating: 0, count: Tally.allCases.count))
+    private let store: any CounterStore
+    /// The counts not written yet, and the writes of them under way.
+    private struct Unwritten {
+        /// By ``Tally`` (a fixed array: no counter name is made or hashed per request or delivery).
+        var counts = [Int64](repeating: 0, count: Tally.allCases.count)
+        /// The counts of the writes under way, by ``Tally``: in the store only once their write returns.
+        var inFlight = [Int64](repeating: 0, count: Tally.allCases.count)
+        /// Writes under way.
+        var writing = 0
+        /// Raised when a write begins and when it ends.
+        var generation = 0
+    }
+    private let pending = Mutex(Unwritten())
+    /// The pause before reading again after a read met a write.
+    static let rereadPause: Duration = .milliseconds(5)
+    /// How long a read waits for writes under way before it counts their counts as unwritten (they may
+    /// then be counted twice, if their write lands meanwhile).
+    static let longestWait: Duration = .seconds(2)
     private let logger: Logger
     /// This instance's Prometheus counters, by ``Tally`` like ``pending`` (no key is hashed per delivery).
     private let metrics: [Counter]
 
-    init(store: any PushStore, factory: any MetricsFactory, logger: Logger) {
+    init(store: any CounterStore, factory: any MetricsFactory, logger: Logger) {
         self.store = store
         self.logger = logger
         self.metrics = Tally.allCases.map { Counter(label: $0.metricLabel, factory: factory) }
@@ -101,8 +117,8 @@ final class GorushStats: Service, Sendable {
         self.metric(.total).increment(by: counts)
         self.metric(.submitted).increment(by: queued)
         self.pending.withLock { pending in
-            pending[Tally.total.rawValue] += Int64(counts)
-            pending[Tally.submitted.rawValue] += Int64(queued)
+            pending.counts[Tally.total.rawValue] += Int64(counts)
+            pending.counts[Tally.submitted.rawValue] += Int64(queued)
         }
     }
 
@@ -117,20 +133,33 @@ final class GorushStats: Service, Sendable {
             if fromQueue { self.metric(.failedTasks).increment(by: failed) }
         }
         self.pending.withLock { pending in
-            pending[Tally.success(platform).rawValue] += Int64(succeeded)
-            pending[Tally.error(platform).rawValue] += Int64(failed)
+            pending.counts[Tally.success(platform).rawValue] += Int64(succeeded)
+            pending.counts[Tally.error(platform).rawValue] += Int64(failed)
             if fromQueue {
-                pending[Tally.succeededTasks.rawValue] += Int64(succeeded)
-                pending[Tally.failedTasks.rawValue] += Int64(failed)
+                pending.counts[Tally.succeededTasks.rawValue] += Int64(succeeded)
+                pending.counts[Tally.failedTasks.rawValue] += Int64(failed)
             }
         }
     }
 
-    /// Each counter: the store's value plus what this instance has not written yet, by ``Tally``.
-    private func values() async throws -> [Int64] {
-        let stored = try await self.store.counterValues(Tally.allCases.map(\.name), now: Date())
-        let unwritten = self.pending.withLock { $0 }
-        return Tally.allCases.map { (stored[$0.name] ?? 0) + unwritten[$0.rawValue] }
+    /// Each counter: the store's value plus what this instance has not written yet, by ``Tally``. A read of
+    /// the store that a write of these counts began before or during is made again once no write is under
+    /// way; after ``longestWait`` the counts of the writes under way are added as unwritten.
+    func values() async throws -> [Int64] {
+        let deadline = ContinuousClock.now + Self.longestWait
+        while true {
+            let before = self.pending.withLock { (writing: $0.writing, generation: $0.generation) }
+            let late = ContinuousClock.now >= deadline
+            if before.writing == 0 || late {
+                let stored = try await self.store.counterValues(Tally.allCases.map(\.name), now: Date())
+                let unwritten = self.pending.withLock { pending -> [Int64]? in
+                    if before.writing == 0, pending.generation == before.generation { return pending.counts }
+                    return late ? zip(pending.counts, pending.inFlight).map(+) : nil
+                }
+                if let unwritten { return Tally.allCases.map { (stored[$0.name] ?? 0) + unwritten[$0.rawValue] } }
+            }
+            try await Task.sleep(for: Self.rereadPause)
+        }
     }
 
     /// `GET /api/stat/app`'s figures for the operator console (the deployment's, as that endpoint gives
@@ -183,15 +212,28 @@ final class GorushStats: Service, Sendable {
     /// kept for the next attempt.
     func flush() async {
         let taken = self.pending.withLock { pending in
-            defer { for index in pending.indices { pending[index] = 0 } }
-            return pending
+            pending.writing += 1
+            pending.generation += 1
+            let taken = pending.counts
+            for index in taken.indices {
+                pending.inFlight[index] += taken[index]
+                pending.counts[index] = 0
+            }
+            return taken
+        }
+        defer {
+            self.pending.withLock { pending in
+                for index in taken.indices { pending.inFlight[index] -= taken[index] }
+                pending.writing -= 1
+                pending.generation += 1
+            }
         }
         for tally in Tally.allCases where taken[tally.rawValue] != 0 {
             let amount = taken[tally.rawValue]
             do {
                 _ = try await self.store.incrementCounter(tally.name, by: amount, expiresAt: nil, now: Date())
             } catch {
-                self.pending.withLock { $0[tally.rawValue] += amount }
+                self.pending.withLock { $0.counts[tally.rawValue] += amount }
                 self.logger.debug("gorush: counters not written yet", metadata: ["error": "\(error)"])
             }
         }
