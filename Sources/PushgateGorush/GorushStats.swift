@@ -12,9 +12,9 @@ import Synchronization
 ///
 /// Counts gather in memory and go to the store once a second (and at shutdown) in a few writes, instead
 /// of a store write for every request and delivery; this instance's `/api/stat/app` adds what it has not
-/// written yet, and other instances see it within a second. A read never overlaps a write of these
-/// counts: between taking them and the store's answer they are in neither place, so a read that met a
-/// write (or a write that began during it) is made again after it.
+/// written yet, and other instances see it within a second. Between taking those counts and the store's
+/// answer they are in neither place, so a read that meets such a write (or one that begins during it) is
+/// made again after it, waiting at most ``longestWait``.
 final class GorushStats: Service, Sendable {
     /// The store counter names, as gorush names its seven (plus the queue's three).
     enum Name {
@@ -211,7 +211,8 @@ final class GorushStats: Service, Sendable {
     /// Writes the gathered counts to the store (counters that never expire); what cannot be written is
     /// kept for the next attempt.
     func flush() async {
-        let taken = self.pending.withLock { pending in
+        let taken = self.pending.withLock { pending -> [Int64]? in
+            guard pending.counts.contains(where: { $0 != 0 }) else { return nil }
             pending.writing += 1
             pending.generation += 1
             let taken = pending.counts
@@ -221,6 +222,7 @@ final class GorushStats: Service, Sendable {
             }
             return taken
         }
+        guard let taken else { return }
         defer {
             self.pending.withLock { pending in
                 for index in taken.indices { pending.inFlight[index] -= taken[index] }
