@@ -62,9 +62,10 @@ public final class WakuNetworkEmulator: Sendable {
     /// overflows a small cache before any poll can read it, however busy the machine.
     public func inject(contentsOf messages: [WakuEmulatedMessage]) {
         self.log.withLock { $0.append(contentsOf: messages) }
-        let fresh = messages.filter { self.seen.firstSight(of: $0.hash) }
+        // Each message's hash once: the seen cache and the archive both key on it.
+        let fresh = messages.map { (message: $0, hash: $0.hash) }.filter { self.seen.firstSight(of: $0.hash) }
         guard !fresh.isEmpty else { return }
-        for message in fresh { self.archive.keep(message) }
-        for node in self.nodes.withLock({ $0 }) { node.receive(fresh) }
+        for entry in fresh { self.archive.keep(entry.message, hash: entry.hash) }
+        for node in self.nodes.withLock({ $0 }) { node.receive(fresh.map(\.message)) }
     }
 }

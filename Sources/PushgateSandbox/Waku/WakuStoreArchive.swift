@@ -51,10 +51,11 @@ final class WakuStoreArchive: Sendable {
         var cursor: [UInt8]?
     }
 
-    /// Keeps `message` unless it is ephemeral or already kept.
-    func keep(_ message: WakuEmulatedMessage) {
+    /// Keeps `message`, whose 14/WAKU2 hash is `hash` (``WakuEmulatedMessage/hash`` when not given),
+    /// unless it is ephemeral or already kept.
+    func keep(_ message: WakuEmulatedMessage, hash given: [UInt8]? = nil) {
         guard !message.ephemeral else { return }
-        let hash = message.hash
+        let hash = given ?? message.hash
         self.state.withLock { state in
             guard state.timestamps.updateValue(message.timestamp, forKey: HashedBytes(hash)) == nil else { return }
             // Messages come in nearly in timestamp order: the place is almost always the end.
