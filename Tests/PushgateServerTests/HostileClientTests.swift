@@ -174,7 +174,11 @@ struct HostileClientTests {
 
         let halfClosed = try outcome("half_closed")
         #expect(halfClosed.status == 200, "\(halfClosed.answer)")
-        #expect(halfClosed.answer.contains("\r\nConnection: close\r\n"), "\(halfClosed.answer)")
+        // `Connection: close` when the gateway saw the client's end of input before it answered; a busy
+        // machine may answer first (the request and the end of input are two reads), and then the answer
+        // has no Connection header. Either way the connection is closed at once, not at the idle timeout.
+        let connectionHeaders = halfClosed.answer.components(separatedBy: "\r\n").filter { $0.lowercased().hasPrefix("connection:") }
+        #expect(connectionHeaders.isEmpty || connectionHeaders == ["Connection: close"], "\(halfClosed.answer)")
         #expect(try #require(halfClosed.closed_after, "closed after the answer") < 2.5, "before the 3 s idle timeout")
 
         let bodies = try outcome("pipelined_bodies")
