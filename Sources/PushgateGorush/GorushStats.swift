@@ -230,14 +230,16 @@ final class GorushStats: Service, Sendable {
                 pending.generation += 1
             }
         }
-        for tally in Tally.allCases where taken[tally.rawValue] != 0 {
-            let amount = taken[tally.rawValue]
-            do {
-                _ = try await self.store.incrementCounter(tally.name, by: amount, expiresAt: nil, now: Date())
-            } catch {
-                self.pending.withLock { $0.counts[tally.rawValue] += amount }
-                self.logger.debug("gorush: counters not written yet", metadata: ["error": "\(error)"])
+        var amounts: [String: Int64] = [:]
+        for tally in Tally.allCases where taken[tally.rawValue] != 0 { amounts[tally.name] = taken[tally.rawValue] }
+        do {
+            // One transaction: a reader of the store never sees some of these counts without the others.
+            try await self.store.incrementCounters(amounts, expiresAt: nil, now: Date())
+        } catch {
+            self.pending.withLock { pending in
+                for index in taken.indices { pending.counts[index] += taken[index] }
             }
+            self.logger.debug("gorush: counters not written yet", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -160,8 +160,8 @@ public final class BoundedStore: PushStore {
         try await self.write { try await $0.incrementCounter(name, by: amount, expiresAt: expiresAt, now: now) }
     }
 
-    public func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws {
-        try await self.write { try await $0.incrementCounters(names, by: amount, expiresAt: expiresAt, now: now) }
+    public func incrementCounters(_ amounts: [String: Int64], expiresAt: Date?, now: Date) async throws {
+        try await self.write { try await $0.incrementCounters(amounts, expiresAt: expiresAt, now: now) }
     }
 
     public func counterValue(_ name: String, now: Date) async throws -> Int64 {

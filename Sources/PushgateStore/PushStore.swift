@@ -79,8 +79,10 @@ public protocol CounterStore: Sendable {
     /// Adds `amount` to a counter and returns the new value. A counter past its expiry starts again from
     /// zero, with `expiresAt` as its new expiry.
     func incrementCounter(_ name: String, by amount: Int64, expiresAt: Date?, now: Date) async throws -> Int64
-    /// Adds `amount` to each named counter, in one transaction (a group commit of many increments).
-    func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws
+    /// Adds each amount to its counter, in one transaction (a group commit of many increments, or several
+    /// counters that must change together). A counter past its expiry starts again from zero, with
+    /// `expiresAt` as its new expiry; a live one keeps its own.
+    func incrementCounters(_ amounts: [String: Int64], expiresAt: Date?, now: Date) async throws
     /// The counter's value, 0 when it does not exist or has expired.
     func counterValue(_ name: String, now: Date) async throws -> Int64
     /// The live counters among `names` and their values (one query for many; absent or expired ones are
@@ -89,6 +91,15 @@ public protocol CounterStore: Sendable {
     /// Deletes expired counters.
     /// - Returns: how many were deleted.
     func purgeExpiredCounters(now: Date) async throws -> Int
+}
+
+extension CounterStore {
+    /// Adds `amount` to each named counter, in one transaction; a name given twice adds twice.
+    public func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws {
+        var amounts: [String: Int64] = [:]
+        for name in names { amounts[name, default: 0] += amount }
+        try await self.incrementCounters(amounts, expiresAt: expiresAt, now: now)
+    }
 }
 
 /// Provider tokens a provider reported invalid, kept so each front end can report them its own way

@@ -258,7 +258,7 @@ public enum StoreStatements {
     /// further row, then now (ms): SQLite numbers `$N` parameters in order of first appearance, PostgreSQL
     /// by their number, and this order suits both (and, for one row, ``incrementCounter``'s). A name may
     /// appear only once (PostgreSQL's ON CONFLICT cannot update one row twice in a statement):
-    /// ``counterIncrements(_:by:)`` adds repeated names up first.
+    /// ``counterIncrements(_:)`` gives each name one row.
     public static func incrementCounters(count: Int) -> String {
         let rows = (0..<count).map { row in
             row == 0 ? "($1, $2, $3)" : "($\(2 * row + 2), $\(2 * row + 3), $3)"
@@ -274,13 +274,11 @@ public enum StoreStatements {
             """
     }
 
-    /// What ``incrementCounters(count:)`` adds to each counter when each of `names` is increased by
-    /// `amount` (a name given twice adds twice), sorted by name: so every writer locks the rows of a group
-    /// in the same order, and two instances writing overlapping groups at once cannot deadlock.
-    public static func counterIncrements(_ names: [String], by amount: Int64) -> [(name: String, amount: Int64)] {
-        var totals: [String: Int64] = [:]
-        for name in names { totals[name, default: 0] += amount }
-        return totals.sorted { $0.key < $1.key }.map { (name: $0.key, amount: $0.value) }
+    /// The rows of ``incrementCounters(count:)`` for `amounts`, sorted by name: so every writer locks the
+    /// rows of a group in the same order, and two instances writing overlapping groups at once cannot
+    /// deadlock.
+    public static func counterIncrements(_ amounts: [String: Int64]) -> [(name: String, amount: Int64)] {
+        amounts.sorted { $0.key < $1.key }.map { (name: $0.key, amount: $0.value) }
     }
 
     /// Reads a live counter; binds name, now (ms).

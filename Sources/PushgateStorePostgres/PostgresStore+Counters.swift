@@ -14,11 +14,11 @@ extension PostgresStore {
         return Int64(try await self.scalar(StoreStatements.incrementCounter, binds))
     }
 
-    public func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws {
-        guard !names.isEmpty else { return }
+    public func incrementCounters(_ amounts: [String: Int64], expiresAt: Date?, now: Date) async throws {
+        guard !amounts.isEmpty else { return }
         // One multi-row upsert per chunk (one statement a row made a group of thousands take seconds, past
         // the store's deadline); one chunk needs no transaction.
-        let statements = StoreStatements.counterIncrements(names, by: amount)
+        let statements = StoreStatements.counterIncrements(amounts)
             .chunked(by: StoreStatements.selectDevicesChunkSize).map { chunk -> PostgresQuery in
                 var binds = PostgresBindings(capacity: 2 * chunk.count + 2)
                 for (offset, increment) in chunk.enumerated() {

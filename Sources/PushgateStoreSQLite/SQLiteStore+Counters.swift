@@ -13,11 +13,11 @@ extension SQLiteStore {
         return Int64(try await self.scalar(on: self.writer, StoreStatements.incrementCounter, binds))
     }
 
-    public func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws {
-        guard !names.isEmpty else { return }
+    public func incrementCounters(_ amounts: [String: Int64], expiresAt: Date?, now: Date) async throws {
+        guard !amounts.isEmpty else { return }
         // One multi-row upsert per chunk; one chunk needs no transaction.
         let expiry = expiresAt.map { SQLiteData.integer(Int($0.millisecondsSince1970)) } ?? .null
-        let increments = StoreStatements.counterIncrements(names, by: amount)
+        let increments = StoreStatements.counterIncrements(amounts)
         let statements = increments.chunked(by: StoreStatements.selectDevicesChunkSize).map { chunk -> (String, [SQLiteData]) in
             var binds: [SQLiteData] = []
             for (offset, increment) in chunk.enumerated() {

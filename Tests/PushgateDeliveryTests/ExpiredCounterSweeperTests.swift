@@ -40,7 +40,7 @@ final class StallingCounterStore: CounterStore {
     init(fails: Bool) { self.fails = fails }
 
     func incrementCounter(_ name: String, by amount: Int64, expiresAt: Date?, now: Date) async throws -> Int64 { amount }
-    func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws {}
+    func incrementCounters(_ amounts: [String: Int64], expiresAt: Date?, now: Date) async throws {}
     func counterValue(_ name: String, now: Date) async throws -> Int64 { 0 }
     func counterValues(_ names: [String], now: Date) async throws -> [String: Int64] { [:] }
     func purgeExpiredCounters(now: Date) async throws -> Int {

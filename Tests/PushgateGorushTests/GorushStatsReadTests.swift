@@ -17,18 +17,26 @@ struct GorushStatsReadTests {
         let held = Atomic<Bool>(false)
         let waiting = Atomic<Int>(0)
 
+        /// How many writes were made, each counted once however many counters it changed.
+        let writes = Atomic<Int>(0)
+        /// While set, writes fail and change nothing.
+        let refusing = Atomic<Bool>(false)
+        struct Refused: Error {}
+
         func incrementCounter(_ name: String, by amount: Int64, expiresAt: Date?, now: Date) async throws -> Int64 {
+            try await self.incrementCounters([name: amount], expiresAt: expiresAt, now: now)
+            return self.values.withLock { $0[name]! }
+        }
+
+        func incrementCounters(_ amounts: [String: Int64], expiresAt: Date?, now: Date) async throws {
             self.waiting.add(1, ordering: .relaxed)
             while self.held.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(2)) }
             self.waiting.subtract(1, ordering: .relaxed)
-            return self.values.withLock { values in
-                values[name, default: 0] += amount
-                return values[name]!
+            if self.refusing.load(ordering: .relaxed) { throw Refused() }
+            self.writes.add(1, ordering: .relaxed)
+            self.values.withLock { values in
+                for (name, amount) in amounts { values[name, default: 0] += amount }
             }
-        }
-
-        func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws {
-            for name in names { _ = try await self.incrementCounter(name, by: amount, expiresAt: expiresAt, now: now) }
         }
 
         func counterValue(_ name: String, now: Date) async throws -> Int64 { self.values.withLock { $0[name] ?? 0 } }
@@ -58,7 +66,7 @@ struct GorushStatsReadTests {
         store.held.store(true, ordering: .relaxed)
         let flush = Task { await stats.flush() }
         while store.waiting.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(1)) }
-        // The first counter's write is under way: the counts are out of memory and not yet in the store.
+        // The counters' write is under way: the counts are out of memory and not yet in the store.
         let read = Task { try await stats.values() }
         try await Task.sleep(for: .milliseconds(50))
         stats.delivered(.android, succeeded: 1, failed: 0, fromQueue: true)
@@ -84,5 +92,23 @@ struct GorushStatsReadTests {
         #expect(Self.figures(values) == [3, 3, 0, 0, 0, 0], "counted from the write under way")
         store.held.store(false, ordering: .relaxed)
         await flush.value
+    }
+
+    @Test func aFlushWritesEveryCounterInOneWriteAndKeepsThemAllWhenItFails() async throws {
+        let store = GatedCounterStore()
+        let stats = Self.stats(store)
+        stats.accepted(counts: 5, queued: 4)
+        stats.delivered(.ios, succeeded: 2, failed: 1, fromQueue: true)
+        store.refusing.store(true, ordering: .relaxed)
+        await stats.flush()
+        #expect(store.writes.load(ordering: .relaxed) == 0)
+        #expect(Self.figures(try await stats.values()) == [5, 4, 2, 1, 2, 1], "kept in memory for the next flush")
+        store.refusing.store(false, ordering: .relaxed)
+        await stats.flush()
+        #expect(store.writes.load(ordering: .relaxed) == 1, "six counters, one write")
+        #expect(Self.figures(try await stats.values()) == [5, 4, 2, 1, 2, 1])
+        #expect(try await store.counterValues([GorushStats.Tally.total.name], now: Date()) == [GorushStats.Tally.total.name: 5])
+        await stats.flush()
+        #expect(store.writes.load(ordering: .relaxed) == 1, "nothing left to write")
     }
 }

@@ -202,9 +202,9 @@ private struct SlowCounters: CounterStore {
         return try await self.base.incrementCounter(name, by: amount, expiresAt: expiresAt, now: now)
     }
 
-    func incrementCounters(_ names: [String], by amount: Int64, expiresAt: Date?, now: Date) async throws {
+    func incrementCounters(_ amounts: [String: Int64], expiresAt: Date?, now: Date) async throws {
         try await Task.sleep(for: self.delay)
-        try await self.base.incrementCounters(names, by: amount, expiresAt: expiresAt, now: now)
+        try await self.base.incrementCounters(amounts, expiresAt: expiresAt, now: now)
     }
 
     func counterValue(_ name: String, now: Date) async throws -> Int64 {

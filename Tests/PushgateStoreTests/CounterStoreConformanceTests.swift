@@ -38,6 +38,18 @@ struct CounterStoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func aGroupAddsEachCounterItsOwnAmount(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            _ = try await store.incrementCounter("total", by: 10, expiresAt: nil, now: Self.now)
+            try await store.incrementCounters(["total": 7, "success": 5, "failure": -2, "zero": 0], expiresAt: nil, now: Self.now)
+            try await store.incrementCounters(["total": 1], expiresAt: nil, now: Self.now)
+            let values = try await store.counterValues(["total", "success", "failure", "zero"], now: Self.now)
+            #expect(values == ["total": 18, "success": 5, "failure": -2, "zero": 0])
+            try await store.incrementCounters([String: Int64](), expiresAt: nil, now: Self.now)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func aLargeGroupRestartsExpiredCountersAndKeepsLiveOnes(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             let soon = Self.now.addingTimeInterval(1)
