@@ -1,4 +1,5 @@
 @testable import PushgateSandbox
+import PushgateTestSupport
 import Testing
 
 /// The sandbox's Waku store: pages in nwaku's order (timestamp, then hash), filtered by pubsub topic,
@@ -11,7 +12,7 @@ struct WakuStoreArchiveTests {
 
     /// Messages in a shuffled order, some sharing a timestamp, some ephemeral, some repeated.
     static func messages() -> [WakuEmulatedMessage] {
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         var messages: [WakuEmulatedMessage] = []
         for index in 0..<600 {
             let timestamp = 1_000 + Int64(generator.next() % 300)
@@ -90,19 +91,3 @@ struct WakuStoreArchiveTests {
     }
 }
 
-/// A small deterministic generator for shuffled test data.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        self.state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,4 +1,5 @@
 @testable import PushgateStatus
+import PushgateTestSupport
 import Testing
 
 /// The Status server's memory of recent message hashes: a repeat is found, the oldest is forgotten
@@ -7,11 +8,8 @@ import Testing
 struct RecentHashesTests {
     /// 32 well-mixed bytes for `index`, standing in for a message's SHA-256.
     static func hash(_ index: Int) -> [UInt8] {
-        var state = UInt64(index) &* 0x9E37_79B9_7F4A_7C15 &+ 1
-        return (0..<32).map { _ in
-            state = (state ^ (state >> 29)) &* 0xBF58_476D_1CE4_E5B9 &+ 0x94D0_49BB_1331_11EB
-            return UInt8(truncatingIfNeeded: state >> 56)
-        }
+        var generator = SeededGenerator(seed: UInt64(index))
+        return generator.bytes(32)
     }
 
     /// Inserts each hash; - Returns: for each, whether it was new.
