@@ -243,6 +243,22 @@ kernel_ticks() { # stime of PID (time in the kernel on its behalf), in clock tic
   awk '{ sub(/^.*\) /, ""); print $13 }' "/proc/$1/stat"
 }
 
+# The disk's sync latency during a measurement (benchmarks/disk-probe.py in the run's folder, which is on
+# the store's disk): start_disk_probe before it, stop_disk_probe after it, which sets $disk_syncs to
+# "p50/p99/max ms, N over 20 ms" (not in a subshell: it waits for the probe). A latency figure of an answer that waits for the store's fsync is the disk's as much as the
+# gateway's: this says which.
+start_disk_probe() {
+  python3 "$here/disk-probe.py" "$work/disk-probe" > "$work/disk-probe.txt" &
+  disk_probe=$!
+  pids+=($disk_probe)
+}
+stop_disk_probe() {
+  kill -TERM "$disk_probe" 2>/dev/null || true
+  wait "$disk_probe" 2>/dev/null || true
+  disk_syncs=$(cat "$work/disk-probe.txt" 2>/dev/null || true)
+  disk_syncs=${disk_syncs:--}
+}
+
 # The machine's speed just now, as a reference beside a run's CPU figures: P-256 ECDH operations a second
 # on one core (`openssl speed`, one second), the operation that costs a Web Push message most. On a shared
 # virtual machine it drops in the spells when neighbours are busy; a CPU figure taken in such a spell is

@@ -14,12 +14,13 @@
 #
 # Prints the push requests published and delivered to the APNs emulator, the rate they were published at
 # and delivered at end to end, the latency from publish to the emulator's receipt (p50, p99, over the last
-# 1,000 deliveries the sandbox keeps), the gateway's CPU per request and peak RSS, and the gateway's CPU
-# while idle (30 s, polling continuously).
+# 1,000 deliveries the sandbox keeps), the disk's sync latency meanwhile (the gateway writes each request's
+# hash to its store on the way: frontends-lib.sh's disk probe), the gateway's CPU per request and
+# peak RSS, and the gateway's CPU while idle (30 s, polling continuously).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-.build-release/release/pushgate}")
-source benchmarks/frontends-lib.sh  # http_section, gateway_prefix
+source benchmarks/frontends-lib.sh  # http_section, gateway_prefix, the disk probe
 COUNT=${2:-5000}
 RATE=${3:-1000}
 PYTHON=${PUSHGATE_TEST_PYTHON:-.build-venv/bin/python}
@@ -60,10 +61,13 @@ ticks=$(getconf CLK_TCK)
 cpu() { awk '{print $14 + $15}' "/proc/$gateway/stat"; }
 before=$(cpu)
 if [ -n "${PERF:-}" ]; then perf record -F 499 -g -p "$gateway" -o "$PERF" > /dev/null 2>&1 & perf_pid=$!; fi
+start_disk_probe
 result=$("$PYTHON" benchmarks/status-load.py "$client_node" "$key" "$deliveries" "http://127.0.0.1:$port/metrics" "$COUNT" "$RATE")
 after=$(cpu)
+stop_disk_probe
 if [ -n "${PERF:-}" ]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
 echo "$result"
+echo "disk syncs during the load: $disk_syncs (p50/p99/max of a probe's fsync every 100 ms)"
 echo "gateway CPU per push request: $(echo "scale=3; ($after - $before) * 1000 / $ticks / $COUNT" | bc) ms (registration and building included)"
 echo "gateway peak RSS: $(awk '/VmHWM/ {printf "%.1f MiB", $2 / 1024}' "/proc/$gateway/status")"
 sleep 5
