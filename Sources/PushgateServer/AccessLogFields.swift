@@ -11,30 +11,63 @@ enum AccessLogFields {
         guard case .v4(let v4) = address else { return address.ipAddress ?? "-" }
         // A `sockaddr_in` holds the address in network order at offset 4 (after the family and the port,
         // on Linux and on the BSDs alike): its first byte is the first number.
-        return withUnsafeBytes(of: v4.address) { bytes in
-            var text = ""
-            text.reserveCapacity(15)
-            for index in 4..<8 {
-                if index > 4 { text.append(".") }
-                text.append(String(bytes[index]))
+        return withUnsafeBytes(of: v4.address) { address in
+            String(unsafeUninitializedCapacity: 15) { text in
+                var count = 0
+                for index in 4..<8 {
+                    if index > 4 {
+                        text[count] = UInt8(ascii: ".")
+                        count += 1
+                    }
+                    count = Self.writeDecimal(UInt64(address[index]), into: text, at: count)
+                }
+                return count
             }
-            return text
         }
     }
 
     /// `microseconds` as milliseconds, as `Double(microseconds) / 1000` describes itself: the fraction
     /// without trailing zeros, and at least one digit after the point (`1.0`, `0.25`, `12.345`).
     static func milliseconds(microseconds: Int64) -> String {
-        let whole = microseconds / 1000
-        var fraction = abs(microseconds % 1000)
+        let magnitude = microseconds.magnitude
+        var fraction = magnitude % 1000
         var digits = 3
         while digits > 1, fraction % 10 == 0 {
             fraction /= 10
             digits -= 1
         }
-        let fractionText = String(fraction)
-        let padding = String(repeating: "0", count: digits - fractionText.count)
-        let sign = microseconds < 0 && whole == 0 ? "-" : ""
-        return sign + String(whole) + "." + padding + fractionText
+        // At most a sign, 20 digits, the point and 3 digits.
+        return String(unsafeUninitializedCapacity: 25) { text in
+            var count = 0
+            if microseconds < 0 {
+                text[count] = UInt8(ascii: "-")
+                count += 1
+            }
+            count = Self.writeDecimal(magnitude / 1000, into: text, at: count)
+            text[count] = UInt8(ascii: ".")
+            count += 1
+            // The fraction's digits, zero-padded on the left to `digits`.
+            for place in stride(from: digits - 1, through: 0, by: -1) {
+                text[count + place] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                fraction /= 10
+            }
+            return count + digits
+        }
+    }
+
+    /// Writes `value` in decimal into `text` at `start`; returns the index after its last digit.
+    private static func writeDecimal(_ value: UInt64, into text: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+        var length = 1
+        var rest = value / 10
+        while rest > 0 {
+            length += 1
+            rest /= 10
+        }
+        var remaining = value
+        for index in stride(from: start + length - 1, through: start, by: -1) {
+            text[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
+            remaining /= 10
+        }
+        return start + length
     }
 }

@@ -40,7 +40,23 @@ public struct GatewayLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let fields = Self.fields(self.metadata, event.metadata)
+        self.write(event, fields: Self.fields(self.metadata, event.metadata))
+    }
+
+    /// Logs `message` at `level` with this handler's metadata and `fields`, as ``log(event:)`` logs the same
+    /// entries given as the event's metadata (`fields` win over the handler's), but without a metadata
+    /// dictionary for them: the access log's line, written for every request at the default level, comes
+    /// this way (benchmarks/README.md, 2026-12-01). Checks the level itself, as `Logger` does.
+    func log(
+        level: Logger.Level, _ message: Logger.Message, fields given: consuming [Field],
+        file: String = #fileID, function: String = #function, line: UInt = #line
+    ) {
+        guard self.logLevel <= level else { return }
+        let event = LogEvent(level: level, message: message, metadata: nil, source: "PushgateServer", file: file, function: function, line: line)
+        self.write(event, fields: Self.fields(self.metadata, given: given))
+    }
+
+    private func write(_ event: LogEvent, fields: consuming [Field]) {
         var line: [UInt8]
         switch self.format {
         case .json: line = Self.jsonLine(label: self.label, event: event, fields: fields)
@@ -93,6 +109,16 @@ public struct GatewayLogHandler: LogHandler {
         let value: Logger.MetadataValue
     }
 
+    /// The logger's metadata and `given` fields (the fields winning), in no order.
+    static func fields(_ logger: Logger.Metadata, given: consuming [Field]) -> [Field] {
+        var fields = given
+        let count = fields.count
+        for (key, value) in logger where !fields[..<count].contains(where: { $0.key == key }) {
+            fields.append(Field(key: key, value: value))
+        }
+        return fields
+    }
+
     /// The logger's and the event's metadata (the event's winning), in no order: without merging them
     /// into a new dictionary first.
     static func fields(_ logger: Logger.Metadata, _ event: Logger.Metadata?) -> [Field] {
@@ -138,7 +164,7 @@ public struct GatewayLogHandler: LogHandler {
         }
     }
 
-    static func textLine(label: String, event: LogEvent, fields: [Field]) -> [UInt8] {
+    static func textLine(label: String, event: LogEvent, fields: consuming [Field]) -> [UInt8] {
         var line: [UInt8] = []
         line.reserveCapacity(160)
         LogTimestamp.append(to: &line)
@@ -149,13 +175,18 @@ public struct GatewayLogHandler: LogHandler {
         line.append(UInt8(ascii: ":"))
         line.append(UInt8(ascii: " "))
         line.appendUTF8(event.message.description)
-        for field in fields.sorted(by: { $0.key < $1.key }) {
+        var fields = fields
+        fields.sort { $0.key < $1.key }
+        for field in fields {
             line.append(UInt8(ascii: " "))
             line.appendUTF8(field.key)
             line.append(UInt8(ascii: "="))
-            // A string value is its own description; asking the enum for it costs more than the copy.
+            // A string value is its own description; asking the enum for it costs more than the copy. The
+            // request id, on every line of a request, is written without making its string.
             if case .string(let text) = field.value {
                 line.appendUTF8(text)
+            } else if case .stringConvertible(let value) = field.value, let id = value as? GatewayRequestID {
+                id.append(to: &line)
             } else {
                 line.appendUTF8(field.value.description)
             }

@@ -23,6 +23,19 @@ struct GatewayRequestID: CustomStringConvertible, Sendable {
         Self.prefix + Self.sixteenDigits(self.number)
     }
 
+    /// Appends ``description``'s UTF-8 bytes to `bytes`, without making the string (a log line's id).
+    func append(to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: Self.prefixBytes)
+        var number = self.number
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: 16))
+        for index in stride(from: start + 15, through: start, by: -1) {
+            let digit = UInt8(truncatingIfNeeded: number & 0x0f)
+            bytes[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+            number >>= 4
+        }
+    }
+
     /// `value` as 16 lowercase hex digits, leading zeros kept.
     static func sixteenDigits(_ value: UInt64) -> String {
         withUnsafeBytes(of: value.bigEndian) { Hex.lowercase($0) }
@@ -30,5 +43,6 @@ struct GatewayRequestID: CustomStringConvertible, Sendable {
 
     /// A random 64-bit number in hex without leading zeros, fixed for the process.
     static let prefix = String(UInt64.random(in: .min ... .max), radix: 16)
+    private static let prefixBytes = Array(Self.prefix.utf8)
     private static let counter = Atomic<UInt64>(UInt64.random(in: .min ... .max))
 }

@@ -16,7 +16,7 @@ struct AccessLogFieldsTests {
     }
 
     @Test func durationsReadAsTheDoubleDescribesThem() {
-        let samples: [Int64] = [0, 1, 9, 10, 99, 100, 120, 123, 999, 1000, 1001, 1010, 1500, 12_345, 100_000, 123_456_789, -1, -1500]
+        let samples: [Int64] = [0, 1, 9, 10, 99, 100, 120, 123, 999, 1000, 1001, 1010, 1500, 12_345, 100_000, 123_456_789, -1, -999, -1000, -1001, -1500, -123_456]
         for microseconds in samples + (0..<2000).map({ _ in Int64.random(in: 0..<50_000_000) }) {
             #expect(AccessLogFields.milliseconds(microseconds: microseconds) == "\(Double(microseconds) / 1000)", "\(microseconds)")
         }
@@ -29,6 +29,9 @@ struct AccessLogFieldsTests {
             let padded = String(repeating: "0", count: 16 - digits.count) + digits
             #expect(GatewayRequestID.sixteenDigits(value) == padded)
             #expect(GatewayRequestID(number: value).description == GatewayRequestID.prefix + padded)
+            var bytes = Array("id=".utf8)
+            GatewayRequestID(number: value).append(to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == "id=" + GatewayRequestID.prefix + padded)
         }
     }
 

@@ -74,6 +74,34 @@ struct LogLineWriterTests {
         #expect(json?["ts"]?.hasSuffix("Z") == true)
     }
 
+    @Test func fieldsGivenAsTheyAreMakeTheLinesMetadataMakes() throws {
+        let event = LogEvent(
+            level: .info, message: "handled request", metadata: nil, source: "test", file: #fileID, function: #function, line: #line
+        )
+        let logger: Logger.Metadata = ["hb.request.id": .stringConvertible(GatewayRequestID(number: 0xfe)), "route": "the logger's", "z": "1"]
+        let given: [GatewayLogHandler.Field] = [
+            .init(key: "client", value: "127.0.0.1"), .init(key: "method", value: "POST"), .init(key: "route", value: "/_matrix/push/v1/notify"),
+            .init(key: "status", value: "200"), .init(key: "ms", value: "0.25"),
+        ]
+        var metadata = Logger.Metadata()
+        for field in given { metadata[field.key] = field.value }
+        // Without the time stamp (the lines are made a moment apart).
+        func text(_ fields: [GatewayLogHandler.Field]) -> Substring {
+            String(decoding: GatewayLogHandler.textLine(label: "pushgate", event: event, fields: fields), as: UTF8.self).drop { $0 != " " }
+        }
+        func json(_ fields: [GatewayLogHandler.Field]) throws -> [String: String]? {
+            var object = try JSONSerialization.jsonObject(with: Data(GatewayLogHandler.jsonLine(label: "pushgate", event: event, fields: fields))) as? [String: String]
+            object?["ts"] = nil
+            return object
+        }
+        let direct = GatewayLogHandler.fields(logger, given: given)
+        let merged = GatewayLogHandler.fields(logger, metadata)
+        #expect(text(direct) == text(merged))
+        #expect(text(direct) == " INFO pushgate: handled request client=127.0.0.1 hb.request.id=\(GatewayRequestID.prefix)00000000000000fe method=POST ms=0.25 route=/_matrix/push/v1/notify status=200 z=1")
+        #expect(try json(direct) == json(merged))
+        #expect(try json(direct)?["route"] == "/_matrix/push/v1/notify")
+    }
+
     @Test func linesLeaveInOrderAndWriteNowWritesWhatWasBufferedFirst() throws {
         let pipe = try Pipe()
         let writer = LogLineWriter(descriptor: pipe.writeEnd, limit: 1 << 20) { count in Array("dropped \(count)\n".utf8) }
