@@ -30,7 +30,8 @@
 # token of the gateway and of the emulators' process, from wrk's start until the last delivery (utime + stime),
 # and of wrk (/usr/bin/time); from the three, the rate at which they together would keep every core busy;
 # and the disk's sync latency during wrk (p50/p99/max of a probe's fsync every 100 ms, frontends-lib.sh),
-# which an async answer's latency follows: it waits for the outbox entry's fsync.
+# which an async answer's latency follows: it waits for the outbox entry's fsync; and the machine's
+# reference speed before wrk and after the last delivery (frontends-lib.sh's machine_reference).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-.build-release/release/pushgate}")
@@ -107,6 +108,7 @@ YAML
     for _ in $(seq 200); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
     gateway_ticks=$(cpu_ticks "$gateway"); sandbox_ticks=$(cpu_ticks "$sandbox")
     [ -n "${PROFILE:-}" ] && { perf record -F 999 -g -p "$gateway" -o "$PROFILE-$mode-$shape.data" > /dev/null 2>&1 & profiler=$!; }
+    reference_before=$(machine_reference)
     start=$(date +%s.%N)
     start_disk_probe
     /usr/bin/time -f '%U %S' -o "$work/wrk-cpu.txt" \
@@ -129,13 +131,14 @@ YAML
     gateway_ticks=$(( $(cpu_ticks "$gateway") - gateway_ticks )); sandbox_ticks=$(( $(cpu_ticks "$sandbox") - sandbox_ticks ))
     rss=$(awk '/VmHWM/ { print $2 }' "/proc/$gateway/status")
     kill "$gateway"; wait "$gateway" 2>/dev/null || true
+    reference="$reference_before/$(machine_reference)"
     rps=$(awk '/Requests\/sec/ { print $2 }' "$work/wrk.txt")
     lat=$(awk '$1 ~ /^(50|90|99)%$/ { printf "%s=%s ", $1, $2 }' "$work/wrk.txt")
     errors=$(grep -E 'Non-2xx|Socket errors' "$work/wrk.txt" | tr '\n' ' ' || true)
     python3 - "$mode" "$shape" "$rps" "$lat" "$accepted" "$delivered" "$start" "$last" "$rss" "$errors" \
-      "$gateway_ticks" "$sandbox_ticks" "$(getconf CLK_TCK)" "$(cat "$work/wrk-cpu.txt")" "$(nproc)" "$disk_syncs" <<'PY'
+      "$gateway_ticks" "$sandbox_ticks" "$(getconf CLK_TCK)" "$(cat "$work/wrk-cpu.txt")" "$(nproc)" "$disk_syncs" "$reference" <<'PY'
 import sys
-mode, shape, rps, lat, accepted, delivered, start, last, rss, errors, gateway, sandbox, hz, wrk_cpu, cores, disk = sys.argv[1:]
+mode, shape, rps, lat, accepted, delivered, start, last, rss, errors, gateway, sandbox, hz, wrk_cpu, cores, disk, reference = sys.argv[1:]
 seconds = float(last) - float(start)
 per_token = lambda ticks: 1000 * int(ticks) / int(hz) / max(int(delivered), 1)
 wrk_ms = sum(float(x) for x in wrk_cpu.split()[-2:]) * 1000 / max(int(delivered), 1)
@@ -144,7 +147,7 @@ all_busy = int(cores) * 1000 / (per_token(gateway) + per_token(sandbox) + wrk_ms
 print(f"{mode:5} {shape:10} requests/s {float(rps):8.0f}  latency {lat} accepted {int(accepted):7d} delivered {int(delivered):7d} "
       f"in {seconds:5.1f} s = {int(delivered) / seconds:7.0f} tokens/s  peak RSS {int(rss) / 1024:5.1f} MiB  "
       f"CPU ms/token gateway {per_token(gateway):.3f} emulators {per_token(sandbox):.3f} wrk {wrk_ms:.3f} "
-      f"(all {cores} cores busy at {all_busy:,.0f} tokens/s) disk syncs during wrk {disk} {errors}")
+      f"(all {cores} cores busy at {all_busy:,.0f} tokens/s) disk syncs during wrk {disk}  machine reference {reference} {errors}")
 PY
   done
 done
