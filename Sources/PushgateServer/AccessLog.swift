@@ -40,7 +40,6 @@ struct AccessLog: Sendable {
     /// The access log's message.
     static let message: Logger.Message = "handled request"
 
-
     private func client(_ request: Request, context: GatewayRequestContext) -> String {
         if self.usesForwardedFor, let forwarded = request.headers[.xForwardedFor]?.split(separator: ",").first {
             return forwarded.trimmingCharacters(in: .whitespaces)
