@@ -44,6 +44,20 @@ public enum JSONText {
             JSONText.writeString(value, into: &self.bytes)
         }
 
+        /// Appends the member `key` with the string `value`. A key outside ASCII makes the object inexact
+        /// (``isExact``): `JSONEncoder` orders such keys its own way.
+        public mutating func add(key: String, _ value: String) {
+            self.addKey(key)
+            JSONText.writeString(value, into: &self.bytes)
+        }
+
+        /// Appends the member `key` with `text`, which must be JSON text as ``encode(_:)`` writes a value
+        /// (taken as it is). A key outside ASCII makes the object inexact (``isExact``).
+        public mutating func add(key: String, jsonText text: [UInt8]) {
+            self.addKey(key)
+            self.bytes.append(contentsOf: text)
+        }
+
         /// Appends the member `key` (ASCII) with the object `object` wrote, as it stands (ended here).
         public mutating func add(_ key: StaticString, _ object: consuming ObjectWriter) {
             self.addKey(key)
@@ -62,6 +76,13 @@ public enum JSONText {
         public consuming func finish() -> [UInt8] {
             self.bytes.append(UInt8(ascii: "}"))
             return self.bytes
+        }
+
+        private mutating func addKey(_ key: String) {
+            if !self.isFirst { self.bytes.append(UInt8(ascii: ",")) }
+            self.isFirst = false
+            if !JSONText.writeString(key, into: &self.bytes, asciiOnly: true) { self.isExact = false }
+            self.bytes.append(UInt8(ascii: ":"))
         }
 
         private mutating func addKey(_ key: StaticString) {

@@ -19,9 +19,10 @@ struct AccessLog: Sendable {
         self.metrics.recordRequest(route: route, method: request.method.rawValue, status: status, duration: elapsed)
         let level: Logger.Level = route == "/health" || route == "/metrics" ? .debug : .info
         guard context.logger.logLevel <= level else { return }
-        // Room for the logger's own metadata (the request id) too, which the handler adds.
+        // Room for the logger's own metadata (the request id), which the handler adds, and for a JSON line's
+        // own four members.
         var fields: [GatewayLogHandler.Field] = []
-        fields.reserveCapacity(8)
+        fields.reserveCapacity(10)
         fields.append(GatewayLogHandler.Field(key: "client", value: .string(self.client(request, context: context))))
         fields.append(GatewayLogHandler.Field(key: "method", value: .string(request.method.rawValue)))
         fields.append(GatewayLogHandler.Field(key: "route", value: .string(route)))

@@ -133,17 +133,50 @@ public struct GatewayLogHandler: LogHandler {
         return fields
     }
 
-    static func jsonLine(label: String, event: LogEvent, fields: [Field]) -> [UInt8] {
+    /// The line as one JSON object (keys sorted, as ``JSONText/encode(_:)`` writes objects): the time, the
+    /// level, the logger, the message and the fields (each value as a string), written member by member
+    /// in key order without a dictionary.
+    static func jsonLine(label: String, event: LogEvent, fields: consuming [Field]) -> [UInt8] {
         var time: [UInt8] = []
         LogTimestamp.append(to: &time)
-        var object: [String: JSONValue] = [
-            "ts": .string(String(decoding: time, as: UTF8.self)),
-            "level": .string(event.level.rawValue),
-            "logger": .string(label),
-            "msg": .string(event.message.description),
-        ]
-        for field in fields where object[field.key] == nil {
-            object[field.key] = .string(field.value.description)
+        let message = event.message.description
+        var members = fields
+        // The members every line has; a field of the same key is left out.
+        members.removeAll { field in
+            switch field.key {
+            case "ts", "level", "logger", "msg": true
+            default: false
+            }
+        }
+        members.append(Field(key: "ts", value: .string(String(decoding: time, as: UTF8.self))))
+        members.append(Field(key: "level", value: .string(event.level.rawValue)))
+        members.append(Field(key: "logger", value: .string(label)))
+        members.append(Field(key: "msg", value: .string(message)))
+        members.sort { $0.key < $1.key }
+        var writer = JSONText.ObjectWriter(capacity: 256)
+        for member in members {
+            if case .string(let text) = member.value {
+                writer.add(key: member.key, text)
+            } else if case .stringConvertible(let value) = member.value, let id = value as? GatewayRequestID {
+                // Hex digits after the prefix: nothing to escape.
+                var text: [UInt8] = [UInt8(ascii: "\"")]
+                id.append(to: &text)
+                text.append(UInt8(ascii: "\""))
+                writer.add(key: member.key, jsonText: text)
+            } else {
+                writer.add(key: member.key, member.value.description)
+            }
+        }
+        guard writer.isExact else { return Self.jsonLineThroughDictionary(members) }
+        return writer.finish()
+    }
+
+    /// The JSON line of `members` through a dictionary and ``JSONText/encode(_:)``, which leaves keys
+    /// outside ASCII to `JSONEncoder` and its order.
+    static func jsonLineThroughDictionary(_ members: [Field]) -> [UInt8] {
+        var object: [String: JSONValue] = [:]
+        for member in members where object[member.key] == nil {
+            object[member.key] = .string(member.value.description)
         }
         guard let line = try? JSONText.encode(.object(object)) else {
             return Array(#"{"level":"error","msg":"unencodable log event"}"#.utf8)

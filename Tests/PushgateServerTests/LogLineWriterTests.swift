@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PushgateCore
 @testable import PushgateServer
 import Testing
 
@@ -100,6 +101,26 @@ struct LogLineWriterTests {
         #expect(text(direct) == " INFO pushgate: handled request client=127.0.0.1 hb.request.id=\(GatewayRequestID.prefix)00000000000000fe method=POST ms=0.25 route=/_matrix/push/v1/notify status=200 z=1")
         #expect(try json(direct) == json(merged))
         #expect(try json(direct)?["route"] == "/_matrix/push/v1/notify")
+    }
+
+    @Test(arguments: [
+        ["route": "/x"] as Logger.Metadata,
+        ["msg": "not this", "ts": "nor this", "a\"b": "q\"uote \\ back\nnew\u{1}ctl é ü 😀 /slash"],
+        ["id": .stringConvertible(GatewayRequestID(number: 0xabc)), "list": .array(["1", "é"]), "nested": .dictionary(["k": "v"])],
+        ["clé": "a key outside ASCII", "b": "2"],
+    ])
+    func aJSONLineIsTheObjectJSONTextWrites(metadata: Logger.Metadata) throws {
+        let event = LogEvent(
+            level: .warning, message: "a \"message\"", metadata: nil, source: "test", file: #fileID, function: #function, line: #line
+        )
+        let line = GatewayLogHandler.jsonLine(label: "pushgate", event: event, fields: GatewayLogHandler.fields([:], metadata))
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: String])
+        let time = try #require(parsed["ts"])
+        // The reference: the same members in a dictionary, written by JSONText (and JSONEncoder for keys
+        // outside ASCII); the line's own members win over fields of their keys.
+        var object: [String: JSONValue] = ["ts": .string(time), "level": "warning", "logger": "pushgate", "msg": "a \"message\""]
+        for (key, value) in metadata where object[key] == nil { object[key] = .string(value.description) }
+        #expect(String(decoding: line, as: UTF8.self) == String(decoding: try JSONText.encode(.object(object)), as: UTF8.self))
     }
 
     @Test func linesLeaveInOrderAndWriteNowWritesWhatWasBufferedFirst() throws {
