@@ -127,7 +127,7 @@ write_config() { # NAME PORT
       "$work/sandbox/pushgate-sandbox.yaml"
     cat <<YAML
 $(http_section "$2")
-log: {level: ${BENCH_LOG_LEVEL:-info}}
+log: {level: ${BENCH_LOG_LEVEL:-info}${BENCH_LOG_FORMAT:+, format: $BENCH_LOG_FORMAT}}
 database: {url: 'sqlite:$work/$1.sqlite'}
 nextcloud: {fcm_app: demo.fcm, apns_app: demo.apns}
 YAML

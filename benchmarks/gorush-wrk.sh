@@ -96,7 +96,7 @@ for mode in ${MODES:-async sync}; do
     sync=false; [ "$mode" = sync ] && sync=true
     { cat "$work/sandbox/pushgate-sandbox.yaml"; cat <<YAML
 $(http_section "$port")
-log: {level: ${BENCH_LOG_LEVEL:-info}}
+log: {level: ${BENCH_LOG_LEVEL:-info}${BENCH_LOG_FORMAT:+, format: $BENCH_LOG_FORMAT}}
 database: {url: 'sqlite:$work/$mode-$shape.sqlite'}
 gorush: {ios_app: demo.apns, android_app: demo.fcm, allow_unauthenticated: true, sync: $sync}
 YAML
