@@ -9,6 +9,7 @@
 #   COMPUTE_THREADS=2 benchmarks/frontends-wrk.sh …   # its http.compute_threads (default: half the cores)
 #   BENCH_LOG_LEVEL=warning benchmarks/frontends-wrk.sh …   # the gateway's log.level (default: info, the
 #                                                             # gateway's own default, which logs each request)
+#   BENCH_LOG_FORMAT=json benchmarks/frontends-wrk.sh …   # the gateway's log.format (default: text)
 #   DEVICES=1 benchmarks/frontends-wrk.sh …   # how many devices each Matrix case cycles through (default 10,000)
 #
 # Cases (each with a fresh gateway and store):

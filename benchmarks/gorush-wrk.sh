@@ -10,6 +10,7 @@
 #   SLOW_FSYNC_US=2000 …  # each of the gateway's disk syncs 2 ms slower (benchmarks/slow-fsync.c), as a disk slower to flush
 #   IO_THREADS=2 …        # the gateway's http.io_threads (default: the gateway's own, one per core)
 #   BENCH_LOG_LEVEL=warning …   # the gateway's log.level (default: info, the gateway's own default)
+#   BENCH_LOG_FORMAT=json …     # the gateway's log.format (default: text, the gateway's own default)
 #   DEVICES=100 …               # how many distinct devices the tokens cycle through (default 10,000)
 #   DEAD=30 SHAPES=android100 …   # 30 of the 100 Android tokens are unregistered (FCM answers 404
 #                                 # UNREGISTERED): each is recorded as invalid; "delivered" then counts the rest
