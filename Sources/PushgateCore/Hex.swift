@@ -27,6 +27,15 @@ public enum Hex {
         }
     }
 
+    /// Appends `bytes` to `output` as lowercase hex, two digits a byte (a log line's id without its string).
+    public static func appendLowercase(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+        output.reserveCapacity(output.count + bytes.count * 2)
+        for byte in bytes {
+            output.append(Self.digit(byte >> 4))
+            output.append(Self.digit(byte & 0x0f))
+        }
+    }
+
     /// The lowercase hex digit of a value below 16.
     static func digit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10

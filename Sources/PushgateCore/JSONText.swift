@@ -109,12 +109,7 @@ public enum JSONText {
         case .bool(let flag): return flag ? 4 : 5
         case .number(let number):
             guard number.rounded() == number, abs(number) < 1e15 else { return nil }
-            var magnitude = Int64(number).magnitude
-            var digits = 1
-            while magnitude >= 10 {
-                magnitude /= 10
-                digits += 1
-            }
+            let digits = DecimalDigits.count(Int64(number).magnitude)
             return number < 0 ? digits + 1 : digits
         case .string(let text):
             return Self.countString(text, asciiOnly: false)
@@ -206,24 +201,8 @@ public enum JSONText {
     }
 
     private static func writeInteger(_ value: Int64, into output: inout [UInt8]) {
-        if value == 0 {
-            output.append(UInt8(ascii: "0"))
-            return
-        }
         if value < 0 { output.append(UInt8(ascii: "-")) }
-        // |value| < 10^15, so the magnitude fits and has at most 15 digits.
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while magnitude > 0 {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            }
-            for index in stride(from: count - 1, through: 0, by: -1) { output.append(buffer[index]) }
-        }
+        DecimalDigits.append(value.magnitude, to: &output)
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

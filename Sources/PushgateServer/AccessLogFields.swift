@@ -1,4 +1,5 @@
 import NIOCore
+import PushgateCore
 
 /// The access log's text for a request's client address and duration, written directly: through
 /// `SocketAddress.ipAddress` (`inet_ntop` and a C string) and `Double`'s description they were a tenth of
@@ -19,7 +20,7 @@ enum AccessLogFields {
                         text[count] = UInt8(ascii: ".")
                         count += 1
                     }
-                    count = Self.writeDecimal(UInt64(address[index]), into: text, at: count)
+                    count = DecimalDigits.write(UInt64(address[index]), into: text, at: count)
                 }
                 return count
             }
@@ -43,7 +44,7 @@ enum AccessLogFields {
                 text[count] = UInt8(ascii: "-")
                 count += 1
             }
-            count = Self.writeDecimal(magnitude / 1000, into: text, at: count)
+            count = DecimalDigits.write(magnitude / 1000, into: text, at: count)
             text[count] = UInt8(ascii: ".")
             count += 1
             // The fraction's digits, zero-padded on the left to `digits`.
@@ -53,21 +54,5 @@ enum AccessLogFields {
             }
             return count + digits
         }
-    }
-
-    /// Writes `value` in decimal into `text` at `start`; returns the index after its last digit.
-    private static func writeDecimal(_ value: UInt64, into text: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
-        var length = 1
-        var rest = value / 10
-        while rest > 0 {
-            length += 1
-            rest /= 10
-        }
-        var remaining = value
-        for index in stride(from: start + length - 1, through: start, by: -1) {
-            text[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
-            remaining /= 10
-        }
-        return start + length
     }
 }

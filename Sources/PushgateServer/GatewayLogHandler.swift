@@ -107,6 +107,12 @@ public struct GatewayLogHandler: LogHandler {
     struct Field {
         let key: String
         let value: Logger.MetadataValue
+
+        /// The request id the value holds, which both formats write without making its string.
+        var requestID: GatewayRequestID? {
+            guard case .stringConvertible(let value) = self.value else { return nil }
+            return value as? GatewayRequestID
+        }
     }
 
     /// The logger's metadata and `given` fields (the fields winning), in no order.
@@ -122,15 +128,10 @@ public struct GatewayLogHandler: LogHandler {
     /// The logger's and the event's metadata (the event's winning), in no order: without merging them
     /// into a new dictionary first.
     static func fields(_ logger: Logger.Metadata, _ event: Logger.Metadata?) -> [Field] {
-        var fields: [Field] = []
-        fields.reserveCapacity(logger.count + (event?.count ?? 0))
-        for (key, value) in logger where event?[key] == nil {
-            fields.append(Field(key: key, value: value))
-        }
-        for (key, value) in event ?? [:] {
-            fields.append(Field(key: key, value: value))
-        }
-        return fields
+        var given: [Field] = []
+        given.reserveCapacity(logger.count + (event?.count ?? 0))
+        for (key, value) in event ?? [:] { given.append(Field(key: key, value: value)) }
+        return Self.fields(logger, given: given)
     }
 
     /// The line as one JSON object (keys sorted, as ``JSONText/encode(_:)`` writes objects): the time, the
@@ -157,7 +158,7 @@ public struct GatewayLogHandler: LogHandler {
         for member in members {
             if case .string(let text) = member.value {
                 writer.add(key: member.key, text)
-            } else if case .stringConvertible(let value) = member.value, let id = value as? GatewayRequestID {
+            } else if let id = member.requestID {
                 // Hex digits after the prefix: nothing to escape.
                 var text: [UInt8] = [UInt8(ascii: "\"")]
                 id.append(to: &text)
@@ -218,7 +219,7 @@ public struct GatewayLogHandler: LogHandler {
             // request id, on every line of a request, is written without making its string.
             if case .string(let text) = field.value {
                 line.appendUTF8(text)
-            } else if case .stringConvertible(let value) = field.value, let id = value as? GatewayRequestID {
+            } else if let id = field.requestID {
                 id.append(to: &line)
             } else {
                 line.appendUTF8(field.value.description)

@@ -26,14 +26,7 @@ struct GatewayRequestID: CustomStringConvertible, Sendable {
     /// Appends ``description``'s UTF-8 bytes to `bytes`, without making the string (a log line's id).
     func append(to bytes: inout [UInt8]) {
         bytes.append(contentsOf: Self.prefixBytes)
-        var number = self.number
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: 16))
-        for index in stride(from: start + 15, through: start, by: -1) {
-            let digit = UInt8(truncatingIfNeeded: number & 0x0f)
-            bytes[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
-            number >>= 4
-        }
+        withUnsafeBytes(of: self.number.bigEndian) { Hex.appendLowercase($0, to: &bytes) }
     }
 
     /// `value` as 16 lowercase hex digits, leading zeros kept.
