@@ -7,7 +7,8 @@
 #
 # The two base images the Containerfile names come from Debian's packages instead of a registry:
 #   - the runtime base: debootstrap's minbase with libsecp256k1-1 and ca-certificates;
-#   - the builder base: minbase with what the Swift toolchain needs to compile and link; the toolchain
+#   - the builder base: minbase with what the Swift toolchain needs to compile and link (and jemalloc's
+#     static archive, libjemalloc-dev); the toolchain
 #     itself is this machine's (the directory of the `swift` on PATH, or SWIFT_TOOLCHAIN), mounted
 #     read-only into the build, and SwiftPM's cache of package repositories is lent to it as a copy.
 # The build step reaches the packages' git repositories through the host's network.
@@ -72,8 +73,8 @@ else
   import_tree "$work/runtime" "$runtime_base"
 
   # What the toolchain's compilers and linker need (the official Swift images install the same), git for
-  # SwiftPM, binutils for strip.
-  builder_packages=binutils,ca-certificates,git,libc6-dev,libcurl4,libedit2,libgcc-12-dev,libncurses6,libsqlite3-0,libstdc++-12-dev,libuuid1,libxml2,libz3-4,pkg-config,tzdata,zlib1g-dev
+  # SwiftPM, binutils for strip, libjemalloc-dev for the Jemalloc trait's static archive.
+  builder_packages=binutils,ca-certificates,git,libc6-dev,libcurl4,libedit2,libgcc-12-dev,libjemalloc-dev,libncurses6,libsqlite3-0,libstdc++-12-dev,libuuid1,libxml2,libz3-4,pkg-config,tzdata,zlib1g-dev
   log "debootstrap $suite (builder base: minbase and $builder_packages)"
   debootstrap --variant=minbase --include="$builder_packages" "$suite" "$work/builder" "$mirror" >"$work/debootstrap-builder.log" 2>&1 \
     || { tail -n 20 "$work/debootstrap-builder.log" >&2; fail "debootstrap of the builder base"; }

@@ -24,14 +24,15 @@ public enum MallocArenaLimit {
     public static let environmentVariable = "MALLOC_ARENA_MAX"
 
     /// Caps the arenas at one for every two cores (at least one), unless the environment sets the limit
-    /// already.
+    /// already or jemalloc serves the process's allocations.
     /// Call it before the process starts its threads: arenas made before the call stay.
     /// - Parameter cores: the machine's cores.
-    /// - Returns: the limit set, or nil when it was left to the environment or the C library has no such
-    ///   setting.
+    /// - Returns: the limit set, or nil when it was left to the environment, jemalloc serves the
+    ///   allocations, or the C library has no such setting.
     @discardableResult
     public static func apply(cores: Int) -> Int? {
-        if getenv(Self.environmentVariable) != nil { return nil }
+        // jemalloc (the Jemalloc trait's builds) has its own arenas: glibc's setting would reach nothing.
+        if getenv(Self.environmentVariable) != nil || ProcessAllocator.current.isJemalloc { return nil }
         let count = max(1, cores / 2)
         return pushgate_limit_malloc_arenas(Int32(count)) == 1 ? count : nil
     }

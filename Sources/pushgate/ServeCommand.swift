@@ -26,6 +26,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         // First, before the gateway starts its threads: arenas made before the limit stay.
         let arenas = MallocArenaLimit.apply(cores: System.coreCount)
+        let allocator = ProcessAllocator.current
         let configuration = try self.config.load()
         let level = Logger.Level(rawValue: configuration.log.level) ?? .info
         let format: GatewayLogHandler.Format = configuration.log.format == .json ? .json : .text
@@ -53,7 +54,8 @@ struct ServeCommand: AsyncParsableCommand {
             "threads",
             metadata: [
                 "io": "\(ioThreads)", "compute": "\(computeThreads)", "cores": "\(cores)",
-                "malloc_arenas": "\(arenas.map(String.init) ?? "default")",
+                "allocator": "\(allocator.name)",
+                "malloc_arenas": "\(allocator.jemallocArenas.map(String.init) ?? arenas.map(String.init) ?? "default")",
             ]
         )
         // SIGHUP (`pushgate reload`, the systemd unit's ExecReload) would end the process by default:

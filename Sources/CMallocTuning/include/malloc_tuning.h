@@ -1,6 +1,8 @@
 #ifndef PUSHGATE_MALLOC_TUNING_H
 #define PUSHGATE_MALLOC_TUNING_H
 
+#include <stddef.h>
+
 /// Caps how many arenas glibc's malloc creates (each thread that finds the arenas busy makes one more, up
 /// to eight per core by default). Returns 1 when the limit was set, 0 when it was not (another C library,
 /// or glibc refused it).
@@ -12,5 +14,13 @@ int pushgate_limit_malloc_arenas(int count);
 /// any page the process changed (relocated data made read-only afterwards) is left alone. Returns the
 /// bytes of the mappings released, or -1 where this is not possible (not Linux, no /proc).
 long pushgate_release_clean_file_pages(void);
+
+/// Whether jemalloc serves the process's allocations (linked in by the package's Jemalloc trait, or
+/// preloaded): writes its version, NUL-terminated and cut to fit, into `buffer` and returns 1; returns 0
+/// when the C library's own malloc serves them.
+int pushgate_jemalloc_version(char *buffer, size_t capacity);
+
+/// How many arenas jemalloc has, or -1 when jemalloc does not serve the process's allocations.
+int pushgate_jemalloc_arenas(void);
 
 #endif
