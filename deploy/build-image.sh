@@ -6,9 +6,9 @@
 # when KEEP_BASE_IMAGES=1 (a later run with it set uses them again instead of running debootstrap).
 #
 # The two base images the Containerfile names come from Debian's packages instead of a registry:
-#   - the runtime base: debootstrap's minbase with libsecp256k1-1 and ca-certificates;
+#   - the runtime base: debootstrap's minbase with libjemalloc2, libsecp256k1-1 and ca-certificates;
 #   - the builder base: minbase with what the Swift toolchain needs to compile and link (and jemalloc's
-#     static archive, libjemalloc-dev); the toolchain
+#     libjemalloc-dev); the toolchain
 #     itself is this machine's (the directory of the `swift` on PATH, or SWIFT_TOOLCHAIN), mounted
 #     read-only into the build, and SwiftPM's cache of package repositories is lent to it as a copy.
 # The build step reaches the packages' git repositories through the host's network.
@@ -67,13 +67,13 @@ start=$(date +%s)
 if [ "${KEEP_BASE_IMAGES:-0}" = 1 ] && podman image exists "$runtime_base" && podman image exists "$builder_base"; then
   log "using the base images of an earlier run: $runtime_base, $builder_base"
 else
-  log "debootstrap $suite (runtime base: minbase, libsecp256k1-1, ca-certificates)"
-  debootstrap --variant=minbase --include=libsecp256k1-1,ca-certificates "$suite" "$work/runtime" "$mirror" >"$work/debootstrap-runtime.log" 2>&1 \
+  log "debootstrap $suite (runtime base: minbase, libjemalloc2, libsecp256k1-1, ca-certificates)"
+  debootstrap --variant=minbase --include=libjemalloc2,libsecp256k1-1,ca-certificates "$suite" "$work/runtime" "$mirror" >"$work/debootstrap-runtime.log" 2>&1 \
     || { tail -n 20 "$work/debootstrap-runtime.log" >&2; fail "debootstrap of the runtime base"; }
   import_tree "$work/runtime" "$runtime_base"
 
   # What the toolchain's compilers and linker need (the official Swift images install the same), git for
-  # SwiftPM, binutils for strip, libjemalloc-dev for the Jemalloc trait's static archive.
+  # SwiftPM, binutils for strip, libjemalloc-dev for the Jemalloc trait.
   builder_packages=binutils,ca-certificates,git,libc6-dev,libcurl4,libedit2,libgcc-12-dev,libjemalloc-dev,libncurses6,libsqlite3-0,libstdc++-12-dev,libuuid1,libxml2,libz3-4,pkg-config,tzdata,zlib1g-dev
   log "debootstrap $suite (builder base: minbase and $builder_packages)"
   debootstrap --variant=minbase --include="$builder_packages" "$suite" "$work/builder" "$mirror" >"$work/debootstrap-builder.log" 2>&1 \
