@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds Pushgate's container image from deploy/Containerfile where no container registry is reachable,
-# then runs it and checks it: the image's HEALTHCHECK, GET /health, and one delivery to the built-in
-# sandbox's APNs emulator sent from inside the container. Everything it made is removed at the end,
-# but for the image (IMAGE, default localhost/pushgate:check) when KEEP_IMAGE=1, and the two base images
-# when KEEP_BASE_IMAGES=1 (a later run with it set uses them again instead of running debootstrap).
+# then runs it and checks it: the image's HEALTHCHECK, GET /health, that the gateway runs on jemalloc,
+# and one delivery to the built-in sandbox's APNs emulator sent from inside the container. Everything it
+# made is removed at the end, but for the image (IMAGE, default localhost/pushgate:check) when KEEP_IMAGE=1,
+# and the two base images when KEEP_BASE_IMAGES=1 (a later run with it set uses them again instead of
+# running debootstrap).
 #
 # The two base images the Containerfile names come from Debian's packages instead of a registry:
 #   - the runtime base: debootstrap's minbase with libjemalloc2, libsecp256k1-1 and ca-certificates;
@@ -140,6 +141,16 @@ done
 [ "$healthy" = yes ] || { podman logs "$container" 2>&1 | tail -n 30 >&2; fail "the image's HEALTHCHECK (pushgate health) never passed"; }
 log "HEALTHCHECK (pushgate health inside the container): healthy"
 log "health status: $(podman inspect --format '{{.State.Health.Status}}' "$container" 2>/dev/null || echo unknown)"
+
+# The release build's allocator (the Jemalloc trait): the start-up log's threads line names it.
+allocator=$(podman logs "$container" 2>&1 | python3 -c '
+import json, sys
+for line in sys.stdin:
+    try: event = json.loads(line)
+    except ValueError: continue
+    if event.get("msg") == "threads": print(event.get("allocator", "")); break')
+case $allocator in jemalloc\ 5.*) ;; *) fail "the gateway does not run on jemalloc (threads: allocator=${allocator:-none})" ;; esac
+log "allocator: $allocator"
 
 code=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$port/health', timeout=10).status)") \
   || fail "GET /health from the host"
