@@ -30,9 +30,9 @@ static int pushgate_mallctl(const char *name, void *oldp, size_t *oldlenp) {
 }
 #endif
 
-// Whether the process's malloc is jemalloc's: present is not enough (a library linked after the C library
-// would never be asked), so one allocation must show in jemalloc's count of this thread's bytes.
-static int pushgate_jemalloc_serves_malloc(void) {
+// Present is not enough (a library linked after the C library would never be asked), so one allocation
+// must show in jemalloc's count of this thread's bytes.
+int pushgate_jemalloc_serves_malloc(void) {
     uint64_t *allocated = NULL;
     size_t length = sizeof allocated;
     if (pushgate_mallctl("thread.allocatedp", &allocated, &length) != 0 || allocated == NULL) return 0;
@@ -48,7 +48,7 @@ static int pushgate_jemalloc_serves_malloc(void) {
 int pushgate_jemalloc_version(char *buffer, size_t capacity) {
     const char *version = NULL;
     size_t length = sizeof version;
-    if (capacity == 0 || !pushgate_jemalloc_serves_malloc() || pushgate_mallctl("version", &version, &length) != 0 || version == NULL) return 0;
+    if (capacity == 0 || pushgate_mallctl("version", &version, &length) != 0 || version == NULL) return 0;
     strncpy(buffer, version, capacity - 1);
     buffer[capacity - 1] = 0;
     return 1;
@@ -57,5 +57,5 @@ int pushgate_jemalloc_version(char *buffer, size_t capacity) {
 int pushgate_jemalloc_arenas(void) {
     unsigned arenas = 0;
     size_t length = sizeof arenas;
-    return pushgate_jemalloc_serves_malloc() && pushgate_mallctl("arenas.narenas", &arenas, &length) == 0 ? (int)arenas : -1;
+    return pushgate_mallctl("arenas.narenas", &arenas, &length) == 0 ? (int)arenas : -1;
 }

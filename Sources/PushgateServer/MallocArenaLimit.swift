@@ -26,13 +26,15 @@ public enum MallocArenaLimit {
     /// Caps the arenas at one for every two cores (at least one), unless the environment sets the limit
     /// already or jemalloc serves the process's allocations.
     /// Call it before the process starts its threads: arenas made before the call stay.
-    /// - Parameter cores: the machine's cores.
+    /// - Parameters:
+    ///   - cores: the machine's cores.
+    ///   - allocator: the allocator serving the process (``ProcessAllocator/current``).
     /// - Returns: the limit set, or nil when it was left to the environment, jemalloc serves the
     ///   allocations, or the C library has no such setting.
     @discardableResult
-    public static func apply(cores: Int) -> Int? {
+    public static func apply(cores: Int, allocator: ProcessAllocator) -> Int? {
         // jemalloc (the Jemalloc trait's builds) has its own arenas: glibc's setting would reach nothing.
-        if getenv(Self.environmentVariable) != nil || ProcessAllocator.current.isJemalloc { return nil }
+        if getenv(Self.environmentVariable) != nil || allocator.isJemalloc { return nil }
         let count = max(1, cores / 2)
         return pushgate_limit_malloc_arenas(Int32(count)) == 1 ? count : nil
     }

@@ -15,10 +15,10 @@ public struct ProcessAllocator: Sendable, Equatable {
     /// Whether jemalloc serves the process's allocations.
     public var isJemalloc: Bool { self.jemallocArenas != nil }
 
-    /// The allocator of this process.
+    /// The allocator of this process; each call checks it again with one allocation, so read it once.
     public static var current: ProcessAllocator {
         var buffer = [CChar](repeating: 0, count: 128)
-        guard pushgate_jemalloc_version(&buffer, buffer.count) == 1 else {
+        guard pushgate_jemalloc_serves_malloc() == 1, pushgate_jemalloc_version(&buffer, buffer.count) == 1 else {
             return ProcessAllocator(name: "libc malloc", jemallocArenas: nil)
         }
         let version = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -25,8 +25,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         // First, before the gateway starts its threads: arenas made before the limit stay.
-        let arenas = MallocArenaLimit.apply(cores: System.coreCount)
         let allocator = ProcessAllocator.current
+        let arenas = MallocArenaLimit.apply(cores: System.coreCount, allocator: allocator)
         let configuration = try self.config.load()
         let level = Logger.Level(rawValue: configuration.log.level) ?? .info
         let format: GatewayLogHandler.Format = configuration.log.format == .json ? .json : .text

@@ -16,11 +16,14 @@ int pushgate_limit_malloc_arenas(int count);
 long pushgate_release_clean_file_pages(void);
 
 /// Whether jemalloc serves the process's allocations (linked in by the package's Jemalloc trait, or
-/// preloaded): writes its version, NUL-terminated and cut to fit, into `buffer` and returns 1; returns 0
-/// when the C library's own malloc serves them.
+/// preloaded): 1 when one allocation shows in jemalloc's count of the thread's bytes, else 0.
+int pushgate_jemalloc_serves_malloc(void);
+
+/// jemalloc's version, NUL-terminated and cut to fit, written into `buffer`: returns 1, or 0 when jemalloc
+/// is not loaded. Whether it serves the allocations is ``pushgate_jemalloc_serves_malloc``'s question.
 int pushgate_jemalloc_version(char *buffer, size_t capacity);
 
-/// How many arenas jemalloc has, or -1 when jemalloc does not serve the process's allocations.
+/// How many arenas jemalloc has, or -1 when jemalloc is not loaded.
 int pushgate_jemalloc_arenas(void);
 
 #endif
