@@ -58,6 +58,13 @@ public enum JSONText {
             self.bytes.append(contentsOf: text)
         }
 
+        /// Appends the member `key` with the JSON text that `write` appends (taken as it is), for a value the
+        /// caller writes without making it first. A key outside ASCII makes the object inexact (``isExact``).
+        public mutating func add(key: String, writingJSONText write: (inout [UInt8]) -> Void) {
+            self.addKey(key)
+            write(&self.bytes)
+        }
+
         /// Appends the member `key` (ASCII) with the object `object` wrote, as it stands (ended here).
         public mutating func add(_ key: StaticString, _ object: consuming ObjectWriter) {
             self.addKey(key)

@@ -159,11 +159,12 @@ public struct GatewayLogHandler: LogHandler {
             if case .string(let text) = member.value {
                 writer.add(key: member.key, text)
             } else if let id = member.requestID {
-                // Hex digits after the prefix: nothing to escape.
-                var text: [UInt8] = [UInt8(ascii: "\"")]
-                id.append(to: &text)
-                text.append(UInt8(ascii: "\""))
-                writer.add(key: member.key, jsonText: text)
+                // Hex digits after the prefix: nothing to escape, and written in place.
+                writer.add(key: member.key) { bytes in
+                    bytes.append(UInt8(ascii: "\""))
+                    id.append(to: &bytes)
+                    bytes.append(UInt8(ascii: "\""))
+                }
             } else {
                 writer.add(key: member.key, member.value.description)
             }
