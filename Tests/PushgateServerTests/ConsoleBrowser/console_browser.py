@@ -314,6 +314,14 @@ try:
     driver.save_screenshot(os.path.join(output, "4-phone.png"))
     width = driver.execute_script("return document.documentElement.scrollWidth")
     check(width <= 400, f"the page fits a phone's width ({width} px)")
+    # A wide table scrolls sideways, but what its caption says is readable without scrolling.
+    clipped = driver.execute_script(
+        "return [...document.querySelectorAll('caption')]"
+        ".filter(c => c.getBoundingClientRect().right > "
+        "Math.min(document.documentElement.clientWidth, (c.closest('.scroll') || c).getBoundingClientRect().right) + 0.5)"
+        ".map(c => c.textContent.trim().slice(0, 40))"
+    )
+    check(clipped == [], f"every table caption fits a phone's width (cut off: {clipped})")
     pages.append(("phone", driver.page_source))
 
     # Signing out ends the session.
