@@ -51,15 +51,9 @@ public enum JSONText {
             JSONText.writeString(value, into: &self.bytes)
         }
 
-        /// Appends the member `key` with `text`, which must be JSON text as ``encode(_:)`` writes a value
-        /// (taken as it is). A key outside ASCII makes the object inexact (``isExact``).
-        public mutating func add(key: String, jsonText text: [UInt8]) {
-            self.addKey(key)
-            self.bytes.append(contentsOf: text)
-        }
-
-        /// Appends the member `key` with the JSON text that `write` appends (taken as it is), for a value the
-        /// caller writes without making it first. A key outside ASCII makes the object inexact (``isExact``).
+        /// Appends the member `key` with the JSON text that `write` appends, which must be a value as
+        /// ``encode(_:)`` writes one (taken as it is), for a value the caller writes without making it first.
+        /// A key outside ASCII makes the object inexact (``isExact``).
         public mutating func add(key: String, writingJSONText write: (inout [UInt8]) -> Void) {
             self.addKey(key)
             write(&self.bytes)
