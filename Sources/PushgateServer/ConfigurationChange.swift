@@ -43,10 +43,6 @@ struct ConfigurationChange: Sendable, Equatable {
         if old.metrics != new.metrics { restart.append("metrics") }
         if old.database != new.database || old.databaseTimeout != new.databaseTimeout { restart.append("database") }
         if old.log.accessUsesForwardedFor != new.log.accessUsesForwardedFor { restart.append("log.access") }
-        // The Matrix endpoint's GET (UnifiedPush discovery) is routed at start, when a unifiedpush app exists.
-        if old.apps.contains(where: { $0.kind == .unifiedpush }) != new.apps.contains(where: { $0.kind == .unifiedpush }) {
-            restart.append("UnifiedPush discovery (the first unifiedpush app added, or the last removed)")
-        }
         if new.nextcloud.reloaded(over: old.nextcloud) != new.nextcloud { restart.append("nextcloud.path_prefix") }
         // The console's routes exist or not from the start; its admin tokens change live.
         if old.console.enabled != new.console.enabled || old.console.adminTokens.isEmpty != new.console.adminTokens.isEmpty {

@@ -41,6 +41,20 @@ struct ConfigurationChangeTests {
         #expect(Self.change(old, old).isEmpty)
     }
 
+    /// The Matrix endpoint's UnifiedPush discovery follows the apps at each reload
+    /// (`UnifiedPushGatewayRouteTests`), so adding the first `unifiedpush` app or removing the last needs
+    /// no restart.
+    @Test func theFirstUnifiedPushAppAddedOrTheLastRemovedNeedsNoRestart() throws {
+        let without = try GatewayConfiguration(yaml: "apps:\n  a: {type: gcm, api_key: one}\n")
+        let with = try GatewayConfiguration(yaml: "apps:\n  a: {type: gcm, api_key: one}\n  \"*\": {type: unifiedpush}\n")
+        let added = Self.change(without, with)
+        #expect(added.added == ["*"])
+        #expect(added.needsRestart.isEmpty)
+        let removed = Self.change(with, without)
+        #expect(removed.removed == ["*"])
+        #expect(removed.needsRestart.isEmpty)
+    }
+
     @Test func aKeyFileRewrittenInPlaceChangesItsApp() throws {
         let directory = try TemporaryDirectory()
         let key = try directory.write("key.json", "first")
