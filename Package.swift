@@ -480,6 +480,7 @@ let package = Package(
                 "PushgateStoreSQLite",
                 "PushgateStorePostgres",
                 "PushgateCore",
+                "PushgateTestSupport",
                 .postgresNIO,
                 .sqliteNIO,
                 .nioPosix,

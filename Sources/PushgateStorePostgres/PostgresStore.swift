@@ -26,6 +26,7 @@ public final class PostgresStore: PushStore {
     /// pool starts when the store is run.
     /// - Throws: ``StoreError`` when the server cannot be reached or the schema is newer than this build.
     public static func connect(_ configuration: PostgresStoreConfiguration, logger: Logger) async throws -> PostgresStore {
+        let logger = PostgresNIOLogger.wrapping(logger)
         do {
             try await Self.migrate(configuration, logger: logger)
         } catch let error as StoreError {
