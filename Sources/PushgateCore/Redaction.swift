@@ -21,6 +21,25 @@ public enum Redaction {
         }.joined()
     }
 
+    /// A service's URL as it may be shown (a Waku node, gorush, a provider's base URL): its user name and
+    /// password become `***`, and its query and fragment `?…`, since either may carry a credential; the
+    /// scheme, host, port and path stay, so an operator can tell which service is meant.
+    /// - Parameter url: a URL such as `https://user:secret@gorush.example/api/push?token=…`.
+    /// - Returns: `https://***@gorush.example/api/push?…` for that one; a value that is not an absolute URL
+    ///   with a host is not shown at all.
+    public static func displayURL(_ url: String) -> String {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.percentEncodedHost,
+            !host.isEmpty
+        else { return "(not a URL with a host; not shown)" }
+        var shown = scheme + "://"
+        if components.percentEncodedUser != nil || components.percentEncodedPassword != nil { shown += "***@" }
+        shown += host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        if let port = components.port { shown += ":\(port)" }
+        shown += components.percentEncodedPath
+        if components.percentEncodedQuery != nil || components.percentEncodedFragment != nil { shown += "?…" }
+        return shown
+    }
+
     /// Replaces the password of a database or proxy URL with `***`, for display.
     /// - Parameter url: a URL such as `postgres://user:secret@host/db`.
     /// - Returns: the same URL with its password masked; the input unchanged when it has none.

@@ -64,7 +64,7 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
 
     /// `fcm:<app id> (project <project id>)`.
     public var description: String {
-        "fcm:\(self.appID) (project \(self.configuration.projectID), \(self.configuration.baseURL))"
+        "fcm:\(self.appID) (project \(self.configuration.projectID), \(Redaction.displayURL(self.configuration.baseURL)))"
     }
 
     /// Waits for graceful shutdown, then closes the connections and the token endpoint's client.

@@ -49,7 +49,7 @@ public final class HMSProvider: PushProvider, Service, CustomStringConvertible {
         self.logger = logger
     }
 
-    public var description: String { "hms:\(self.appID) (\(self.configuration.baseURL))" }
+    public var description: String { "hms:\(self.appID) (\(Redaction.displayURL(self.configuration.baseURL)))" }
 
     /// Waits for graceful shutdown, then closes the connections and the token endpoint's client.
     public func run() async throws {

@@ -28,7 +28,7 @@ struct StatusServerService: Service {
         guard let identity = await self.identity() else { return }
         self.logger.notice(
             "status: push notification server ready",
-            metadata: ["public_key": "\(identity.publicKeyHex)", "waku_rest_url": "\(self.settings.wakuRESTURL)", "pubsub_topic": "\(self.settings.pubsubTopic)"]
+            metadata: ["public_key": "\(identity.publicKeyHex)", "waku_rest_url": "\(Redaction.displayURL(self.settings.wakuRESTURL))", "pubsub_topic": "\(self.settings.pubsubTopic)"]
         )
         let topics = StatusListeningTopics(identity: identity)
         let processor = StatusMessageProcessor(

@@ -136,7 +136,7 @@ public struct WakuRESTClient: WakuRelay, WakuStore {
 
     /// Sends one request and reads its answer, all within `timeout` (the configured timeout when nil).
     private func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?, timeout: Duration? = nil) async throws(WakuRelayError) -> (Int, [UInt8]) {
-        guard let url = URL(string: self.baseURL + path) else { throw .unreachable("not a URL: \(self.baseURL)") }
+        guard let url = URL(string: self.baseURL + path) else { throw .unreachable("not a URL: \(Redaction.displayURL(self.baseURL))") }
         var headers = HTTPHeaders([("Accept", "application/json")])
         if body != nil { headers.add(name: "Content-Type", value: "application/json") }
         do {

@@ -41,10 +41,10 @@ struct ConfigurationSummary {
             lines.append("matrix: UnifiedPush gateway discovery on GET /_matrix/push/v1/notify")
         }
         if let status = self.configuration.status {
-            let delivery = status.gorushURL.map { "forwarded to gorush at \($0)" }
+            let delivery = status.gorushURL.map { "forwarded to gorush at \(Redaction.displayURL($0))" }
                 ?? "delivered through \([status.iosApp, status.androidApp].compactMap { $0 }.joined(separator: " and "))"
             lines.append(
-                "status: push notification server on \(status.pubsubTopic) through the Waku node at \(status.wakuRESTURL), payloads \(status.payloadStyle.rawValue), \(delivery)"
+                "status: push notification server on \(status.pubsubTopic) through the Waku node at \(Redaction.displayURL(status.wakuRESTURL)), payloads \(status.payloadStyle.rawValue), \(delivery)"
             )
             let key = status.identityKeyFile.flatMap { try? StatusFrontEnd.publicKeyHex(ofKeyFile: $0) } ?? "generated once and kept in the store"
             lines.append("  server public key: \(key)")

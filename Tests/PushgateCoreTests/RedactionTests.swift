@@ -26,6 +26,19 @@ struct RedactionTests {
         #expect(Redaction.maskingPassword(in: url) == masked)
     }
 
+    @Test(arguments: [
+        ("http://wakuuser:WakuPW789@127.0.0.1:8645", "http://***@127.0.0.1:8645"),
+        ("https://gorushuser:GorushPW000@gorush.example/api/push?token=QueryTok111", "https://***@gorush.example/api/push?…"),
+        ("https://KEY@proxy.example", "https://***@proxy.example"),
+        ("http://127.0.0.1:8645", "http://127.0.0.1:8645"),
+        ("http://[::1]:8645/", "http://[::1]:8645/"),
+        ("https://push-api.cloud.huawei.com#fragment", "https://push-api.cloud.huawei.com?…"),
+        ("not a url with s3cret", "(not a URL with a host; not shown)"),
+    ])
+    func serviceURLsAreShownWithoutCredentials(url: String, shown: String) {
+        #expect(Redaction.displayURL(url) == shown)
+    }
+
     @Test func millisecondTimestampsRoundTrip() {
         let date = Date(millisecondsSince1970: 1_700_000_000_123)
         #expect(date.millisecondsSince1970 == 1_700_000_000_123)
