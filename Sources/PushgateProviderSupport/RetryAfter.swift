@@ -3,12 +3,25 @@ import PushgateCore
 
 /// Reads an HTTP `Retry-After` header: delay-seconds or an HTTP date.
 public enum RetryAfter {
-    /// The delay the header asks for, from `now`; nil when absent or unreadable. Dates in the past give 0.
+    /// The longest delay a header may ask for: a day, the outbox's default maximum age. A server's larger
+    /// figure (up to the 19 digits an `Int` holds, or a date centuries away) is taken as this, so that no
+    /// date or millisecond count computed from it can overflow.
+    public static let maximum = Duration.seconds(86_400)
+
+    /// The delay the header asks for, from `now`, at most ``maximum``; nil when absent or unreadable. Dates
+    /// in the past give 0.
     public static func parse(_ value: String?, now: Date = Date()) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
+        let maximumSeconds = Self.maximum.components.seconds
+        if value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+            // Digits only: a number past Int64 is as good as the maximum.
+            guard let seconds = Int64(value) else { return Self.maximum }
+            return .seconds(min(seconds, maximumSeconds))
+        }
         guard let seconds = Self.httpDate(value) else { return nil }
-        return .seconds(max(0, Int((Double(seconds) - now.timeIntervalSince1970).rounded(.up))))
+        let delay = (Double(seconds) - now.timeIntervalSince1970).rounded(.up)
+        guard delay < Double(maximumSeconds) else { return Self.maximum }
+        return .seconds(max(0, Int64(delay)))
     }
 
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]

@@ -1,6 +1,7 @@
 import _CryptoExtras
 import Crypto
 import Foundation
+import PushgateCore
 import PushgateProviderSupport
 import PushgateTestSupport
 import Testing
@@ -50,6 +51,27 @@ struct JSONWebTokenTests {
         for malformed in ["Tue, 14 Nov 2023 22:13:50 UTC", "Tue 14 Nov 2023 22:13:50 GMT", "Tue, 14 Foo 2023 22:13:50 GMT", "Tue, 32 Nov 2023 22:13:50 GMT", "Tue, 14 Nov 2023 24:13:50 GMT"] {
             #expect(RetryAfter.parse(malformed, now: now) == nil, "\(malformed)")
         }
+    }
+
+    /// A server may ask for any delay; beyond a day it counts as a day, so that the dates and millisecond
+    /// counts made from it cannot overflow (a 19-digit figure trapped the process).
+    @Test func retryAfterIsAtMostADay() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(RetryAfter.parse("86400") == .seconds(86_400))
+        #expect(RetryAfter.parse("86401") == RetryAfter.maximum)
+        #expect(RetryAfter.parse("10000000000000000") == RetryAfter.maximum)
+        #expect(RetryAfter.parse("99999999999999999999999999") == RetryAfter.maximum)
+        #expect(RetryAfter.parse("Fri, 31 Dec 9999 23:59:59 GMT", now: now) == RetryAfter.maximum)
+        #expect(RetryAfter.parse("-5") == nil)
+        let far = now.addingTimeInterval(RetryAfter.maximum.timeInterval)
+        #expect(far.millisecondsSince1970 == 1_700_086_400_000)
+    }
+
+    @Test func millisecondConversionsSaturate() {
+        #expect(Duration.seconds(Int64.max).wholeMilliseconds == .max)
+        #expect(Duration.seconds(Int64.min).wholeMilliseconds == .min)
+        #expect(Date(timeIntervalSince1970: 1e300).millisecondsSince1970 == .max)
+        #expect(Date(timeIntervalSince1970: -1e300).millisecondsSince1970 == .min)
     }
 }
 
