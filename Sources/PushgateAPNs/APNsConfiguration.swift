@@ -115,7 +115,9 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
         self.server = server
 
         if let text = try section.string("base_url"), !text.isEmpty {
-            guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text), url.scheme == "https", url.host != nil else {
+            guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text), url.scheme == "https", url.host != nil,
+                (1...65_535).contains(url.port ?? 443)
+            else {
                 throw ConfigurationError(key: section.keyPath("base_url"), "must be an https URL such as https://127.0.0.1:8443, found \(text)")
             }
             self.baseURL = url

@@ -22,10 +22,14 @@ public final class HTTP1ConnectionPool: Sendable {
         public var host: String
         public var port: Int
 
+        /// The origin of an `http` or `https` URL with a host; nil for any other, and for a port outside
+        /// 1…65535 (Foundation reads any run of digits as a port, and a socket address made from a larger
+        /// one traps).
         public init?(_ url: URL) {
             guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host, !host.isEmpty else {
                 return nil
             }
+            if let port = url.port, !(1...65_535).contains(port) { return nil }
             let isTLS = scheme == "https"
             // An IPv6 literal comes in brackets in URLs, without them in sockets.
             self.init(

@@ -15,7 +15,7 @@ public struct OutboundProxy: Sendable, Equatable, CustomStringConvertible {
     /// Reads a proxy URL; nil when it is not an `http://` URL with a host.
     public init?(url: String) {
         guard let components = URLComponents(string: url), components.scheme?.lowercased() == "http",
-            let host = components.encodedHost, !host.isEmpty
+            let host = components.encodedHost, !host.isEmpty, (1...65_535).contains(components.port ?? 80)
         else { return nil }
         self.host = host
         self.port = components.port ?? 80

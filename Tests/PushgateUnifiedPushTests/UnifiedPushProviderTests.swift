@@ -145,6 +145,16 @@ struct UnifiedPushProviderTests {
         }
     }
 
+    /// Foundation reads any run of digits as a port; a socket address made from one over 65535 trapped
+    /// the process.
+    @Test(arguments: ["https://127.0.0.1:70000/up/200", "https://127.0.0.1:99999/up/200?up=1"])
+    func aPushkeyWithAPortOutsideTheRangeIsInvalid(_ pushkey: String) async throws {
+        try await Self.withProvider(allowed: ["127.0.0.1:*"]) { harness in
+            #expect(await harness.provider.deliver(Self.notification, to: pushkey, deadline: Self.soon()).label == "invalid_token")
+            #expect(await harness.requests.isEmpty)
+        }
+    }
+
     @Test func privateAddressesNeedAllowedEndpointsAndPlainHTTPToo() async throws {
         try await Self.withProvider(allowed: nil) { harness in
             for pushkey in ["https://127.0.0.1:\(harness.port)/up/200", "\(harness.base)/up/200", "https://internal.example/up/200", "http://public.example/up/200", "https://localhost/up/200"] {
