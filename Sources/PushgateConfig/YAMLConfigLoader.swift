@@ -37,6 +37,26 @@ enum YAMLConfigLoader {
         }
     }
 
+    /// A YAML 1.1 int. Yams reads the sexagesimal form (`1:30` is 90) with unchecked arithmetic, and one
+    /// too large for `Int` (`1:0:0:0:0:0:0:0:0:0:0`) trapped the process, on a reload too; it is read here
+    /// with checked arithmetic, and one that does not fit stays text (which a key wanting a number refuses).
+    static func int(_ scalar: Node.Scalar) -> Int? {
+        let text = scalar.string
+        guard text.contains(":") else { return Int.construct(from: scalar) }
+        var body = Substring(text)
+        let negative = body.first == "-"
+        if body.first == "-" || body.first == "+" { body = body.dropFirst() }
+        var value = 0
+        for group in body.split(separator: ":", omittingEmptySubsequences: false) {
+            guard let digits = Int(group.filter { $0 != "_" }) else { return nil }
+            let (scaled, scaleOverflow) = value.multipliedReportingOverflow(by: 60)
+            let (sum, sumOverflow) = scaled.addingReportingOverflow(digits)
+            guard !scaleOverflow, !sumOverflow else { return nil }
+            value = sum
+        }
+        return negative ? -value : value
+    }
+
     private static func value(_ node: Node, path: String) throws -> ConfigValue {
         switch node {
         case .scalar(let scalar):
@@ -46,7 +66,7 @@ enum YAMLConfigLoader {
             switch written.isEmpty ? YAML11PlainScalar.tag(of: text) : Tag.Name(rawValue: written) {
             case Tag.Name.null: return .null
             case Tag.Name.bool: return Self.bool(text).map(ConfigValue.bool) ?? .string(text)
-            case Tag.Name.int: return Int.construct(from: scalar).map(ConfigValue.int) ?? .string(text)
+            case Tag.Name.int: return Self.int(scalar).map(ConfigValue.int) ?? .string(text)
             case Tag.Name.float: return Double.construct(from: scalar).map(ConfigValue.double) ?? .string(text)
             default: return .string(text)
             }

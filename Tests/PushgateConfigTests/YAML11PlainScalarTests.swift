@@ -18,6 +18,21 @@ struct YAML11PlainScalarTests {
         "2001-12-14", "2001-12-14t21:59:43.10-05:00", "<<", "=", "abc", "1a", "a1", "--1", "+-1", "1 000", "٣",
     ]
 
+    /// Sexagesimal ints read with checked arithmetic: the same values as Yams where they fit, and text
+    /// (refused by a key that wants a number) where they do not; Yams's own reading trapped.
+    @Test func sexagesimalIntsAreReadWithoutOverflow() throws {
+        for text in ["1:30", "-1:30", "+2:0:5", "190:20:30", "1_0:00"] {
+            let scalar = Node.Scalar(text)
+            #expect(YAMLConfigLoader.int(scalar) == Int.construct(from: scalar), "\(text)")
+        }
+        // Sixty to the tenth fits (Yams's own reading trapped on it); to the eleventh does not.
+        #expect(YAMLConfigLoader.int(Node.Scalar("1:0:0:0:0:0:0:0:0:0:0")) == 604_661_760_000_000_000)
+        #expect(YAMLConfigLoader.int(Node.Scalar("1:0:0:0:0:0:0:0:0:0:0:0")) == nil)
+        #expect(YAMLConfigLoader.int(Node.Scalar("9223372036854775807:0")) == nil)
+        #expect(throws: ConfigurationError.self) { try GatewayConfiguration(yaml: "http: {port: 1:0:0:0:0:0:0:0:0:0:0}") }
+        #expect(try GatewayConfiguration(yaml: "http: {port: 1:23}").http.port == 83)
+    }
+
     @Test func tagsAsYamsDefaultResolverDoes() throws {
         for sample in Self.samples {
             // Yams's default resolver (its regular expressions) is the reference; it tags timestamps, `<<`
