@@ -59,6 +59,9 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// every request.
     private var timer: Scheduled<Void>?
     private var timerRunsAt: NIODeadline?
+    /// Closes the connection when it stays unwritable (answers the client does not read) for the idle
+    /// timeout; set while it is unwritable.
+    private var stallTimer: Scheduled<Void>?
     private var closeAfterResponse = false
     private var counted = false
     /// Requests a pipelining client sent while an earlier one was still being answered (the dispatcher
@@ -103,6 +106,8 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         self.timer?.cancel()
         self.timer = nil
         self.timerRunsAt = nil
+        self.stallTimer?.cancel()
+        self.stallTimer = nil
         if self.counted {
             self.counted = false
             self.connections.close()
@@ -122,6 +127,25 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .answering: self.pipelined.last?.ended ?? true
         case .readingBody, .closing: false
         }
+    }
+
+    /// A client that does not read its answers leaves them waiting to be written: once the connection has
+    /// been unwritable for the idle timeout it is closed, and what waits is dropped.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            self.stallTimer?.cancel()
+            self.stallTimer = nil
+        } else if self.stallTimer == nil {
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            self.stallTimer = context.eventLoop.scheduleTask(in: self.limits.idleTimeout) {
+                let (guardHandler, context) = loopBound.value
+                guardHandler.stallTimer = nil
+                guard !context.channel.isWritable else { return }
+                guardHandler.logger.debug("http: the client does not read its answers, closing")
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -201,6 +225,9 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .body:
             context.write(data, promise: promise)
         case .end:
+            // Closed once written, or after the idle timeout if the client does not read it.
+            self.state = .closing
+            self.startTimer(context, self.limits.idleTimeout)
             let written = promise ?? context.eventLoop.makePromise()
             context.write(data, promise: written)
             let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
@@ -253,6 +280,8 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
+        // Closed once written, or after the idle timeout if the client does not read it.
+        self.startTimer(context, self.limits.idleTimeout)
     }
 
     /// Starts waiting `timeout` from now, replacing any earlier wait.
@@ -298,7 +327,10 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .readingBody:
             self.logger.debug("http: request body not complete in time, closing")
             self.answerAndClose(context, status: .requestTimeout, errcode: "M_UNKNOWN", message: "The request body did not arrive in time")
-        case .answering, .closing:
+        case .closing:
+            self.logger.debug("http: the last answer was not taken in time, closing")
+            context.close(promise: nil)
+        case .answering:
             break
         }
     }

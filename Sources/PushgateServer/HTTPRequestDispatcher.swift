@@ -96,12 +96,20 @@ final class HTTPRequestDispatcher: ChannelDuplexHandler, RemovableChannelHandler
         return !self.held.isEmpty
     }
 
+    /// Passes a read on unless parts are held, or answers wait to be written: a client that sends
+    /// requests without reading the answers is read no further until it does (the connection guard
+    /// closes a connection that stays unwritable), so the answers waiting stay bounded.
     func read(context: ChannelHandlerContext) {
-        if self.held.isEmpty {
+        if self.held.isEmpty, context.channel.isWritable {
             context.read()
         } else {
             self.readWithheld = true
         }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, !self.removed { self.takeUpHeld(context: context) }
+        context.fireChannelWritabilityChanged()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -238,8 +246,10 @@ final class HTTPRequestDispatcher: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     /// Takes up held parts, in order, until one starts an answer (the parts after it wait for that
-    /// answer), then passes on a withheld read once none are left.
+    /// answer), then passes on a withheld read once none are left. While answers wait to be written
+    /// (the channel is not writable) it stops; ``channelWritabilityChanged(context:)`` goes on.
     private func takeUpHeld(context: ChannelHandlerContext) {
+        guard context.channel.isWritable else { return }
         while !self.held.isEmpty, !self.removed {
             if case .answering(requestEnded: true) = self.state { return }
             switch self.held.removeFirst() {
@@ -247,7 +257,7 @@ final class HTTPRequestDispatcher: ChannelDuplexHandler, RemovableChannelHandler
             case .error(let error): self.fail(with: error, context: context)
             }
         }
-        if self.readWithheld {
+        if self.readWithheld, !self.removed {
             self.readWithheld = false
             context.read()
         }

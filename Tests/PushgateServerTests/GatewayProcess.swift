@@ -67,6 +67,8 @@ final class GatewayProcess: Sendable {
         return Exit(status: status, output: process.output, errors: process.errors)
     }
 
+    /// The gateway's process id.
+    var processIdentifier: Int32 { self.process.processIdentifier }
     var errors: String { self.stderr.text }
     var output: String { self.stdout.text }
 

@@ -234,6 +234,47 @@ struct HostileClientTests {
         #expect(limit > 1024 || hard.rlim_max <= 1024)
     }
 
+    /// A client that pipelines requests and never reads the answers (a small receive window, 40-byte
+    /// requests for a 72 KB answer each): the gateway reads no further once the answers cannot be written,
+    /// closes the connection when it has stayed so for the idle timeout, and its memory stays bounded.
+    /// Before, it went on reading and answering into memory (2.8 GB in 3 s in the release build) and
+    /// never closed the connection. (What the client manages to send is the kernel's receive buffer.)
+    @Test func aClientThatNeverReadsItsAnswersIsReadNoFurtherAndClosed() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("pushgate.yaml", """
+            http: {bind_addresses: ['127.0.0.1'], port: 0, idle_timeout: 2}
+            log: {format: json, level: info}
+            database: {url: 'sqlite:store.sqlite'}
+            """)
+        let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        let port = try #require(try await gateway.waitForListeners().first).port
+        let client = #"""
+            import json, socket, sys, time
+            s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.connect(("127.0.0.1", int(sys.argv[1]))); s.setblocking(False)
+            request = b"GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n"
+            sent = 0; started = time.time(); reset = None
+            while time.time() - started < 10:
+                try: sent += s.send(request * 50)
+                except BlockingIOError: time.sleep(0.01)
+                except (BrokenPipeError, ConnectionResetError): reset = time.time() - started; break
+            print(json.dumps({"requests_sent": sent // len(request), "reset_after": reset}))
+            """#
+        let output = try await PythonReference.run(client, arguments: [String(port)])
+        let peak = (try? String(contentsOfFile: "/proc/\(gateway.processIdentifier)/status", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+            .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
+        struct Seen: Decodable {
+            let requests_sent: Int
+            let reset_after: Double?
+        }
+        let seen = try JSONDecoder().decode(Seen.self, from: Data(output.utf8))
+        let resetAfter = try #require(seen.reset_after, "the gateway closes the connection (sent \(seen.requests_sent) requests)")
+        #expect(resetAfter < 9, "closed after the idle timeout of being unwritable, not when the client gave up")
+        let peakKiB = try #require(peak, "the gateway's peak resident memory")
+        #expect(peakKiB < 400 * 1024, "peak \(peakKiB) KiB")
+    }
+
     /// A kept-alive connection that sits idle when the gateway is told to stop is closed at once, and the
     /// gateway exits without waiting for its idle timeout (60 s here).
     @Test func anIdleKeptAliveConnectionIsClosedWhenTheGatewayStops() async throws {
