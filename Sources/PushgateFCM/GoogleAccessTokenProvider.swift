@@ -57,7 +57,7 @@ public final class GoogleAccessTokenProvider: Sendable {
     /// - Throws: ``AccessTokenError`` or a transport error when none can be obtained.
     public func token(deadline: ContinuousClock.Instant) async throws -> String {
         if let fresh = self.cache.freshToken() { return fresh }
-        return try await self.cache.token { try await self.requestToken(deadline: deadline) }
+        return try await self.cache.token(until: deadline) { try await self.requestToken(deadline: deadline) }
     }
 
     /// Forgets the cached token so the next call fetches a new one.

@@ -35,7 +35,7 @@ final class HMSAccessTokens: Sendable {
 
     func token(deadline: ContinuousClock.Instant) async throws -> String {
         if let fresh = self.cache.freshToken() { return fresh }
-        return try await self.cache.token { try await self.request(deadline: deadline) }
+        return try await self.cache.token(until: deadline) { try await self.request(deadline: deadline) }
     }
 
     func invalidate(_ token: String) {

@@ -23,8 +23,9 @@ public final class AccessTokenCache: Sendable {
 
     private struct State {
         var cached: Token?
-        /// The refresh under way, numbered so only its own callers store or clear it.
-        var refresh: (id: Int, task: Task<Token, any Error>)?
+        /// The refresh under way, numbered so only its own callers store or clear it, and when it must
+        /// have ended.
+        var refresh: Refresh?
         var serial = 0
         var fetchCount = 0
 
@@ -35,22 +36,51 @@ public final class AccessTokenCache: Sendable {
         }
     }
 
+    /// A refresh under way.
+    private struct Refresh {
+        let id: Int
+        let task: Task<Token, any Error>
+        /// When it is given up (cancelled, and the next caller starts another).
+        let givenUpAt: ContinuousClock.Instant
+    }
+
     /// What a caller found: a token to use, or the refresh to wait for.
     private enum Lookup {
         case fresh(String)
-        case refreshing((id: Int, task: Task<Token, any Error>))
+        case refreshing(Refresh)
     }
+
+    /// A wait for a token that ended before the token came: the caller's deadline passed, or the refresh
+    /// took longer than ``fetchLimit`` (a token endpoint that answers and then stalls).
+    public struct TimedOut: Error, Equatable, CustomStringConvertible {
+        /// Whether the refresh itself was given up (else only this caller stopped waiting).
+        public let refreshGivenUp: Bool
+        /// A timeout; `refreshGivenUp` when the refresh itself was given up.
+        public init(refreshGivenUp: Bool) {
+            self.refreshGivenUp = refreshGivenUp
+        }
+        public var description: String {
+            self.refreshGivenUp ? "the token endpoint did not answer in time" : "no token before the deadline"
+        }
+    }
+
+    /// How long one refresh may take, by default, before it is cancelled and given up.
+    public static let defaultFetchLimit = Duration.seconds(30)
 
     private let state = Mutex(State())
     private let refreshMargin: TimeInterval
+    /// How long one refresh may take before it is cancelled and given up.
+    public let fetchLimit: Duration
     private let now: @Sendable () -> Date
 
     /// Creates an empty cache.
     /// - Parameters:
     ///   - refreshMargin: how long before its expiry a token is replaced.
     ///   - now: the wall clock, injectable for tests.
-    public init(refreshMargin: TimeInterval, now: @escaping @Sendable () -> Date = { Date() }) {
+    ///   - fetchLimit: how long one refresh may take before it is given up.
+    public init(refreshMargin: TimeInterval, fetchLimit: Duration = AccessTokenCache.defaultFetchLimit, now: @escaping @Sendable () -> Date = { Date() }) {
         self.refreshMargin = refreshMargin
+        self.fetchLimit = fetchLimit
         self.now = now
     }
 
@@ -67,26 +97,39 @@ public final class AccessTokenCache: Sendable {
     }
 
     /// The cached token while it is fresh; otherwise the result of the refresh under way, or of a new one
-    /// that runs `fetch`.
-    /// - Throws: what `fetch` threw (every caller waiting for that refresh sees the same error).
-    public func token(fetch: @escaping @Sendable () async throws -> Token) async throws -> String {
+    /// that runs `fetch`, waited for until `deadline` at the latest.
+    ///
+    /// A refresh that runs past ``fetchLimit`` (however `fetch` bounds its own steps) is cancelled and
+    /// given up: its waiters get ``TimedOut`` and the next caller starts another.
+    /// - Throws: what `fetch` threw (every caller waiting for that refresh sees the same error), or
+    ///   ``TimedOut``.
+    public func token(
+        until deadline: ContinuousClock.Instant? = nil, fetch: @escaping @Sendable () async throws -> Token
+    ) async throws -> String {
         let threshold = self.now().addingTimeInterval(self.refreshMargin)
         let lookup = self.state.withLock { state -> Lookup in
             if let fresh = state.freshValue(at: threshold) { return .fresh(fresh) }
-            if let refresh = state.refresh { return .refreshing(refresh) }
+            if let refresh = state.refresh, refresh.givenUpAt > .now { return .refreshing(refresh) }
+            state.refresh?.task.cancel()
             state.serial += 1
             state.fetchCount += 1
-            let refresh = (id: state.serial, task: Task { try await fetch() })
+            let refresh = Refresh(id: state.serial, task: Task { try await fetch() }, givenUpAt: .now + self.fetchLimit)
             state.refresh = refresh
             return .refreshing(refresh)
         }
-        let refresh: (id: Int, task: Task<Token, any Error>)
+        let refresh: Refresh
         switch lookup {
         case .fresh(let value): return value
         case .refreshing(let current): refresh = current
         }
         do {
-            let token = try await refresh.task.value
+            let token: Token
+            do {
+                token = try await Self.value(of: refresh.task, before: min(deadline ?? refresh.givenUpAt, refresh.givenUpAt))
+            } catch is TimedOut where refresh.givenUpAt <= .now {
+                refresh.task.cancel()
+                throw TimedOut(refreshGivenUp: true)
+            }
             self.state.withLock { state in
                 if state.refresh?.id == refresh.id {
                     state.refresh = nil
@@ -95,10 +138,45 @@ public final class AccessTokenCache: Sendable {
             }
             return token.value
         } catch {
+            // A caller that stopped waiting leaves the refresh to the others.
+            if let timedOut = error as? TimedOut, !timedOut.refreshGivenUp { throw error }
             self.state.withLock { state in
                 if state.refresh?.id == refresh.id { state.refresh = nil }
             }
             throw error
+        }
+    }
+
+    /// `task`'s value, or ``TimedOut`` once `deadline` passes, whichever comes first; a task that ignores
+    /// cancellation is not waited for.
+    static func value<Value: Sendable>(of task: Task<Value, any Error>, before deadline: ContinuousClock.Instant) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let once = ResumeOnce(continuation)
+            let timer = Task {
+                try? await Task.sleep(until: deadline)
+                once.resume(with: .failure(TimedOut(refreshGivenUp: false)))
+            }
+            Task {
+                let result = await task.result
+                timer.cancel()
+                once.resume(with: result)
+            }
+        }
+    }
+
+    /// A continuation resumed by the first of several callers.
+    private final class ResumeOnce<Value: Sendable>: Sendable {
+        private let continuation: Mutex<CheckedContinuation<Value, any Error>?>
+
+        init(_ continuation: CheckedContinuation<Value, any Error>) {
+            self.continuation = Mutex(continuation)
+        }
+
+        func resume(with result: Result<Value, any Error>) {
+            self.continuation.withLock { pending in
+                pending?.resume(with: result)
+                pending = nil
+            }
         }
     }
 

@@ -33,6 +33,35 @@ struct AccessTokenCacheTests {
         #expect(cache.fetchCount == 2)
     }
 
+    /// A token endpoint that answers and then stalls: a caller stops waiting at its own deadline and
+    /// leaves the refresh to the others; once the refresh has run for the fetch limit it is cancelled and
+    /// given up, and the next caller starts another. Before, every delivery waited for it without end.
+    @Test func aStalledRefreshIsWaitedForUntilTheCallersDeadlineAndGivenUpAtTheLimit() async throws {
+        let cache = AccessTokenCache(refreshMargin: 300, fetchLimit: .milliseconds(800))
+        let attempts = Mutex(0)
+        let fetch: @Sendable () async throws -> AccessTokenCache.Token = {
+            let attempt = attempts.withLock { $0 += 1; return $0 }
+            if attempt == 1 {
+                // Stalls, and does not even stop when cancelled.
+                await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+            }
+            return .init(value: "token-\(attempt)", expiresAt: Date() + 3600)
+        }
+        let started = ContinuousClock.now
+        await #expect(throws: AccessTokenCache.TimedOut(refreshGivenUp: false)) {
+            try await cache.token(until: .now + .milliseconds(100), fetch: fetch)
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        // The refresh goes on for a caller with more time, until the limit.
+        await #expect(throws: AccessTokenCache.TimedOut(refreshGivenUp: true)) {
+            try await cache.token(until: .now + .seconds(20), fetch: fetch)
+        }
+        #expect(ContinuousClock.now - started < .seconds(8))
+        #expect(cache.fetchCount == 1)
+        #expect(try await cache.token(until: .now + .seconds(20), fetch: fetch) == "token-2")
+        #expect(cache.fetchCount == 2)
+    }
+
     @Test func callersWaitingOnAFailedRefreshAllSeeTheErrorAndTheNextCallerFetchesAgain() async throws {
         let cache = AccessTokenCache(refreshMargin: 300)
         let attempts = Mutex(0)
