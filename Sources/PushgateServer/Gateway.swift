@@ -102,7 +102,7 @@ public struct Gateway: Sendable {
         for key in configuredApps.flatMap(\.unknownKeys) {
             logger.warning("configuration: unknown key \(key) (ignored)")
         }
-        let store = BoundedStore(try await StoreFactory.open(configuration.database, logger: logger), timeout: configuration.databaseTimeout)
+        let store = BoundedStore(try await StoreFactory.open(configuration.database, callTimeout: configuration.databaseTimeout, logger: logger), timeout: configuration.databaseTimeout)
         let metrics = GatewayMetrics()
         let metricsFactory = PrometheusMetricsFactory(registry: metrics.registry)
         let appBackEnds = try configuredApps.map { try ProviderFactory.build($0, logger: logger, metricsFactory: metricsFactory) }
@@ -345,14 +345,19 @@ public struct Gateway: Sendable {
         try await self.serviceGroup(gracefulShutdownSignals: gracefulShutdownSignals).run()
     }
 
+    /// How long a graceful shutdown may take before what is still running is cancelled: longer than any
+    /// request's or delivery's deadline (20 s for a Matrix notify) and the 35 s a changed app's old
+    /// connections are kept, so only something that would never end is cut short.
+    public static let maximumGracefulShutdownDuration = Duration.seconds(45)
+
     /// The service group that runs the gateway; `triggerGracefulShutdown()` on it stops the gateway cleanly.
     public func serviceGroup(gracefulShutdownSignals: [UnixSignal] = []) -> ServiceGroup {
-        ServiceGroup(
-            configuration: .init(
-                services: self.services.map { .init(service: $0) },
-                gracefulShutdownSignals: gracefulShutdownSignals,
-                logger: self.logger
-            )
+        var configuration = ServiceGroupConfiguration(
+            services: self.services.map { .init(service: $0) },
+            gracefulShutdownSignals: gracefulShutdownSignals,
+            logger: self.logger
         )
+        configuration.maximumGracefulShutdownDuration = Self.maximumGracefulShutdownDuration
+        return ServiceGroup(configuration: configuration)
     }
 }

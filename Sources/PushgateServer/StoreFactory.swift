@@ -6,7 +6,7 @@ import PushgateStoreSQLite
 
 /// Opens the store the configuration names (the one place that knows the concrete stores).
 enum StoreFactory {
-    static func open(_ settings: DatabaseSettings, logger: Logger) async throws -> any PushStore {
+    static func open(_ settings: DatabaseSettings, callTimeout: Duration, logger: Logger) async throws -> any PushStore {
         switch settings {
         case .sqlite(let path):
             return try await SQLiteStore.open(path: path, logger: logger)
@@ -20,7 +20,8 @@ enum StoreFactory {
             return try await PostgresStore.connect(
                 PostgresStoreConfiguration(
                     host: postgres.host, port: postgres.port, username: postgres.username, password: postgres.password,
-                    database: postgres.database, tls: tls, maximumConnections: postgres.maximumConnections
+                    database: postgres.database, tls: tls, maximumConnections: postgres.maximumConnections,
+                    statementTimeout: PostgresStoreConfiguration.statementTimeout(forCallsOf: callTimeout)
                 ),
                 logger: logger
             )

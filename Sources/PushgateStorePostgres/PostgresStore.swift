@@ -56,6 +56,10 @@ public final class PostgresStore: PushStore {
         clientConfiguration.options.maximumConnections = configuration.maximumConnections
         clientConfiguration.options.connectionIdleTimeout = configuration.idleTimeout
         clientConfiguration.options.keepAliveBehavior = nil
+        let milliseconds = String(configuration.statementTimeout.wholeMilliseconds)
+        clientConfiguration.options.additionalStartupParameters = [
+            ("statement_timeout", milliseconds), ("idle_in_transaction_session_timeout", milliseconds),
+        ]
         return clientConfiguration
     }
 

@@ -31,6 +31,11 @@ public struct PostgresStoreConfiguration: Sendable, Equatable {
     /// once. At a few thousand store calls a second, postgres-nio's default (60 s, and a 30 s keep-alive
     /// timer beside it) held about 75 MiB of timers (benchmarks/README.md, 2026-11-30, night).
     public var idleTimeout: Duration
+    /// How long the server lets one statement of the pool's run (`statement_timeout`), and one
+    /// transaction sit idle (`idle_in_transaction_session_timeout`): a call the store gave up on at its
+    /// own deadline then gives its connection back instead of holding it for good (a lock that is never
+    /// released, a query that never ends). Longer than any store call's deadline.
+    public var statementTimeout: Duration
 
     /// Creates a configuration.
     public init(
@@ -41,7 +46,8 @@ public struct PostgresStoreConfiguration: Sendable, Equatable {
         database: String,
         tls: TLSMode = .prefer,
         maximumConnections: Int = 20,
-        idleTimeout: Duration = .seconds(10)
+        idleTimeout: Duration = .seconds(10),
+        statementTimeout: Duration = .seconds(30)
     ) {
         self.host = host
         self.port = port
@@ -51,5 +57,12 @@ public struct PostgresStoreConfiguration: Sendable, Equatable {
         self.tls = tls
         self.maximumConnections = maximumConnections
         self.idleTimeout = idleTimeout
+        self.statementTimeout = statementTimeout
+    }
+
+    /// The statement timeout for store calls that give up after `callTimeout`: twice that, and at least
+    /// 30 s.
+    public static func statementTimeout(forCallsOf callTimeout: Duration) -> Duration {
+        max(.seconds(30), callTimeout * 2)
     }
 }

@@ -499,7 +499,7 @@ struct OutboxStoreConformanceTests {
 }
 
 /// Whether a call has returned, set by the task that made it and read by another.
-private final class ReturnedFlag: Sendable {
+final class ReturnedFlag: Sendable {
     private let value = Atomic<Bool>(false)
 
     func set() {
