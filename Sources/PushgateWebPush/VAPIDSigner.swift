@@ -61,6 +61,12 @@ public final class VAPIDSigner: Sendable {
         return lowered.hasPrefix("mailto:") || lowered.hasPrefix("https:") ? trimmed : "mailto:" + trimmed
     }
 
+    /// How many push services' headers are kept at most.
+    static let maximumCachedOrigins = 1024
+
+    /// The number of push services whose header is kept now.
+    var cachedOriginCount: Int { self.cache.withLock { $0.count } }
+
     /// The `Authorization` header value for a request to `endpoint`, from the cache when still fresh.
     public func authorization(for endpoint: URL) throws(Failure) -> String {
         try self.authorization(forOrigin: PushEndpoint.origin(of: endpoint))
@@ -83,7 +89,12 @@ public final class VAPIDSigner: Sendable {
         }
         let value = "vapid t=\(token), k=\(self.publicKey)"
         self.cache.withLock { cache in
-            cache = cache.filter { $0.value.refreshAt > now }
+            if cache.count >= Self.maximumCachedOrigins {
+                // Origins come from subscriptions, which anyone with a pusher chooses: the expired go
+                // first, and when none has, the whole table (a signature each is all it costs).
+                cache = cache.filter { $0.value.refreshAt > now }
+                if cache.count >= Self.maximumCachedOrigins { cache.removeAll(keepingCapacity: true) }
+            }
             cache[origin] = CachedHeader(value: value, refreshAt: Date(timeIntervalSince1970: TimeInterval(expiry) - Self.refreshMargin))
         }
         return value

@@ -89,6 +89,17 @@ struct VAPIDSignerTests {
         #expect(PushEndpoint.origin(of: URL(string: "http://127.0.0.1:8080/sub/ok")!) == "http://127.0.0.1:8080")
     }
 
+    /// Origins come from subscriptions, which any pusher chooses: the cache of headers stays bounded.
+    @Test func theHeaderCacheIsBounded() throws {
+        let signer = VAPIDSigner(key: P256.Signing.PrivateKey(), contact: "ops@example.org", now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        for index in 0..<(VAPIDSigner.maximumCachedOrigins * 2 + 10) {
+            _ = try signer.authorization(for: URL(string: "https://push\(index).example/x")!)
+            #expect(signer.cachedOriginCount <= VAPIDSigner.maximumCachedOrigins)
+        }
+        let again = try signer.authorization(for: URL(string: "https://again.example/x")!)
+        #expect(try signer.authorization(for: URL(string: "https://again.example/y")!) == again)
+    }
+
     @Test func headersAreReusedPerOriginUntilAnHourBeforeExpiry() async throws {
         final class Clock: Sendable {
             let time = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
