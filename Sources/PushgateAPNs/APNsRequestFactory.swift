@@ -66,8 +66,10 @@ public struct APNsRequestFactory: Sendable {
         if let expiration = notification.expiration {
             headers.append(("apns-expiration", String(max(0, expiration))))
         } else if let timeToLive = notification.timeToLive {
-            let expiration = Int64(now.timeIntervalSince1970.rounded(.down)) + Int64(max(0, timeToLive))
-            headers.append(("apns-expiration", String(expiration)))
+            // Saturating: a time to live read back from the outbox may be as large as Int allows.
+            let expiration = Int64(now.timeIntervalSince1970.rounded(.down)).addingReportingOverflow(Int64(max(0, timeToLive)))
+            let seconds = expiration.overflow ? Int64.max : expiration.partialValue
+            headers.append(("apns-expiration", String(seconds)))
         }
         if let collapseID = notification.collapseID, !collapseID.isEmpty {
             headers.append(("apns-collapse-id", collapseID))

@@ -61,7 +61,8 @@ public struct OutboxBacklogSampler: Service {
         }
         self.reading.record(backlogs)
         for backlog in backlogs {
-            let age = max(0, now.timeIntervalSince(backlog.oldestCreatedAt))
+            // At most a year: a row's creation time is whatever was stored.
+            let age = min(max(0, now.timeIntervalSince(backlog.oldestCreatedAt)), 365 * 86_400)
             self.metrics.recordBacklog(appID: backlog.appID, tokens: backlog.tokens, oldestAge: .milliseconds(Int64(age * 1000)))
         }
         let current = Set(backlogs.map(\.appID))

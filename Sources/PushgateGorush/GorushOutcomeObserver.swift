@@ -15,7 +15,8 @@ struct GorushOutcomeObserver: DeliveryOutcomeObserver {
     }
 
     func deliveryEnded(_ report: DeliveryReport, appID: String, token: String, outcome: DeliveryOutcome) async {
-        guard case .number(let number)? = report.context["p"], let platform = GorushNotification.Platform(rawValue: Int(number)) else { return }
+        guard case .number(let number)? = report.context["p"], let raw = Int(exactly: number), let platform = GorushNotification.Platform(rawValue: raw)
+        else { return }
         guard let error = GorushErrorText.text(for: outcome, platform: platform) else {
             self.stats.delivered(platform, succeeded: 1, failed: 0, fromQueue: true)
             return

@@ -26,6 +26,10 @@ struct APNsRequestAndOutcomeTests {
         #expect(headers.map(\.value) == ["im.example", "alert", "5", id.uuidString.lowercased(), "1060", "c"])
         let long = PushNotification(payload: .object([:]), collapseID: String(repeating: "x", count: 65))
         #expect(factory.problem(with: long, body: []) != nil)
+        // A time to live as large as Int allows (an outbox row of another version) saturates, not traps.
+        let forever = PushNotification(payload: .object([:]), timeToLive: .max)
+        let farHeaders = factory.headers(for: forever, apnsID: id, now: Date(timeIntervalSince1970: 1000))
+        #expect(farHeaders.first { $0.name == "apns-expiration" }?.value == String(Int64.max))
     }
 
     /// A notification whose front end states no priority, time to live or collapse id gets no
