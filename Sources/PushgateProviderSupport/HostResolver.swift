@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -16,7 +17,8 @@ import Darwin
 /// (about once a second) and finds its workers blocked. A thread of its own per lookup would leave the
 /// pool alone, but nothing would then bound the number of threads while a resolver hangs; lookups are
 /// rare instead (Web Push remembers each name's addresses for a minute, Nextcloud resolves one name per
-/// identity proof).
+/// identity proof), and bounded: at most ``maximumLookupsInFlight`` block at once (another fails at once,
+/// as a lookup that may pass), and a caller waits at most ``lookupTimeout`` for one.
 public struct HostResolver: Sendable {
     /// What a lookup found.
     public enum Answer: Sendable, Equatable {
@@ -50,14 +52,67 @@ public struct HostResolver: Sendable {
         return nil
     }
 
-    /// The system resolver.
-    public static let system = HostResolver(lookup: { host in
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Self.blockingLookup(host))
+    /// How many system lookups may block a thread at once.
+    public static let maximumLookupsInFlight = 16
+    /// How long a caller waits for a system lookup.
+    public static let lookupTimeout = Duration.seconds(10)
+
+    /// The system resolver, bounded.
+    public static let system = HostResolver.bounded(Self.blockingLookup, limit: Self.maximumLookupsInFlight, timeout: Self.lookupTimeout)
+
+    /// A resolver that runs `blockingLookup` on Dispatch's worker threads, at most `limit` at once (one
+    /// more fails at once), each waited for at most `timeout` (then it fails, and its thread is counted
+    /// until the call returns).
+    public static func bounded(_ blockingLookup: @escaping @Sendable (String) -> Answer, limit: Int, timeout: Duration) -> HostResolver {
+        let inFlight = LookupsInFlight()
+        return HostResolver(lookup: { host in
+            guard inFlight.enter(limit: limit) else { return .failed }
+            return await withCheckedContinuation { continuation in
+                let once = ResumeOnce(continuation)
+                DispatchQueue.global().async {
+                    let answer = blockingLookup(host)
+                    inFlight.leave()
+                    once.resume(answer)
+                }
+                let (seconds, attoseconds) = timeout.components
+                let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { once.resume(.failed) }
+            }
+        })
+    }
+
+    /// The system lookups blocking a thread now.
+    private final class LookupsInFlight: Sendable {
+        private let count = Mutex(0)
+
+        func enter(limit: Int) -> Bool {
+            self.count.withLock { count in
+                guard count < limit else { return false }
+                count += 1
+                return true
             }
         }
-    })
+
+        func leave() {
+            self.count.withLock { $0 -= 1 }
+        }
+    }
+
+    /// A continuation resumed by the first of its callers: the lookup or its timer.
+    private final class ResumeOnce: Sendable {
+        private let continuation: Mutex<CheckedContinuation<Answer, Never>?>
+
+        init(_ continuation: CheckedContinuation<Answer, Never>) {
+            self.continuation = Mutex(continuation)
+        }
+
+        func resume(_ answer: Answer) {
+            self.continuation.withLock { pending in
+                pending?.resume(returning: answer)
+                pending = nil
+            }
+        }
+    }
 
     private static func blockingLookup(_ host: String) -> Answer {
         var hints = addrinfo()
