@@ -24,6 +24,11 @@ import PushgateCore
 /// ``writeNow(_:)`` writes a line before it returns, after whatever was buffered before it, for the rare
 /// lines an operator must not lose (warnings and worse, a start and a stop) even when the process ends
 /// right after them.
+///
+/// No write waits for the reader without bound: each piece (at most `PIPE_BUF` bytes, which a pipe takes
+/// whole once it has room) waits at most ``stallTimeout`` for room. When that passes the rest is dropped
+/// and counted, and until a write goes through again ``writeNow(_:)`` buffers its line as ``enqueue(_:)``
+/// does, so a reader that stopped (a stuck journal, a full pipe) holds up no thread that logs.
 final class LogLineWriter: @unchecked Sendable {
     private let descriptor: Int32
     private let limit: Int
@@ -38,6 +43,13 @@ final class LogLineWriter: @unchecked Sendable {
     private var started = false
     /// Held while bytes go to the descriptor (taken before `work`), so lines leave in the order they came.
     private let output = NIOLock()
+    /// Guarded by `output`: the last write found no room in time (the reader stopped).
+    private var stalled = false
+
+    /// How long one piece of a write waits for the descriptor to take it.
+    static let stallTimeout: Int32 = 1_000  // milliseconds
+    /// The largest piece written at once: a pipe takes a write of at most this much whole, or not at all.
+    static let piece = 4_096
 
     /// - Parameters:
     ///   - descriptor: where the lines go.
@@ -71,6 +83,10 @@ final class LogLineWriter: @unchecked Sendable {
     /// Writes what is buffered and then `line` (with its newline), before it returns.
     func writeNow(_ line: [UInt8]) {
         self.output.withLock {
+            if self.stalled {
+                self.enqueue(line)
+                return
+            }
             var bytes = self.takePending()
             bytes.append(contentsOf: line)
             self.write(bytes)
@@ -108,20 +124,34 @@ final class LogLineWriter: @unchecked Sendable {
         return dropped > 0 ? self.droppedNotice(dropped) + bytes : bytes
     }
 
-    /// Writes all of `bytes`, retrying after a signal or a partial write; gives up on an error.
+    /// Writes all of `bytes` in pieces, each once the descriptor has room for it, retrying after a signal
+    /// or a partial write; gives up on an error, and when no room came within ``stallTimeout`` (then the
+    /// writer is stalled, and the rest counts as one dropped line). Called holding `output`.
     private func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
+        guard !bytes.isEmpty else { return }
+        let complete = bytes.withUnsafeBytes { buffer -> Bool in
             var offset = 0
             while offset < buffer.count {
-                let written = systemWrite(self.descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                var poller = pollfd(fd: self.descriptor, events: Int16(POLLOUT), revents: 0)
+                let ready = poll(&poller, 1, Self.stallTimeout)
+                if ready < 0, errno == EINTR { continue }
+                guard ready > 0 else { return false }
+                let written = systemWrite(self.descriptor, buffer.baseAddress! + offset, min(Self.piece, buffer.count - offset))
                 if written > 0 {
                     offset += written
                 } else if written < 0, errno == EINTR {
                     continue
                 } else {
-                    return
+                    return true  // an error: nothing to wait for
                 }
             }
+            return true
+        }
+        self.stalled = !complete
+        if !complete {
+            self.work.lock()
+            self.dropped += 1
+            self.work.unlock()
         }
     }
 }

@@ -136,6 +136,40 @@ struct LogLineWriterTests {
         #expect(pipe.read(count: 6, until: .now + .seconds(30)) == "later\n")
     }
 
+    /// A reader that stopped reading (a full pipe): a line written at once waits for room at most the
+    /// stall timeout, the lines after it are buffered instead of waiting, and once the reader is back the
+    /// buffered lines follow a count of what was lost.
+    @Test func aStalledReaderHoldsUpTheWriterOnlyForTheStallTimeout() throws {
+        let pipe = try Pipe()
+        // Fill the pipe.
+        let filler = [UInt8](repeating: UInt8(ascii: "x"), count: 4096)
+        var filled = 0
+        let flags = fcntl(pipe.writeEnd, F_GETFL)
+        _ = fcntl(pipe.writeEnd, F_SETFL, flags | O_NONBLOCK)
+        while true {
+            let written = filler.withUnsafeBytes { Glibc.write(pipe.writeEnd, $0.baseAddress, $0.count) }
+            if written <= 0 { break }
+            filled += written
+        }
+        _ = fcntl(pipe.writeEnd, F_SETFL, flags)
+        let writer = LogLineWriter(descriptor: pipe.writeEnd, limit: 1 << 20, startsThread: false) { count in
+            Array("dropped \(count)\n".utf8)
+        }
+        let started = ContinuousClock.now
+        writer.writeNow(Array("lost\n".utf8))
+        #expect(ContinuousClock.now - started < .seconds(5), "waited for room at most the stall timeout")
+        let second = ContinuousClock.now
+        writer.writeNow(Array("kept\n".utf8))
+        #expect(ContinuousClock.now - second < .milliseconds(500), "buffered while the writer is stalled")
+        // The reader comes back.
+        #expect(pipe.read(count: filled, until: .now + .seconds(5)).utf8.count == filled)
+        writer.flush()
+        let expected = "dropped 1\nkept\n"
+        #expect(pipe.read(count: expected.utf8.count, until: .now + .seconds(2)) == expected)
+        writer.writeNow(Array("at once\n".utf8))
+        #expect(pipe.read(count: 8, until: .now + .seconds(2)) == "at once\n")
+    }
+
     @Test func linesOverTheLimitAreDroppedAndCounted() throws {
         let pipe = try Pipe()
         let writer = LogLineWriter(descriptor: pipe.writeEnd, limit: 20, startsThread: false) { count in
