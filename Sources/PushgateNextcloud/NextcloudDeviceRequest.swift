@@ -18,6 +18,10 @@ struct NextcloudDeviceRequest: Sendable {
     }
 
     /// Checks the fields; for registration the push token is required.
+    /// The longest `pushToken` taken (FCM's tokens run to about 200 bytes, a UnifiedPush endpoint URL to a
+    /// few hundred).
+    static let maximumPushTokenLength = 1_024
+
     init(fields: [String: String], requirePushToken: Bool) throws(Malformed) {
         // Form decoding turned any unescaped '+' into a space; base64 has no spaces, so map them back.
         guard let identifier = fields["deviceIdentifier"]?.replacingOccurrences(of: " ", with: "+"),
@@ -34,6 +38,11 @@ struct NextcloudDeviceRequest: Sendable {
         }
         let token = fields["pushToken"]
         if requirePushToken, token?.isEmpty ?? true { throw Malformed(reason: "pushToken is required") }
+        // No provider's token is longer or holds a control character; a NUL is refused by PostgreSQL's
+        // text, and a token longer than its index's rows allow made the store fail (a 503, retried).
+        if let token, token.utf8.count > Self.maximumPushTokenLength || token.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw Malformed(reason: "pushToken must be at most \(Self.maximumPushTokenLength) bytes without control characters")
+        }
         self.deviceIdentifier = identifier
         self.userPublicKey = key
         self.pushToken = token

@@ -138,6 +138,11 @@ struct NextcloudDeviceRoutesTests {
             #expect(try await Self.post(client, "deviceIdentifier=abc&pushToken=t") == .badRequest)
             #expect(try await Self.post(client, user.form(pushToken: "")) == .badRequest)
             #expect(try await Self.post(client, "%%%") == .badRequest)
+            // A token no provider issues: a NUL (PostgreSQL's text refuses it), or over 1,024 bytes.
+            #expect(try await Self.post(client, user.form(pushToken: "owner\u{0}token")) == .badRequest)
+            #expect(try await Self.post(client, user.form(pushToken: String(repeating: "t", count: 1_025))) == .badRequest)
+            #expect(try await Self.post(client, user.form(pushToken: String(repeating: "t", count: 1_024))) == .ok)
+            #expect(try await Self.post(client, user.form(pushToken: "owner:token")) == .ok)
             #expect(try await store.device(namespace: "nextcloud", deviceID: user.deviceIdentifier)?.pushToken == "owner:token")
             #expect(try await store.deviceCount(namespace: "nextcloud") == 1)
         }
