@@ -76,8 +76,8 @@ public final class AccessTokenCache: Sendable {
     /// Creates an empty cache.
     /// - Parameters:
     ///   - refreshMargin: how long before its expiry a token is replaced.
-    ///   - now: the wall clock, injectable for tests.
     ///   - fetchLimit: how long one refresh may take before it is given up.
+    ///   - now: the wall clock, injectable for tests.
     public init(refreshMargin: TimeInterval, fetchLimit: Duration = AccessTokenCache.defaultFetchLimit, now: @escaping @Sendable () -> Date = { Date() }) {
         self.refreshMargin = refreshMargin
         self.fetchLimit = fetchLimit

@@ -278,10 +278,10 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         headers.add(name: "Server", value: "Pushgate")
         context.write(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
         // Closed once written, or after the idle timeout if the client does not read it.
         self.startTimer(context, self.limits.idleTimeout)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
     }
 
     /// Starts waiting `timeout` from now, replacing any earlier wait.

@@ -234,20 +234,27 @@ struct HostileClientTests {
         #expect(limit > 1024 || hard.rlim_max <= 1024)
     }
 
+    /// The real binary on a loopback port with SQLite in a new directory, and the port it listens on.
+    static func serve(idleTimeout: Int) async throws -> (TemporaryDirectory, GatewayProcess, Int) {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("pushgate.yaml", """
+            http: {bind_addresses: ['127.0.0.1'], port: 0, idle_timeout: \(idleTimeout)}
+            log: {format: json, level: info}
+            database: {url: 'sqlite:store.sqlite'}
+            """)
+        let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        let port = try #require(try await gateway.waitForListeners().first).port
+        return (directory, gateway, port)
+    }
+
     /// A client that pipelines requests and never reads the answers (a small receive window, 40-byte
     /// requests for a 72 KB answer each): the gateway reads no further once the answers cannot be written,
     /// closes the connection when it has stayed so for the idle timeout, and its memory stays bounded.
     /// Before, it went on reading and answering into memory (2.8 GB in 3 s in the release build) and
     /// never closed the connection. (What the client manages to send is the kernel's receive buffer.)
     @Test func aClientThatNeverReadsItsAnswersIsReadNoFurtherAndClosed() async throws {
-        let directory = try TemporaryDirectory()
-        let config = try directory.write("pushgate.yaml", """
-            http: {bind_addresses: ['127.0.0.1'], port: 0, idle_timeout: 2}
-            log: {format: json, level: info}
-            database: {url: 'sqlite:store.sqlite'}
-            """)
-        let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
-        let port = try #require(try await gateway.waitForListeners().first).port
+        let (directory, gateway, port) = try await Self.serve(idleTimeout: 2)
+        defer { withExtendedLifetime(directory) {} }
         let client = #"""
             import json, socket, sys, time
             s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -278,14 +285,7 @@ struct HostileClientTests {
     /// A kept-alive connection that sits idle when the gateway is told to stop is closed at once, and the
     /// gateway exits without waiting for its idle timeout (60 s here).
     @Test func anIdleKeptAliveConnectionIsClosedWhenTheGatewayStops() async throws {
-        let directory = try TemporaryDirectory()
-        let config = try directory.write("pushgate.yaml", """
-            http: {bind_addresses: ['127.0.0.1'], port: 0, idle_timeout: 60}
-            log: {format: json, level: info}
-            database: {url: 'sqlite:store.sqlite'}
-            """)
-        let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
-        let port = try #require(try await gateway.waitForListeners().first).port
+        let (directory, gateway, port) = try await Self.serve(idleTimeout: 60)
         let marker = directory.url.appendingPathComponent("answered").path
         let client = #"""
             import json, socket, sys, time
