@@ -64,8 +64,10 @@ public final class AccessTokenCache: Sendable {
         }
     }
 
-    /// How long one refresh may take, by default, before it is cancelled and given up.
-    public static let defaultFetchLimit = Duration.seconds(30)
+    /// How long one refresh may take, by default, before it is cancelled and given up: twice the token
+    /// request's own 30-s timeout, which starts only after the assertion is signed, so a refresh that the
+    /// request's timeout lets finish is never cut short (a busy machine once spent over 30 s in all).
+    public static let defaultFetchLimit = Duration.seconds(60)
 
     private let state = Mutex(State())
     private let refreshMargin: TimeInterval
