@@ -126,9 +126,12 @@ public final class AccessTokenCache: Sendable {
         }
         do {
             let token: Token
+            // The refresh is given up when its own limit, not the caller's deadline, ended the wait (told
+            // by which came first, not by the clock after a late wake-up).
+            let waitUntil = min(deadline ?? refresh.givenUpAt, refresh.givenUpAt)
             do {
-                token = try await Self.value(of: refresh.task, before: min(deadline ?? refresh.givenUpAt, refresh.givenUpAt))
-            } catch is TimedOut where refresh.givenUpAt <= .now {
+                token = try await Self.value(of: refresh.task, before: waitUntil)
+            } catch is TimedOut where waitUntil == refresh.givenUpAt {
                 refresh.task.cancel()
                 throw TimedOut(refreshGivenUp: true)
             }
@@ -162,22 +165,6 @@ public final class AccessTokenCache: Sendable {
                 let result = await task.result
                 timer.cancel()
                 once.resume(with: result)
-            }
-        }
-    }
-
-    /// A continuation resumed by the first of several callers.
-    private final class ResumeOnce<Value: Sendable>: Sendable {
-        private let continuation: Mutex<CheckedContinuation<Value, any Error>?>
-
-        init(_ continuation: CheckedContinuation<Value, any Error>) {
-            self.continuation = Mutex(continuation)
-        }
-
-        func resume(with result: Result<Value, any Error>) {
-            self.continuation.withLock { pending in
-                pending?.resume(with: result)
-                pending = nil
             }
         }
     }

@@ -72,11 +72,11 @@ public struct HostResolver: Sendable {
                 DispatchQueue.global().async {
                     let answer = blockingLookup(host)
                     inFlight.leave()
-                    once.resume(answer)
+                    once.resume(with: .success(answer))
                 }
                 let (seconds, attoseconds) = timeout.components
                 let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
-                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { once.resume(.failed) }
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { once.resume(with: .success(.failed)) }
             }
         })
     }
@@ -98,21 +98,6 @@ public struct HostResolver: Sendable {
         }
     }
 
-    /// A continuation resumed by the first of its callers: the lookup or its timer.
-    private final class ResumeOnce: Sendable {
-        private let continuation: Mutex<CheckedContinuation<Answer, Never>?>
-
-        init(_ continuation: CheckedContinuation<Answer, Never>) {
-            self.continuation = Mutex(continuation)
-        }
-
-        func resume(_ answer: Answer) {
-            self.continuation.withLock { pending in
-                pending?.resume(returning: answer)
-                pending = nil
-            }
-        }
-    }
 
     private static func blockingLookup(_ host: String) -> Answer {
         var hints = addrinfo()
