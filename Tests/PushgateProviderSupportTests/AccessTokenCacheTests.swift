@@ -37,7 +37,7 @@ struct AccessTokenCacheTests {
     /// leaves the refresh to the others; once the refresh has run for the fetch limit it is cancelled and
     /// given up, and the next caller starts another. Before, every delivery waited for it without end.
     @Test func aStalledRefreshIsWaitedForUntilTheCallersDeadlineAndGivenUpAtTheLimit() async throws {
-        let cache = AccessTokenCache(refreshMargin: 300, fetchLimit: .milliseconds(800))
+        let cache = AccessTokenCache(refreshMargin: 300, fetchLimit: .seconds(3))
         let attempts = Mutex(0)
         let fetch: @Sendable () async throws -> AccessTokenCache.Token = {
             let attempt = attempts.withLock { $0 += 1; return $0 }
