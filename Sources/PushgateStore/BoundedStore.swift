@@ -31,8 +31,26 @@ public final class BoundedStore: PushStore {
     }
 
     public func ping() async throws {
+        try await self.guarded { try await $0.ping() }
+    }
+
+    public func storeError(for error: any Error) -> StoreError {
+        self.base.storeError(for: error)
+    }
+
+    /// Runs a call under the deadline and the circuit; what the base store's database library threw
+    /// becomes the base store's ``StoreError`` for it (a cancellation stays one).
+    private func guarded<T: Sendable>(_ call: @escaping @Sendable (any PushStore) async throws -> T) async throws -> T {
         let base = self.base
-        try await self.calls.run { try await base.ping() }
+        do {
+            return try await self.calls.run { try await call(base) }
+        } catch let error as StoreError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw base.storeError(for: error)
+        }
     }
 
     /// Whether the store answers and can write, for `/health`: a read every time; whether it can write
@@ -65,8 +83,7 @@ public final class BoundedStore: PushStore {
     }
 
     private func read<T: Sendable>(_ call: @escaping @Sendable (any PushStore) async throws -> T) async throws -> T {
-        let base = self.base
-        return try await self.calls.run { try await call(base) }
+        try await self.guarded(call)
     }
 
     /// Runs a write and records its outcome. A write that changed nothing (an empty claim, a delete of
@@ -74,10 +91,9 @@ public final class BoundedStore: PushStore {
     private func write<T: Sendable>(
         _ call: @escaping @Sendable (any PushStore) async throws -> T, changed: (T) -> Bool = { _ in true }
     ) async throws -> T {
-        let base = self.base
         let started = ContinuousClock.now
         do {
-            let value = try await self.calls.run { try await call(base) }
+            let value = try await self.guarded(call)
             if changed(value) { self.writes.succeeded(started: started) }
             return value
         } catch let error as StoreError where error.isSameKind(as: .corruptRow("")) {

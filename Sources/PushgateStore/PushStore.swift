@@ -125,4 +125,17 @@ public protocol PushStore: DeviceStore, OutboxStore, CounterStore, InvalidTokenS
     var kind: String { get }
     /// Checks that the database answers.
     func ping() async throws
+    /// The ``StoreError`` for an error a call of this store threw that is not one already (its database
+    /// library's own), in words that name what went wrong without the values involved: such messages
+    /// reach logs and `/health`. ``BoundedStore`` throws it in place of the error.
+    func storeError(for error: any Error) -> StoreError
+}
+
+extension PushStore {
+    /// Names only the error's type: a store whose database library's errors say more, safely, says so
+    /// itself.
+    public func storeError(for error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
+        return .unavailable("\(self.kind): \(type(of: error))")
+    }
 }

@@ -37,8 +37,8 @@ extension PostgresStore {
             try await self.client.withTransaction(logger: self.logger) { connection in
                 for statement in statements { _ = try await connection.query(statement, logger: self.logger) }
             }
-        } catch let error as PSQLError {
-            throw StoreError.unavailable("PostgreSQL: \(String(reflecting: error))")
+        } catch {
+            throw PostgresStoreErrorText.translated(error)
         }
     }
 

@@ -29,8 +29,8 @@ extension PostgresStore {
                     _ = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: self.logger)
                 }
             }
-        } catch let error as PSQLError {
-            throw StoreError.unavailable("PostgreSQL: \(String(reflecting: error))")
+        } catch {
+            throw PostgresStoreErrorText.translated(error)
         }
     }
 

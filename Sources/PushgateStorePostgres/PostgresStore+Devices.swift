@@ -20,8 +20,8 @@ extension PostgresStore {
                     _ = try await connection.query(PostgresQuery(unsafeSQL: StoreStatements.upsertDevices(count: chunk.count), binds: binds), logger: self.logger)
                 }
             }
-        } catch let error as PSQLError {
-            throw StoreError.unavailable("PostgreSQL: \(String(reflecting: error))")
+        } catch {
+            throw PostgresStoreErrorText.translated(error)
         }
     }
 

@@ -44,8 +44,8 @@ extension PostgresStore {
                 }
                 return ids
             }
-        } catch let error as PSQLError {
-            throw StoreError.unavailable("PostgreSQL: \(String(reflecting: error))")
+        } catch {
+            throw PostgresStoreErrorText.translated(error)
         }
     }
 

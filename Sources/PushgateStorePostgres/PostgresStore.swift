@@ -31,11 +31,11 @@ public final class PostgresStore: PushStore {
             try await Self.migrate(configuration, logger: logger)
         } catch let error as StoreError {
             throw error
-        } catch let error as PostgresTransactionError {
-            if let storeError = error.closureError as? StoreError { throw storeError }
-            throw StoreError.unavailable("cannot migrate the PostgreSQL database \(configuration.database) at \(configuration.host):\(configuration.port): \(String(reflecting: error))")
+        } catch let error as PostgresTransactionError where error.closureError is StoreError {
+            throw error.closureError!
         } catch {
-            throw StoreError.unavailable("cannot migrate the PostgreSQL database \(configuration.database) at \(configuration.host):\(configuration.port): \(String(reflecting: error))")
+            let reason = PostgresStoreErrorText.text(for: error)
+            throw StoreError.unavailable("cannot migrate the PostgreSQL database \(configuration.database) at \(configuration.host):\(configuration.port): \(reason)")
         }
         let client = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: logger)
         return PostgresStore(client: client, logger: logger)
@@ -121,6 +121,11 @@ public final class PostgresStore: PushStore {
         await self.client.run()
     }
 
+    /// What postgres-nio threw, as ``PostgresStoreErrorText`` words it (no row values).
+    public func storeError(for error: any Error) -> StoreError {
+        PostgresStoreErrorText.storeError(for: error)
+    }
+
     public func ping() async throws {
         _ = try await self.rows("SELECT 1", PostgresBindings()).decode(Int.self).all()
     }
@@ -130,8 +135,8 @@ public final class PostgresStore: PushStore {
     func rows(_ sql: String, _ binds: PostgresBindings) async throws -> PostgresRowSequence {
         do {
             return try await self.client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: self.logger)
-        } catch let error as PSQLError {
-            throw StoreError.unavailable("PostgreSQL: \(String(reflecting: error))")
+        } catch {
+            throw PostgresStoreErrorText.translated(error)
         }
     }
 

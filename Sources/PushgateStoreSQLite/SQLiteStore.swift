@@ -108,6 +108,15 @@ public final class SQLiteStore: PushStore {
         _ = try await self.run(on: self.reader, "SELECT 1", [])
     }
 
+    /// SQLite's own message (it names tables and columns, not values), else the error's type.
+    public func storeError(for error: any Error) -> StoreError {
+        switch error {
+        case let error as StoreError: error
+        case let error as SQLiteStatementConnection.Failure: .unavailable("SQLite: \(error.message)")
+        default: .unavailable("SQLite: \(type(of: error))")
+        }
+    }
+
     // MARK: Helpers
 
     /// One statement for ``batchedStatements``.
