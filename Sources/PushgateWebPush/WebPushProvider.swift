@@ -165,7 +165,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
             let answer = try await self.connections.request(.POST, to: destination, at: addresses, headers: headers, body: body, deadline: deadline.nioDeadline)
             var text = ""
             if !(200...299).contains(answer.status) {
-                text = String(decoding: answer.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                text = WebPushResponse.excerpt(answer.body)
             }
             return (WebPushResponse.outcome(status: answer.status, retryAfter: answer.retryAfter, body: text), answer.status)
         } catch HTTP1ExchangeError.deadlineExceeded {

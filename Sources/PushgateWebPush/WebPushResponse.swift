@@ -3,7 +3,34 @@ import PushgateProviderSupport
 
 /// Turns a push service's answer into a ``DeliveryOutcome``.
 enum WebPushResponse {
-    /// The outcome for `status`, with the `Retry-After` header and the start of the body for reasons.
+    /// The most characters of an error body a reason keeps: push services' error texts are short, and
+    /// the body comes from whichever server an endpoint names.
+    static let excerptLimit = 200
+
+    /// The start of an error body for a reason: at most ``excerptLimit`` characters, each control
+    /// character (line breaks, escapes) as a space, runs of white space as one, `…` where it was cut.
+    static func excerpt(_ body: some Collection<UInt8>) -> String {
+        var text = ""
+        var count = 0
+        var lastWasSpace = true
+        for scalar in String(decoding: body, as: UTF8.self).unicodeScalars {
+            let isSpace = scalar.properties.isWhitespace || scalar.properties.generalCategory == .control
+                || scalar.properties.generalCategory == .format
+            if isSpace && lastWasSpace { continue }
+            if count == Self.excerptLimit {
+                if text.last == " " { text.removeLast() }
+                return text + "…"
+            }
+            text.unicodeScalars.append(isSpace ? " " : scalar)
+            count += 1
+            lastWasSpace = isSpace
+        }
+        if text.last == " " { text.removeLast() }
+        return text
+    }
+
+    /// The outcome for `status`, with the `Retry-After` header and the start of the body for reasons
+    /// (``excerpt(_:)``).
     static func outcome(status: Int, retryAfter: String?, body: String) -> DeliveryOutcome {
         let detail = body.isEmpty ? "" : ": " + body
         switch status {

@@ -57,7 +57,7 @@ enum PushServiceStub {
             case "slow429": return Response(status: .tooManyRequests, headers: [.retryAfter: "7"])
             case "error": return Response(status: .internalServerError, body: .init(byteBuffer: ByteBuffer(string: "upstream broke")))
             case "big": return Response(status: .contentTooLarge)
-            case "bad": return Response(status: .badRequest, body: .init(byteBuffer: ByteBuffer(string: String(repeating: "x", count: 10_000))))
+            case "bad": return Response(status: .badRequest, body: .init(byteBuffer: ByteBuffer(string: "bad\r\n\u{1b}[31mforged line\n" + String(repeating: "x", count: 10_000))))
             case "hang":
                 try await Task.sleep(for: .seconds(5))
                 return Response(status: .created)

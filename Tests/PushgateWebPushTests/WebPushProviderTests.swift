@@ -164,7 +164,9 @@ struct WebPushProviderTests {
             guard case .rejected(let bigReason) = await deliver("big") else { Issue.record("413 is not rejected"); return }
             #expect(bigReason.contains("too large"))
             guard case .rejected(let badReason) = await deliver("bad") else { Issue.record("400 is not rejected"); return }
-            #expect(badReason.count < 2300)
+            // The start of the body, on one line, cut at 200 characters.
+            #expect(badReason.hasSuffix(": bad [31mforged line " + String(repeating: "x", count: 200 - 20) + "…"), "\(badReason)")
+            #expect(!badReason.unicodeScalars.contains { $0.properties.generalCategory == .control })
             #expect(await harness.recorder.requests.count == 6)
         }
     }
