@@ -6,6 +6,7 @@ public import PushgateConfig
 import NIOCore
 import SwiftASN1
 import X509
+import PushgateCore
 
 /// The settings of one `type: apns` app, read from Sygnal-compatible keys plus Pushgate's `base_url` and
 /// `ca_file`.
@@ -116,7 +117,7 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
 
         if let text = try section.string("base_url"), !text.isEmpty {
             guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text), url.scheme == "https", url.host != nil,
-                (1...65_535).contains(url.port ?? 443)
+                TCPPort.connectable.contains(url.port ?? 443)
             else {
                 throw ConfigurationError(key: section.keyPath("base_url"), "must be an https URL such as https://127.0.0.1:8443, found \(text)")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import PushgateCore
 
 /// The `database` section: which store to use.
 public enum DatabaseSettings: Sendable, Equatable {
@@ -51,7 +52,7 @@ public enum DatabaseSettings: Sendable, Equatable {
             throw ConfigurationError(key: key, "is not a valid postgres:// URL (postgres://user:password@host:port/database)")
         }
         let database = String(components.path.drop { $0 == "/" })
-        guard (1...65_535).contains(components.port ?? 5432) else {
+        guard TCPPort.connectable.contains(components.port ?? 5432) else {
             throw ConfigurationError(key: key, "has a port outside 1–65535")
         }
         guard let username = components.user, !username.isEmpty, !database.isEmpty else {

@@ -61,7 +61,7 @@ public struct NextcloudIdentityProof: Sendable {
         while remote.hasSuffix("/") { remote.removeLast() }
         guard let escapedUser = user.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~"))),
             let url = URL(string: "\(remote)/ocs/v2.php/identityproof/key/\(escapedUser)?format=json"),
-            url.host != nil, url.user == nil, url.query == "format=json", (1...65_535).contains(url.port ?? 443)
+            url.host != nil, url.user == nil, url.query == "format=json", TCPPort.connectable.contains(url.port ?? 443)
         else { throw .malformedCloudID }
         return url
     }

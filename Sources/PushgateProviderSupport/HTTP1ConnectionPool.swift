@@ -4,6 +4,7 @@ public import NIOHTTP1
 import NIOPosix
 public import NIOSSL
 import Synchronization
+import PushgateCore
 
 /// Keep-alive HTTP/1.1 connections to the servers provider requests go to (push services, a Nextcloud
 /// server's identity proof), kept per origin (scheme, host, port) between requests: TCP (through the
@@ -29,7 +30,7 @@ public final class HTTP1ConnectionPool: Sendable {
             guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host, !host.isEmpty else {
                 return nil
             }
-            if let port = url.port, !(1...65_535).contains(port) { return nil }
+            if let port = url.port, !TCPPort.connectable.contains(port) { return nil }
             let isTLS = scheme == "https"
             // An IPv6 literal comes in brackets in URLs, without them in sockets.
             self.init(

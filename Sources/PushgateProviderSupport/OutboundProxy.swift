@@ -1,5 +1,6 @@
 public import AsyncHTTPClient
 import Foundation
+import PushgateCore
 
 /// The HTTP proxy provider requests go through (Sygnal's `proxy` key, else `HTTPS_PROXY`): an
 /// `http://[user:password@]host[:port]` URL, used with HTTP CONNECT; port 80 by default; a user name
@@ -15,7 +16,7 @@ public struct OutboundProxy: Sendable, Equatable, CustomStringConvertible {
     /// Reads a proxy URL; nil when it is not an `http://` URL with a host.
     public init?(url: String) {
         guard let components = URLComponents(string: url), components.scheme?.lowercased() == "http",
-            let host = components.encodedHost, !host.isEmpty, (1...65_535).contains(components.port ?? 80)
+            let host = components.encodedHost, !host.isEmpty, TCPPort.connectable.contains(components.port ?? 80)
         else { return nil }
         self.host = host
         self.port = components.port ?? 80
