@@ -86,22 +86,26 @@ public struct NextcloudDeviceRoutes: Sendable {
             return Response(status: .badRequest)
         }
         let existing = try await self.store.device(namespace: Self.namespace, deviceID: device.deviceIdentifier)
+        // The cloudId whose server vouched for this identifier's key; kept while the key stays.
+        var provenCloudID = existing?.attributes[Self.cloudIDAttribute]
         if let existing, existing.publicKey != device.userPublicKey {
-            // Another key owns this identifier: only the user's own server can vouch for the new one.
+            // Another key owns this identifier: only the server of the user it was proven for can vouch for
+            // the new one. Any server can publish any key for a user of its own, so a cloudId the row was
+            // not proven for proves nothing about this identifier (its digest does not reveal whose it is).
             guard let cloudID = device.cloudID else { return Response(status: .conflict) }
-            do {
-                let published = try await self.identityProof.publicKey(cloudID: cloudID)
-                guard NextcloudIdentityProof.sameKey(published, device.userPublicKey) else {
-                    context.logger.info("nextcloud: identity proof names another key")
-                    return Response(status: .conflict)
-                }
-            } catch {
-                context.logger.info("nextcloud: identity proof failed", metadata: ["reason": "\(error)"])
+            guard existing.attributes[Self.cloudIDAttribute] == cloudID else {
+                context.logger.info("nextcloud: the identifier was not registered with a proof for this cloudId")
                 return Response(status: .conflict)
             }
+            guard await self.proves(cloudID: cloudID, key: device.userPublicKey, context: context) else {
+                return Response(status: .conflict)
+            }
+        } else if provenCloudID == nil, let cloudID = device.cloudID, await self.proves(cloudID: cloudID, key: device.userPublicKey, context: context) {
+            provenCloudID = cloudID
         }
         var attributes: [String: String] = [:]
         if let voipApp = choice.voipApp { attributes["voip_app"] = voipApp }
+        if let provenCloudID { attributes[Self.cloudIDAttribute] = provenCloudID }
         let now = Date()
         try await self.store.saveDevice(
             DeviceRegistration(
@@ -114,6 +118,24 @@ public struct NextcloudDeviceRoutes: Sendable {
         self.figures.registrations.add()
         context.logger.info("nextcloud: device registered", metadata: ["app": "\(choice.app)", "token": "\(Redaction.fingerprint(token))"])
         return Response(status: .ok)
+    }
+
+    /// The device attribute holding the `cloudId` whose server published the registration's key.
+    static let cloudIDAttribute = "cloud_id"
+
+    /// Whether the server named by `cloudID` publishes `key` as its user's identity-proof key.
+    private func proves(cloudID: String, key: String, context: GatewayRequestContext) async -> Bool {
+        do {
+            let published = try await self.identityProof.publicKey(cloudID: cloudID)
+            guard NextcloudIdentityProof.sameKey(published, key) else {
+                context.logger.info("nextcloud: identity proof names another key")
+                return false
+            }
+            return true
+        } catch {
+            context.logger.info("nextcloud: identity proof failed", metadata: ["reason": "\(error)"])
+            return false
+        }
     }
 
     func unregister(_ request: Request, context: GatewayRequestContext) async throws -> Response {

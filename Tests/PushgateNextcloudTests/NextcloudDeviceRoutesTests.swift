@@ -27,6 +27,13 @@ struct NextcloudUser {
         self.raw = #"["\#(cloudID)",\#(tokenID)]"#
     }
 
+    /// The identifier `cloudID` and `tokenID` make, signed with `other`'s key: what anyone can send for
+    /// an identifier they can guess.
+    init(cloudID: String, tokenID: Int, key other: NextcloudUser) {
+        self.key = other.key
+        self.raw = #"["\#(cloudID)",\#(tokenID)]"#
+    }
+
     var deviceIdentifier: String { Data(SHA512.hash(data: Data(self.raw.utf8))).base64EncodedString() }
     var signature: String {
         (try? self.key.signature(for: SHA512.hash(data: Data(self.raw.utf8)), padding: .insecurePKCS1v1_5).rawRepresentation.base64EncodedString()) ?? ""

@@ -13,11 +13,25 @@ import Testing
 struct NextcloudIdentityProofTests {
     /// A Nextcloud server's public identity-proof endpoint, publishing one user's key, counting requests.
     static func withKeyServer(user: String, publishing key: String, _ body: @Sendable (Int, @Sendable () -> Int) async throws -> Void) async throws {
+        try await Self.withKeyServer(PublishedKeys([user: key]), body)
+    }
+
+    /// The keys a test's Nextcloud server publishes, by user id; a test may change them.
+    final class PublishedKeys: Sendable {
+        private let keys: Mutex<[String: String]>
+        init(_ keys: [String: String]) { self.keys = Mutex(keys) }
+        subscript(user: String) -> String? {
+            get { self.keys.withLock { $0[user] } }
+            set { self.keys.withLock { $0[user] = newValue } }
+        }
+    }
+
+    static func withKeyServer(_ published: PublishedKeys, _ body: @Sendable (Int, @Sendable () -> Int) async throws -> Void) async throws {
         let requests = Mutex(0)
         let router = Router()
         router.get("/ocs/v2.php/identityproof/key/:user") { request, context -> Response in
             requests.withLock { $0 += 1 }
-            guard context.parameters.get("user") == user, request.uri.queryParameters["format"] == "json" else {
+            guard let user = context.parameters.get("user"), let key = published[user], request.uri.queryParameters["format"] == "json" else {
                 return Response(status: .notFound, body: .init(byteBuffer: ByteBuffer(string: "[\"User not found\"]")))
             }
             let object: [String: Any] = ["ocs": ["meta": ["status": "ok", "statuscode": 200], "data": ["public": key]]]
@@ -41,10 +55,16 @@ struct NextcloudIdentityProofTests {
     @Test func aNewKeyTakesOverWhenTheUsersOwnServerPublishesIt() async throws {
         let first = try await NextcloudUser(cloudID: "dave@cloud.example.com", tokenID: 1)
         let second = try await NextcloudUser(cloudID: "dave@cloud.example.com", tokenID: 1)
-        try await Self.withKeyServer(user: "dave", publishing: second.publicKey) { port, requests in
+        let published = PublishedKeys(["dave": first.publicKey])
+        try await Self.withKeyServer(published) { port, requests in
             try await NextcloudDeviceRoutesTests.withProxy(identityProof: Self.loopbackAllowed) { client, store async throws in
-                #expect(try await NextcloudDeviceRoutesTests.post(client, first.form(pushToken: "first:token")) == .ok)
                 let proof = ["cloudId": "dave@http://127.0.0.1:\(port)"]
+                // Registered with a cloudId whose server publishes the key: the row is bound to it.
+                #expect(try await NextcloudDeviceRoutesTests.post(client, first.form(pushToken: "first:token", extra: proof)) == .ok)
+                #expect(requests() == 1)
+                // The user's key changes on their server; the new key takes the identifier over.
+                published["dave"] = second.publicKey
+                #expect(try await NextcloudDeviceRoutesTests.post(client, second.form(pushToken: "second:token")) == .conflict)
                 #expect(try await NextcloudDeviceRoutesTests.post(client, second.form(pushToken: "second:token", extra: proof)) == .ok)
                 let stored = try #require(try await store.device(namespace: "nextcloud", deviceID: first.deviceIdentifier))
                 #expect(stored.publicKey == second.publicKey)
@@ -52,7 +72,32 @@ struct NextcloudIdentityProofTests {
                 // The old key cannot take it back: its owner's server no longer publishes it.
                 #expect(try await NextcloudDeviceRoutesTests.post(client, first.form(pushToken: "first:token", extra: proof)) == .conflict)
                 #expect(try await store.device(namespace: "nextcloud", deviceID: first.deviceIdentifier)?.pushToken == "second:token")
-                #expect(requests() == 2)
+                #expect(requests() == 3)
+            }
+        }
+    }
+
+    /// Anyone can run a Nextcloud server that publishes a key of their own for a user of their own; that
+    /// proves nothing about an identifier registered by someone else.
+    @Test func aProofForAnotherCloudIDCannotTakeOverAnIdentifier() async throws {
+        let victim = try await NextcloudUser(cloudID: "frank@cloud.example.com", tokenID: 3)
+        let attacker = try await NextcloudUser(cloudID: "frank@cloud.example.com", tokenID: 3)  // the victim's identifier, the attacker's key
+        let published = PublishedKeys(["frank": victim.publicKey, "mallory": attacker.publicKey])
+        try await Self.withKeyServer(published) { port, requests in
+            try await NextcloudDeviceRoutesTests.withProxy(identityProof: Self.loopbackAllowed) { client, store async throws in
+                // Registered without a cloudId (as every official client does), and with one.
+                #expect(try await NextcloudDeviceRoutesTests.post(client, victim.form(pushToken: "victim:token")) == .ok)
+                let bound = try await NextcloudUser(cloudID: "frank@cloud.example.com", tokenID: 4)
+                published["frank"] = bound.publicKey
+                #expect(try await NextcloudDeviceRoutesTests.post(client, bound.form(pushToken: "bound:token", extra: ["cloudId": "frank@http://127.0.0.1:\(port)"])) == .ok)
+                let forged = NextcloudUser(cloudID: "frank@cloud.example.com", tokenID: 4, key: attacker)
+                for (target, form) in [(victim, attacker.form(pushToken: "attacker:token", extra: ["cloudId": "mallory@http://127.0.0.1:\(port)"])),
+                                       (bound, forged.form(pushToken: "attacker:token", extra: ["cloudId": "mallory@http://127.0.0.1:\(port)"]))] {
+                    #expect(try await NextcloudDeviceRoutesTests.post(client, form) == .conflict)
+                    let stored = try #require(try await store.device(namespace: "nextcloud", deviceID: target.deviceIdentifier))
+                    #expect(stored.publicKey == target.publicKey && stored.pushToken != "attacker:token")
+                }
+                #expect(requests() == 1, "only the bound registration's own proof")
             }
         }
     }
@@ -71,10 +116,13 @@ struct NextcloudIdentityProofTests {
                 #expect(requests() == 0)
                 #expect(try await store.device(namespace: "nextcloud", deviceID: first.deviceIdentifier)?.publicKey == first.publicKey)
             }
-            // Allowed to ask, but the server knows no such user.
+            // Allowed to ask, but the server knows no such user: the registration stands, bound to no
+            // cloudId, so no cloudId can take it over (and none is asked about again).
             try await NextcloudDeviceRoutesTests.withProxy(identityProof: Self.loopbackAllowed) { client, store async throws in
-                #expect(try await NextcloudDeviceRoutesTests.post(client, first.form(pushToken: "first:token")) == .ok)
-                let status = try await NextcloudDeviceRoutesTests.post(client, second.form(pushToken: "second:token", extra: ["cloudId": "mallory@http://127.0.0.1:\(port)"]))
+                let mallory = ["cloudId": "mallory@http://127.0.0.1:\(port)"]
+                #expect(try await NextcloudDeviceRoutesTests.post(client, first.form(pushToken: "first:token", extra: mallory)) == .ok)
+                #expect(requests() == 1)
+                let status = try await NextcloudDeviceRoutesTests.post(client, second.form(pushToken: "second:token", extra: mallory))
                 #expect(status == .conflict)
                 #expect(requests() == 1)
                 #expect(try await store.device(namespace: "nextcloud", deviceID: first.deviceIdentifier)?.publicKey == first.publicKey)
