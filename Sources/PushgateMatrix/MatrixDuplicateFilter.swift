@@ -187,18 +187,36 @@ extension MatrixDuplicateFilter {
         let text: String?
         let memoryKey: MatrixPairDigest
 
-        /// - Parameter named: whether to make the store's counter name too.
-        init(appID: String, eventID: String, pushkey: String, named: Bool) {
-            self.memoryKey = MatrixPairDigest(appID, eventID, pushkey)
+        /// - Parameters:
+        ///   - variant: what else tells this pusher's notification apart (``MatrixDuplicateFilter/variant(of:in:)``).
+        ///   - named: whether to make the store's counter name too.
+        init(appID: String, eventID: String, pushkey: String, variant: String = "", named: Bool) {
+            let device = variant.isEmpty ? pushkey : pushkey + "\u{0}" + variant
+            self.memoryKey = MatrixPairDigest(appID, eventID, device)
             self.text = named
-                ? "matrix:dup:\(appID):\(eventID):\(Hex.lowercase(SHA256.hash(data: Array(pushkey.utf8)).prefix(12)))"
+                ? "matrix:dup:\(appID):\(eventID):\(Hex.lowercase(SHA256.hash(data: Array(device.utf8)).prefix(12)))"
                 : nil
         }
     }
 
     /// The key of a pair for this filter: named only when there is a store to ask and write.
-    func key(appID: String, eventID: String, pushkey: String) -> Key {
-        Key(appID: appID, eventID: eventID, pushkey: pushkey, named: self.store != nil)
+    func key(appID: String, eventID: String, pushkey: String, variant: String = "") -> Key {
+        Key(appID: appID, eventID: eventID, pushkey: pushkey, variant: variant, named: self.store != nil)
+    }
+
+    /// What tells apart two pushers that share an app and a pushkey (two accounts on one phone), besides
+    /// the event: the pusher's `data` (Element X's per-account `default_payload`), its tweaks and the
+    /// counts, all of which reach the payload. A homeserver repeating a notify sends the same; empty when
+    /// the notification carries none of them.
+    static func variant(of device: MatrixDevice, in notification: MatrixNotification) -> String {
+        guard device.data?.isEmpty == false || device.tweaks?.isEmpty == false || notification.unread != nil || notification.missedCalls != nil
+        else { return "" }
+        var text = "\(notification.unread ?? -1),\(notification.missedCalls ?? -1)"
+        for part in [device.data, device.tweaks] {
+            text += "\u{0}"
+            if let part, !part.isEmpty, let json = try? JSONText.encode(.object(part)) { text += String(decoding: json, as: UTF8.self) }
+        }
+        return text
     }
 }
 

@@ -178,7 +178,9 @@ public struct MatrixNotifyHandler: Sendable {
         case .send(let push_):
             push = push_
         }
-        let duplicateKey = notification.eventID.map { self.duplicates.key(appID: provider.appID, eventID: $0, pushkey: device.pushkey) }
+        let duplicateKey = notification.eventID.map {
+            self.duplicates.key(appID: provider.appID, eventID: $0, pushkey: device.pushkey, variant: MatrixDuplicateFilter.variant(of: device, in: notification))
+        }
         if let duplicateKey, await self.duplicates.wasDelivered(duplicateKey) {
             return .done
         }

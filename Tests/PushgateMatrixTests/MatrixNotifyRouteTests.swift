@@ -156,6 +156,27 @@ struct MatrixNotifyRouteTests {
         }
     }
 
+    /// Two accounts on one phone: two pushers with one pushkey, told apart by their `data` (Element X's
+    /// per-account `default_payload`) or by their counts; each gets the event, and a retry of either
+    /// is still sent once.
+    @Test func pushersSharingAPushkeyEachGetTheEvent() async throws {
+        let fcm = RecordingProvider(appID: "app", platform: .fcm)
+        try await Self.withGateway([fcm]) { client async throws in
+            let first = Self.request(devices: #"{"app_id":"app","pushkey":"pk","data":{"default_payload":{"cs":"account-a"}}}"#)
+            let second = Self.request(devices: #"{"app_id":"app","pushkey":"pk","data":{"default_payload":{"cs":"account-b"}}}"#)
+            for request in [first, second, first, second] {
+                #expect(try await Self.notify(client, request) == (.ok, ["rejected": []]))
+            }
+            #expect(fcm.deliveries.count == 2)
+            let secrets = fcm.deliveries.map { String(decoding: (try? JSONText.encode($0.notification.payload)) ?? [], as: UTF8.self) }
+            #expect(secrets.contains { $0.contains("account-a") } && secrets.contains { $0.contains("account-b") }, "\(secrets)")
+            // The same data and other counts (another user's unread count): another pusher.
+            let counts = #"{"notification":{"event_id":"$counted","counts":{"unread":%d},"devices":[{"app_id":"app","pushkey":"pk"}]}}"#
+            for unread in [1, 2, 2] { _ = try await Self.notify(client, String(format: counts, unread)) }
+            #expect(fcm.deliveries.count == 4)
+        }
+    }
+
     /// Web Push gets Sygnal's headers, stated by the front end: `Urgency: low` for `prio: low`, `normal`
     /// otherwise, and for an `only_last_per_room` pusher the room's exact Sygnal Topic.
     @Test func webPushNotificationsStateSygnalsUrgencyAndTopic() async throws {
