@@ -11,15 +11,22 @@ struct RequestBodyLimits: Sendable {
         self.byPath = byPath
     }
 
-    /// The limit for a request path (without its query).
+    /// The limit for a request path (without its query); a trailing `/` names the same route, as the
+    /// router takes it.
     func limit(forPath path: String) -> Int {
-        guard !self.byPath.isEmpty, let own = self.byPath[path] else { return self.standard }
+        guard !self.byPath.isEmpty else { return self.standard }
+        guard let own = self.byPath[path] ?? (path.utf8.count > 1 && path.utf8.last == UInt8(ascii: "/") ? self.byPath[String(path.dropLast())] : nil)
+        else { return self.standard }
         return max(own, self.standard)
     }
 
-    /// The limit for a request target (`/path?query`).
+    /// The limit for a request target: origin form (`/path?query`) or absolute form
+    /// (`http://host/path?query`), the limit of the path the route is found by either way.
     func limit(forTarget target: String) -> Int {
         guard !self.byPath.isEmpty else { return self.standard }
+        if target.utf8.first != UInt8(ascii: "/"), let absolute = AbsoluteFormTarget(target) {
+            return self.limit(forTarget: absolute.pathAndQuery)
+        }
         // By byte, over the contiguous bytes: a `Character` search runs grapheme breaking over the whole
         // path, and the generic search of `String.UTF8View` checks each index it steps over.
         var target = target

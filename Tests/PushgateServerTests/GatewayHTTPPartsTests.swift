@@ -38,7 +38,15 @@ struct GatewayHTTPPartsTests {
         #expect(limits.limit(forTarget: "/other") == 1_024)
         #expect(limits.limit(forTarget: "/notifications") == 4_096)
         #expect(limits.limit(forTarget: "/notifications?") == 4_096)
-        #expect(limits.limit(forTarget: "/notifications/?x") == 1_024)
+        // The router finds the route with a trailing slash too, and the middleware must agree with the
+        // dispatcher (which cuts a body at its limit), or a cut body passes as a whole one.
+        #expect(limits.limit(forTarget: "/notifications/?x") == 4_096)
+        #expect(limits.limit(forTarget: "http://gateway.example/notifications") == 4_096)
+        #expect(limits.limit(forTarget: "https://gateway.example:8443/notifications?x=1") == 4_096)
+        #expect(limits.limit(forTarget: "http://gateway.example/other") == 1_024)
+        #expect(limits.limit(forTarget: "http://gateway.example") == 1_024)
+        #expect(limits.limit(forPath: "/notifications/") == 4_096)
+        #expect(limits.limit(forPath: "/") == 1_024)
         #expect(limits.limit(forTarget: "/é/notifications?x") == 1_024)
         #expect(limits.limit(forTarget: "?/notifications") == 1_024)
         #expect(limits.limit(forPath: "/notifications") == 4_096)
