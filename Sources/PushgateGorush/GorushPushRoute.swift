@@ -28,7 +28,9 @@ struct GorushPushRoute: Sendable {
             }
             return GorushResponse.error(.unauthorized, "Unauthorized.")
         }
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        guard let body = try await request.readableBody(upTo: context.maxUploadSize) else {
+            return GorushResponse.error(.badRequest, "Missing notifications field.")
+        }
         let notifications: [GorushNotification]
         do {
             notifications = try await ComputePool.run(readingBytes: body.readableBytes) { () throws(GorushRequestReader.Unreadable) in

@@ -59,7 +59,9 @@ public struct NextcloudDeviceRoutes: Sendable {
 
     private func fields(_ request: Request, context: GatewayRequestContext) async throws -> [String: String] {
         var fields = NextcloudForm.parse(Substring(request.uri.query ?? ""))
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        guard let body = try await request.readableBody(upTo: context.maxUploadSize) else {
+            throw NextcloudDeviceRequest.Malformed(reason: "the request body could not be read")
+        }
         let text = String(buffer: body)
         if request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true {
             // The published documentation shows JSON bodies; accept them too.
@@ -142,7 +144,7 @@ public struct NextcloudDeviceRoutes: Sendable {
         let device: NextcloudDeviceRequest
         do {
             device = try NextcloudDeviceRequest(fields: try await self.fields(request, context: context), requirePushToken: false)
-        } catch {
+        } catch is NextcloudDeviceRequest.Malformed {
             return Response(status: .badRequest)
         }
         guard let existing = try await self.store.device(namespace: Self.namespace, deviceID: device.deviceIdentifier),

@@ -51,7 +51,9 @@ public struct NextcloudNotificationRoutes: Sendable {
     }
 
     func notify(_ request: Request, context: GatewayRequestContext) async throws -> Response {
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        guard let body = try await request.readableBody(upTo: context.maxUploadSize) else {
+            return NextcloudErrorResponse.response(.badRequest, "the request body could not be read")
+        }
         let isJSON = request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true
         let batch: NextcloudNotificationBatch
         do {

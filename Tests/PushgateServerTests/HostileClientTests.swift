@@ -29,6 +29,10 @@ struct HostileClientTests {
             return {"answer": out.decode("latin-1"), "closed_after": closed}
         cases = {
             "bad_chunk": raw(b"POST /_matrix/push/v1/notify HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", 20),
+            "bad_chunk_gorush": raw(b"POST /api/push HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", 20),
+            "bad_chunk_nextcloud": raw(b"POST /notifications HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", 20),
+            "bad_chunk_devices": raw(b"POST /devices HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", 20),
+            "delete_streamed_too_large": raw(b"DELETE /devices HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + b"800\r\n" + b"a" * 2048 + b"\r\n" + b"800\r\n" + b"a" * 100, 20),
             "streamed_too_large": raw(b"POST /_matrix/push/v1/notify HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + b"800\r\n" + b"a" * 2048 + b"\r\n" + b"800\r\n" + b"a" * 100, 20),
             "http10": raw(b"GET /health HTTP/1.0\r\n\r\n", 20),
             "connect": raw(b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", 20),
@@ -107,6 +111,8 @@ struct HostileClientTests {
             http: {bind_addresses: ['127.0.0.1'], port: 0, max_request_body_size: 1024, header_timeout: 2, body_timeout: 2, idle_timeout: 3, max_connections: 40}
             log: {format: json, level: info}
             database: {url: 'sqlite:store.sqlite'}
+            gorush: {ios_app: demo.apns, allow_unauthenticated: true}
+            nextcloud: {fcm_app: demo.fcm}
             """)
         let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
         let port = try #require(try await gateway.waitForListeners().first).port
@@ -123,6 +129,20 @@ struct HostileClientTests {
         let badChunk = try outcome("bad_chunk")
         #expect(badChunk.status == 400, "\(badChunk.answer)")
         #expect(badChunk.body.contains(#""errcode":"M_BAD_JSON""#))
+
+        // The same malformed body to the other protocols' routes: each answers in its own shape.
+        let badChunkGorush = try outcome("bad_chunk_gorush")
+        #expect(badChunkGorush.status == 400, "\(badChunkGorush.answer)")
+        #expect(badChunkGorush.body == #"{"code":400,"message":"Missing notifications field."}"#, "\(badChunkGorush.answer)")
+        #expect(badChunkGorush.answer.contains("\r\nX-GORUSH-VERSION: "), "\(badChunkGorush.answer)")
+        let badChunkNextcloud = try outcome("bad_chunk_nextcloud")
+        #expect(badChunkNextcloud.status == 400, "\(badChunkNextcloud.answer)")
+        #expect(badChunkNextcloud.body == #"{"error":"the request body could not be read"}"#, "\(badChunkNextcloud.answer)")
+        let badChunkDevices = try outcome("bad_chunk_devices")
+        #expect(badChunkDevices.status == 400, "\(badChunkDevices.answer)")
+        #expect(badChunkDevices.body.isEmpty, "\(badChunkDevices.answer)")
+        let deleteTooLarge = try outcome("delete_streamed_too_large")
+        #expect(deleteTooLarge.status == 413, "as a declared length over the limit is: \(deleteTooLarge.answer)")
 
         let tooLarge = try outcome("streamed_too_large")
         #expect(tooLarge.status == 413, "\(tooLarge.answer)")
