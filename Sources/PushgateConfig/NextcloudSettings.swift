@@ -14,7 +14,7 @@
 ///   rate_limit:                # fair use per sending server (subscription key, else address); off by default
 ///     notifications: 100000    # entries accepted per window; over it, 429
 ///     window: 3600             # seconds
-///     x_forwarded_for: false   # take the address from X-Forwarded-For (behind a trusted proxy)
+///     x_forwarded_for: false   # take the address from X-Forwarded-For's last entry (behind a trusted proxy)
 ///   identity_proof:            # the cloudId check that lets a new key take over a registered identifier
 ///     timeout: 5               # seconds
 ///     allowed_hosts: []        # globs of hosts that may be on private or loopback addresses
@@ -59,7 +59,7 @@ public struct NextcloudSettings: Sendable, Equatable {
         public var notifications: Int
         /// The window.
         public var window: Duration
-        /// Whether the sender's address comes from `X-Forwarded-For` (only behind a proxy that sets it).
+        /// Whether the sender's address is the last `X-Forwarded-For` entry (only behind a proxy that appends it).
         public var useForwardedFor: Bool
 
         /// Creates a limit.

@@ -209,12 +209,15 @@ public struct NextcloudNotificationRoutes: Sendable {
         return .success(NextcloudDeliveryPlan(deviceID: device.deviceID, provider: provider, token: token, notification: notification))
     }
 
-    /// The sending server: its subscription key when it sends one, else its address.
+    /// The sending server: its subscription key when it sends one, else its address. Behind a proxy
+    /// (`x_forwarded_for`) that is the last `X-Forwarded-For` entry, the one the proxy added: the entries
+    /// before it are the client's own word, and a sender naming another server there would spend that
+    /// server's allowance (or escape its own).
     private func sender(_ request: Request, context: GatewayRequestContext) -> String {
         if let key = request.headers[.init("X-Nextcloud-Subscription-Key")!], !key.isEmpty { return "key:" + key }
         if self.settings.rateLimit?.useForwardedFor == true, let forwarded = request.headers[.init("X-Forwarded-For")!] {
-            let first = forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            if !first.isEmpty { return "address:" + first }
+            let last = forwarded.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            if !last.isEmpty { return "address:" + last }
         }
         return "address:" + (context.remoteAddress?.ipAddress ?? "unknown")
     }

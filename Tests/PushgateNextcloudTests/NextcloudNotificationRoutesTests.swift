@@ -353,4 +353,24 @@ struct NextcloudNotificationRoutesTests {
             #expect(proxy.totalReceived == 5)
         }
     }
+
+    /// Behind a proxy the sender is the address the proxy appended (the last entry), not one the client
+    /// wrote before it: naming another server there neither spends its allowance nor escapes one's own.
+    @Test func behindAProxyTheAddressTheProxyAddedIsCounted() async throws {
+        let user = try await NextcloudUser(cloudID: "lee@cloud.example.com", tokenID: 13)
+        let limit = """
+              rate_limit: {notifications: 3, window: 3600, x_forwarded_for: true}
+            """
+        try await Self.withProxy(extraSettings: limit) { proxy in
+            let entry = try await proxy.androidEntries([(user, "fcm:lee")])[0]
+            func from(_ chain: String) -> HTTPFields { [.init("X-Forwarded-For")!: chain] }
+            // An attacker at 203.0.113.9 names the victim 198.51.100.7 first, with junk and then with
+            // entries, changing the first address each time.
+            #expect(try await proxy.post(NextcloudServerSide.form(["x", "y", "z"]), headers: from("198.51.100.7, 203.0.113.9")).0 == .ok)
+            #expect(try await proxy.post(NextcloudServerSide.form([entry]), headers: from("192.0.2.1, 203.0.113.9")).0 == .tooManyRequests)
+            // The victim's own batch, through the same proxy.
+            #expect(try await proxy.post(NextcloudServerSide.form([entry, entry]), headers: from("198.51.100.7")).0 == .ok)
+            #expect(proxy.totalReceived == 2)
+        }
+    }
 }
