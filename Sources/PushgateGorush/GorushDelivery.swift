@@ -26,6 +26,8 @@ struct GorushPlan: Sendable {
     var unlisted: [GorushLogEntry] = []
     /// gorush's `counts`.
     var counts = 0
+    /// Notifications for a platform no app serves (or none gorush knows): dropped, as gorush drops them.
+    var unserved = 0
     /// Every app it delivers through, for the token's app limits.
     var appIDs: Set<String> = []
 }

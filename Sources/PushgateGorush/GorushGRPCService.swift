@@ -4,7 +4,8 @@ import PushgateCore
 
 /// gorush's `proto.Gorush/Send`, on the same path as `POST /api/push`. Unlike gorush, whose reply is
 /// always `success: true`, `success` says whether every token was accepted (asynchronously: queued; with
-/// `sync: true`: delivered), so a caller learns of failures; `counts` is the number of tokens, as gorush
+/// `sync: true`: delivered), so a caller learns of failures, a notification FCM's checks refuse and one
+/// for a platform no app serves included; `counts` is the number of tokens, as gorush
 /// counts it. The `authorization` metadata carries the bearer token, as the HTTP header does.
 struct GorushGRPCService: Proto_Gorush.ServiceProtocol {
     /// The HTTP route's callers' tokens and sender, as the last reload left them.
@@ -29,7 +30,7 @@ struct GorushGRPCService: Proto_Gorush.ServiceProtocol {
             }
         }
         var reply = Proto_NotificationReply()
-        reply.success = result.logs.isEmpty
+        reply.success = result.logs.isEmpty && result.dropped == 0
         reply.counts = Int32(clamping: notification.tokens.count)
         return ServerResponse(message: reply)
     }

@@ -13,7 +13,10 @@ struct GorushPlanner: Sendable {
         var plan = GorushPlan()
         plan.deliveries.reserveCapacity(notifications.reduce(0) { $0 + $1.tokens.count + 1 })
         for (index, notification) in notifications.enumerated() {
-            guard let platform = notification.knownPlatform, self.router.serves(platform.rawValue) else { continue }
+            guard let platform = notification.knownPlatform, self.router.serves(platform.rawValue) else {
+                plan.unserved += 1
+                continue
+            }
             plan.counts += notification.countedTargets
             // Nothing to send to: gorush sends nothing and lists nothing (`PushToIOS` has no token to loop
             // over; `PushToAndroid` and `PushToHuawei` stop at `CheckMessage`'s error, which the sync answer

@@ -17,6 +17,9 @@ struct GorushSender: Sendable {
         var counts: Int
         /// Failures, in gorush's log-entry shape.
         var logs: [GorushLogEntry]
+        /// Notifications sent nowhere and not in `logs`, as gorush leaves them out of its answer: refused
+        /// by FCM's checks before sending, or for a platform no app serves.
+        var dropped = 0
     }
 
     /// Why nothing was sent.
@@ -50,7 +53,7 @@ struct GorushSender: Sendable {
         }
         do {
             let logs = try await (self.settings.sync ? self.deliverNow(plan, notifications: notifications) : self.enqueue(plan, notifications: notifications))
-            return Result(counts: plan.counts, logs: logs)
+            return Result(counts: plan.counts, logs: logs, dropped: plan.unlisted.count + plan.unserved)
         } catch {
             throw .storeUnavailable(error)
         }

@@ -61,6 +61,20 @@ struct GorushGRPCEndToEndTests {
             #expect(!failed.success)
             #expect(failed.counts == 1)
 
+            // Sent nowhere, and so not a success: a topic FCM's checks refuse, and a platform (Huawei) no
+            // app serves here.
+            var refused = Proto_NotificationRequest()
+            refused.platform = 2
+            refused.tokens = ["android-token"]
+            refused.message = "over gRPC"
+            refused.topic = "bad topic!"
+            #expect(try await gorush.send(refused, metadata: metadata).success == false)
+            var unserved = Proto_NotificationRequest()
+            unserved.platform = 3
+            unserved.tokens = ["huawei-token"]
+            unserved.message = "over gRPC"
+            #expect(try await gorush.send(unserved, metadata: metadata).success == false)
+
             let health = Proto_Health.Client(wrapping: client)
             #expect(try await health.check(Proto_HealthCheckRequest()).status == .serving)
         }
