@@ -62,6 +62,17 @@ struct StatusDelivery: StatusNotificationSink {
         try await self.dispatcher.enqueue(groups)
     }
 
+    /// Whether a registration's notifications go anywhere: to the configured gorush, else to the app for
+    /// its token type (and APNs topic).
+    func serves(_ registration: Protobuf_PushNotificationRegistration) -> Bool {
+        if self.settings.gorushURL != nil { return true }
+        switch registration.tokenType {
+        case .apnToken: return self.app(platform: 1, apnTopic: registration.apnTopic) != nil
+        case .firebaseToken: return self.app(platform: 2, apnTopic: registration.apnTopic) != nil
+        default: return false
+        }
+    }
+
     /// The app for gorush's platform number: APNs by `apn_topic`, else `ios_app`; FCM `android_app`.
     func app(platform: Int, apnTopic: String) -> String? {
         switch platform {

@@ -64,6 +64,13 @@ struct StatusPushRequestHandler: Sendable {
                 response.reports.append(report)
                 continue
             }
+            guard self.delivery.serves(registration) else {
+                // Registered while an app served its token type; none does now.
+                self.logger.warning("status: no app delivers to this registration's token type; reported as an internal error")
+                report.error = .internalError
+                response.reports.append(report)
+                continue
+            }
             report.success = true
             response.reports.append(report)
             if Self.isWanted(notification, by: registration) {
@@ -117,4 +124,10 @@ struct StatusPushRequestHandler: Sendable {
 protocol StatusNotificationSink: Sendable {
     /// Queues the notifications. - Throws: when nothing could be queued.
     func deliver(_ accepted: [StatusAccepted]) async throws
+    /// Whether a registration's notifications have an app to go through.
+    func serves(_ registration: Protobuf_PushNotificationRegistration) -> Bool
+}
+
+extension StatusNotificationSink {
+    func serves(_ registration: Protobuf_PushNotificationRegistration) -> Bool { true }
 }

@@ -7,17 +7,21 @@ import SwiftProtobuf
 
 /// Takes a PushNotificationRegistration (AMM type 16) in status-go's validation order and answers with a
 /// PushNotificationRegistrationResponse: `VERSION_MISMATCH` for a version not above the stored one (or
-/// below 1), `MALFORMED_MESSAGE` for every other refusal, `INTERNAL_ERROR` when the store fails;
+/// below 1), `UNSUPPORTED_TOKEN_TYPE` for a token type no configured app delivers to, `MALFORMED_MESSAGE`
+/// for every other refusal, `INTERNAL_ERROR` when the store fails;
 /// `request_id` is the SHAKE-256 of the encrypted payload in every case.
 struct StatusRegistrationHandler: Sendable {
     let identity: StatusServerIdentity
     let store: any StatusServerStore
     let topics: StatusListeningTopics
     let logger: Logger
+    /// Whether a registration's token type (and APNs topic) has an app to deliver through.
+    var serves: @Sendable (Protobuf_PushNotificationRegistration) -> Bool = { _ in true }
 
     /// What became of a registration, for counters.
     enum Result: String, Sendable {
         case registered, unregistered, versionMismatch = "version_mismatch", malformed, internalError = "internal_error"
+        case unsupportedTokenType = "unsupported_token_type"
     }
 
     func handle(_ message: StatusInboundMessage) async -> (Protobuf_PushNotificationRegistrationResponse, Result) {
@@ -31,6 +35,8 @@ struct StatusRegistrationHandler: Sendable {
             response.error = .versionMismatch
         case .malformed:
             response.error = .malformedMessage
+        case .unsupportedTokenType:
+            response.error = .unsupportedTokenType
         case .internalError:
             response.error = .internalError
         }
@@ -63,6 +69,8 @@ struct StatusRegistrationHandler: Sendable {
         else { return .malformed }
         guard !registration.deviceToken.isEmpty else { return .malformed }
         guard registration.tokenType != .unknownTokenType else { return .malformed }
+        // Accepted, its notifications would be answered SUCCESS and sent nowhere.
+        guard self.serves(registration) else { return .unsupportedTokenType }
         let record = StatusRegistrationRecord(
             publicKeyHash: keyHash, installationID: registration.installationID, version: registration.version, registration: plain
         )

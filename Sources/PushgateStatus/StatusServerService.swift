@@ -33,7 +33,9 @@ struct StatusServerService: Service {
         let topics = StatusListeningTopics(identity: identity)
         let processor = StatusMessageProcessor(
             pubsubTopic: self.settings.pubsubTopic, storeIsShared: self.storeIsShared, topics: topics, store: self.store, relay: self.relay, answer: StatusAnswer(identity: identity),
-            registrations: StatusRegistrationHandler(identity: identity, store: self.store, topics: topics, logger: self.logger),
+            registrations: StatusRegistrationHandler(
+                identity: identity, store: self.store, topics: topics, logger: self.logger, serves: { [delivery] in delivery.serves($0) }
+            ),
             queries: StatusQueryHandler(store: self.store, logger: self.logger),
             pushRequests: StatusPushRequestHandler(store: self.store, delivery: self.delivery, logger: self.logger), metrics: self.metrics,
             logger: self.logger

@@ -63,6 +63,17 @@ struct StatusPushRequestHandlerTests {
         #expect(queued.first?.version == 1 && queued.first?.installationID == TestClient.installationID)
     }
 
+    /// A registration whose token type lost its app (a reload removed it): its notification is not
+    /// reported a success that nothing delivers.
+    @Test func aRegistrationNoAppServesIsReportedAnInternalErrorAndNotQueued() async throws {
+        try await self.register(self.client.registration())
+        self.sink.serving.store(false, ordering: .relaxed)
+        let response = try #require(try await self.push([self.client.notification()]))
+        #expect(response.reports.map(\.success) == [false])
+        #expect(response.reports.map(\.error) == [.internalError])
+        #expect(self.sink.queued.withLock { $0.isEmpty })
+    }
+
     @Test func aRepeatedMessageIDGetsNoSecondAnswerAndNothingMoreIsQueued() async throws {
         try await self.register(self.client.registration())
         #expect(try await self.push([self.client.notification()]) != nil)

@@ -74,6 +74,22 @@ struct StatusRegistrationHandlerTests {
         #expect(try await self.store.statusRegistration(publicKeyHash: client.keyHash, installationID: TestClient.installationID) == nil)
     }
 
+    /// A token type no configured app delivers to is refused as such, not stored to be answered SUCCESS
+    /// and sent nowhere later.
+    @Test func aTokenTypeNoAppServesIsUnsupported() async throws {
+        let handler = StatusRegistrationHandler(
+            identity: self.server, store: self.store, topics: self.topics, logger: .quiet, serves: { $0.tokenType == .apnToken }
+        )
+        var registration = self.client.registration()
+        registration.tokenType = .firebaseToken
+        let (response, result) = await handler.handle(try self.client.inbound(type: 16, payload: try self.client.sealed(registration), signer: self.client.identity))
+        #expect(!response.success && response.error == .unsupportedTokenType && result == .unsupportedTokenType)
+        #expect(try await self.store.statusRegistration(publicKeyHash: self.client.keyHash, installationID: TestClient.installationID) == nil)
+        registration.tokenType = .apnToken
+        let (accepted, _) = await handler.handle(try self.client.inbound(type: 16, payload: try self.client.sealed(registration), signer: self.client.identity))
+        #expect(accepted.success)
+    }
+
     @Test func aVersionNotAboveTheStoredOneIsAMismatchAndAHigherOneReplacesIt() async throws {
         _ = try await self.register(try self.client.sealed(self.client.registration(version: 3)))
         for stale in [UInt64(1), 3] {

@@ -103,9 +103,16 @@ final class RecordingSink: StatusNotificationSink {
 
     struct Full: Error {}
 
+    /// Whether every registration has an app (false: none has).
+    let serving = Atomic<Bool>(true)
+
     func deliver(_ accepted: [StatusAccepted]) async throws {
         if self.failing.load(ordering: .relaxed) { throw Full() }
         self.queued.withLock { $0 += accepted }
+    }
+
+    func serves(_ registration: Protobuf_PushNotificationRegistration) -> Bool {
+        self.serving.load(ordering: .relaxed)
     }
 }
 
