@@ -342,8 +342,14 @@ public final class HTTP1ConnectionPool: Sendable {
             .outboundKeepalive()
         let connected: EventLoopFuture<any Channel>
         if let proxy = self.proxy {
+            // To the checked address too, so the proxy does not look the name up again (its answer could
+            // differ: DNS rebinding); the name stays in `Host` and, for https, in the TLS server name.
+            let target = addresses.first.map { address -> String in
+                if case .v6 = address { return "[\(address)]" }
+                return address.description
+            } ?? origin.host
             connected = bootstrap.connect(host: proxy.host, port: proxy.port).flatMap { channel in
-                OutboundProxyTunnel.open(on: channel, to: origin.host, port: origin.port, through: proxy, timeout: timeout).map { channel }
+                OutboundProxyTunnel.open(on: channel, to: target, port: origin.port, through: proxy, timeout: timeout).map { channel }
             }
         } else if let pinned = addresses.lazy.compactMap({ try? SocketAddress(ipAddress: $0.description, port: origin.port) }).first {
             // The checked address, not a second lookup that could answer differently.
