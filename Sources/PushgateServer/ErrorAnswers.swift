@@ -11,7 +11,7 @@ import PushgateStore
 /// gets 413; a store outage 503; anything else is logged and answered 500.
 struct ErrorAnswers: Sendable {
     /// The methods each route path answers, for 405 and its `Allow` header.
-    let methodsByPath: [String: [HTTPRequest.Method]]
+    let routeMethods: RouteMethods
 
     /// The answer to `error`, thrown while answering `request`.
     /// - Throws: only when the answer itself cannot be encoded.
@@ -20,7 +20,7 @@ struct ErrorAnswers: Sendable {
         case let error as HTTPError:
             switch error.status {
             case .notFound where context.endpointPath == "NotFound" || context.endpointPath == nil:
-                if let methods = self.methodsByPath[request.uri.path] {
+                if let methods = self.routeMethods.methods(forPath: request.uri.path) {
                     var body = GatewayErrorBody.unrecognized
                     body = GatewayErrorBody(status: .methodNotAllowed, errcode: body.errcode, message: body.message)
                     body.headers[.allow] = methods.map(\.rawValue).joined(separator: ", ")

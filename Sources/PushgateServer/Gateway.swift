@@ -211,11 +211,15 @@ public struct Gateway: Sendable {
             )
         }
         if configuration.metrics.prometheusListenerEnabled {
-            let metricsRouter = Router(context: GatewayRequestContext.self)
-            metricsRouter.get("/metrics") { _, _ in OperationsRoutes.metricsResponse(metrics) }
+            // The gateway's own answers on this listener too: 404 and 405 with `Allow`, HEAD, the access log.
+            let metricsRoutes = [GatewayRoute(.get, "/metrics") { _, _ in OperationsRoutes.metricsResponse(metrics) }]
+            let metricsResponder = GatewayRouterBuilder.responder(
+                routes: metricsRoutes, metrics: metrics, maxRequestBodySize: configuration.http.maxRequestBodySize,
+                accessLogUsesForwardedFor: configuration.log.accessUsesForwardedFor
+            )
             services.append(
                 Self.listener(
-                    name: "metrics", responder: metricsRouter.buildResponder(), limits: limits, host: configuration.metrics.prometheusAddress,
+                    name: "metrics", responder: metricsResponder, limits: limits, host: configuration.metrics.prometheusAddress,
                     port: configuration.metrics.prometheusPort, logger: logger, onListening: onListening
                 )
             )

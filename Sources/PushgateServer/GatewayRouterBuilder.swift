@@ -42,14 +42,9 @@ public enum GatewayRouterBuilder {
     private static func middleware(
         routes: [GatewayRoute], metrics: GatewayMetrics, maxRequestBodySize: Int, accessLogUsesForwardedFor: Bool
     ) -> GatewayMiddleware {
-        // HEAD is answered wherever GET is (autoGenerateHeadEndpoints), so 405's Allow lists it too.
-        let methodsByPath = Dictionary(grouping: routes, by: \.path).mapValues { routes in
-            let methods = routes.map(\.method)
-            return methods.contains(.get) && !methods.contains(.head) ? methods + [.head] : methods
-        }
-        return GatewayMiddleware(
+        GatewayMiddleware(
             accessLog: AccessLog(metrics: metrics, usesForwardedFor: accessLogUsesForwardedFor),
-            errors: ErrorAnswers(methodsByPath: methodsByPath),
+            errors: ErrorAnswers(routeMethods: RouteMethods(routes: routes)),
             limits: Self.bodyLimits(routes: routes, maxRequestBodySize: maxRequestBodySize)
         )
     }

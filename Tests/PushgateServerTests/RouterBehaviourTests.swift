@@ -27,6 +27,7 @@ struct RouterBehaviourTests {
                 return Response(status: .ok, body: .init(byteBuffer: body))
             },
             GatewayRoute(.get, "/fail") { _, _ in throw Failure() },
+            GatewayRoute(.post, "/below/**") { _, _ in Response(status: .ok) },
             GatewayRoute(.get, "/items/{id}") { _, context in
                 Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: context.parameters.get("id") ?? "-")))
             },
@@ -94,6 +95,14 @@ struct RouterBehaviourTests {
             #expect(wrongMethod.status == .methodNotAllowed)
             #expect(wrongMethod.headers[.allow] == "GET, HEAD")
             #expect(String(buffer: wrongMethod.body).contains("M_UNRECOGNIZED"))
+            // Paths the router finds a route for otherwise: with a trailing slash, and below a `/**` route.
+            for (method, path, allow) in [(HTTPRequest.Method.post, "/health/", "GET, HEAD"), (.get, "/below/x/y", "POST"), (.delete, "/below/z", "POST")] {
+                let answer = try await client.execute(uri: path, method: method)
+                #expect(answer.status == .methodNotAllowed, "\(method) \(path)")
+                #expect(answer.headers[.allow] == allow, "\(method) \(path)")
+            }
+            #expect(try await client.execute(uri: "/below/x", method: .post).status == .ok)
+            #expect(try await client.execute(uri: "/belowx", method: .get).status == .notFound)
         }
     }
 

@@ -131,6 +131,16 @@ struct ServeProcessTests {
         #expect(scraped.body.contains(#"pushgate_http_requests_total{route="/health",method="GET",code="200"} 2"#))
         // Sygnal's in-flight drop counter exists for every app from the start (here the sandbox's demo apps).
         #expect(scraped.body.contains(#"sygnal_inflight_request_limit_drop_total{pushkin="demo.apns"} 0"#))
+        // The gateway's own answers on that listener too.
+        let unknown = try await Self.get("http://127.0.0.1:\(metrics.port)/foo")
+        #expect(unknown.status == 404 && unknown.body.contains("M_UNRECOGNIZED"), "\(unknown)")
+        var post = HTTPClientRequest(url: "http://127.0.0.1:\(metrics.port)/metrics")
+        post.method = .POST
+        let posted = try await HTTPClient.shared.execute(post, timeout: .seconds(10))
+        #expect(posted.status.code == 405 && posted.headers["Allow"] == ["GET, HEAD"], "\(posted.status) \(posted.headers)")
+        var head = HTTPClientRequest(url: "http://127.0.0.1:\(metrics.port)/metrics")
+        head.method = .HEAD
+        #expect(try await HTTPClient.shared.execute(head, timeout: .seconds(10)).status.code == 200)
         gateway.signal(SIGTERM)
         #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
     }
