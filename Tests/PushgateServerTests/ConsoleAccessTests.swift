@@ -63,6 +63,17 @@ struct ConsoleAccessTests {
         #expect(short.allows("192.0.2.1"))
     }
 
+    /// Behind the TLS proxy, failures count against the client the proxy names last, not the proxy
+    /// (which every admin shares) nor an address the client wrote itself.
+    @Test func behindTheProxyFailedSignInsCountAgainstTheAddressItAdded() {
+        #expect(ConsoleRoutes.signInAddress(peer: "10.0.0.2", forwardedFor: "198.51.100.7, 203.0.113.9", behindProxy: true) == "forwarded:203.0.113.9")
+        #expect(ConsoleRoutes.signInAddress(peer: "10.0.0.2", forwardedFor: "203.0.113.9", behindProxy: true) == "forwarded:203.0.113.9")
+        #expect(ConsoleRoutes.signInAddress(peer: "10.0.0.2", forwardedFor: nil, behindProxy: true) == "10.0.0.2")
+        #expect(ConsoleRoutes.signInAddress(peer: "10.0.0.2", forwardedFor: " ", behindProxy: true) == "10.0.0.2")
+        // Not behind a proxy: the header is the client's own word.
+        #expect(ConsoleRoutes.signInAddress(peer: "10.0.0.2", forwardedFor: "203.0.113.9", behindProxy: false) == "10.0.0.2")
+    }
+
     @Test func formsAndHTMLAreReadAndWrittenSafely() {
         #expect(ConsoleForm.parse(Array("token=a%2Bb+c&alert=%C3%A9t%C3%A9&x=%zz&&empty=".utf8)) == ["token": "a+b c", "alert": "été", "empty": ""])
         #expect(HTMLText.escape(#"<script>"x" & 'y'</script>"#) == "&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;")

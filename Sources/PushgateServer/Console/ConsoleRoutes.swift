@@ -73,6 +73,16 @@ struct ConsoleRoutes: Sendable {
         context.remoteAddress?.ipAddress ?? "unknown"
     }
 
+    /// The address failed sign-ins are counted against. Behind the TLS proxy `trust_forwarded_proto`
+    /// names, every client reaches the gateway from the proxy's address, so five wrong tokens from anyone
+    /// would refuse every admin; there it is the last `X-Forwarded-For` entry (the one the proxy added,
+    /// not the client's own words before it), when the proxy sends one.
+    static func signInAddress(peer: String, forwardedFor: String?, behindProxy: Bool) -> String {
+        guard behindProxy, let last = forwardedFor?.split(separator: ",").last?.filter({ $0 != " " && $0 != "\t" }), !last.isEmpty
+        else { return peer }
+        return "forwarded:" + last
+    }
+
     static func isLoopback(_ address: String) -> Bool {
         address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
     }
@@ -146,7 +156,9 @@ struct ConsoleRoutes: Sendable {
     }
 
     func signIn(_ request: Request, context: GatewayRequestContext) async throws -> Response {
-        let address = Self.clientAddress(context)
+        let address = Self.signInAddress(
+            peer: Self.clientAddress(context), forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!], behindProxy: self.trustForwardedProto
+        )
         guard self.limiter.allows(address) else {
             self.logger.warning("console: sign-in refused, too many failures from this address", metadata: ["client": "\(address)"])
             return ConsoleResponses.html(ConsolePage.signIn(message: "Too many failed sign-ins from your address. Try again later."), status: .tooManyRequests)
