@@ -65,19 +65,28 @@ struct StatusDelivery: StatusNotificationSink {
     /// Whether a registration's notifications go anywhere: to the configured gorush, else to the app for
     /// its token type (and APNs topic).
     func serves(_ registration: Protobuf_PushNotificationRegistration) -> Bool {
-        if self.settings.gorushURL != nil { return true }
+        Self.serves(registration, settings: self.settings, apnsAppsByTopic: self.apnsAppsByTopic)
+    }
+
+    /// ``serves(_:)`` for `settings` and the APNs apps by topic.
+    static func serves(_ registration: Protobuf_PushNotificationRegistration, settings: StatusSettings, apnsAppsByTopic: [String: String]) -> Bool {
+        if settings.gorushURL != nil { return true }
         switch registration.tokenType {
-        case .apnToken: return self.app(platform: 1, apnTopic: registration.apnTopic) != nil
-        case .firebaseToken: return self.app(platform: 2, apnTopic: registration.apnTopic) != nil
+        case .apnToken: return Self.app(platform: 1, apnTopic: registration.apnTopic, settings: settings, apnsAppsByTopic: apnsAppsByTopic) != nil
+        case .firebaseToken: return Self.app(platform: 2, apnTopic: registration.apnTopic, settings: settings, apnsAppsByTopic: apnsAppsByTopic) != nil
         default: return false
         }
     }
 
     /// The app for gorush's platform number: APNs by `apn_topic`, else `ios_app`; FCM `android_app`.
     func app(platform: Int, apnTopic: String) -> String? {
+        Self.app(platform: platform, apnTopic: apnTopic, settings: self.settings, apnsAppsByTopic: self.apnsAppsByTopic)
+    }
+
+    private static func app(platform: Int, apnTopic: String, settings: StatusSettings, apnsAppsByTopic: [String: String]) -> String? {
         switch platform {
-        case 1: self.apnsAppsByTopic[apnTopic] ?? self.settings.iosApp
-        case 2: self.settings.androidApp
+        case 1: apnsAppsByTopic[apnTopic] ?? settings.iosApp
+        case 2: settings.androidApp
         default: nil
         }
     }

@@ -128,6 +128,3 @@ protocol StatusNotificationSink: Sendable {
     func serves(_ registration: Protobuf_PushNotificationRegistration) -> Bool
 }
 
-extension StatusNotificationSink {
-    func serves(_ registration: Protobuf_PushNotificationRegistration) -> Bool { true }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import PushgateConfig
 @testable import PushgateStatus
 import PushgateStatusWire
 import PushgateStore
@@ -88,6 +89,29 @@ struct StatusRegistrationHandlerTests {
         registration.tokenType = .apnToken
         let (accepted, _) = await handler.handle(try self.client.inbound(type: 16, payload: try self.client.sealed(registration), signer: self.client.identity))
         #expect(accepted.success)
+    }
+
+    /// Which registrations the delivery serves: the token type's app (or an APNs app by topic), or
+    /// every one when a gorush forwards them.
+    @Test func theDeliveryServesTheTokenTypesItHasAppsFor() {
+        var settings = StatusSettings(wakuRESTURL: "http://127.0.0.1:8645")
+        settings.iosApp = "ios"
+        var apns = Protobuf_PushNotificationRegistration()
+        apns.tokenType = .apnToken
+        var fcm = Protobuf_PushNotificationRegistration()
+        fcm.tokenType = .firebaseToken
+        var byTopic = apns
+        byTopic.apnTopic = "im.example.other"
+        var unknown = Protobuf_PushNotificationRegistration()
+        unknown.tokenType = .unknownTokenType
+        #expect(StatusDelivery.serves(apns, settings: settings, apnsAppsByTopic: [:]))
+        #expect(!StatusDelivery.serves(fcm, settings: settings, apnsAppsByTopic: [:]))
+        #expect(!StatusDelivery.serves(unknown, settings: settings, apnsAppsByTopic: [:]))
+        settings.iosApp = nil
+        #expect(!StatusDelivery.serves(apns, settings: settings, apnsAppsByTopic: [:]))
+        #expect(StatusDelivery.serves(byTopic, settings: settings, apnsAppsByTopic: ["im.example.other": "other"]))
+        settings.gorushURL = "http://127.0.0.1:8088"
+        #expect(StatusDelivery.serves(fcm, settings: settings, apnsAppsByTopic: [:]))
     }
 
     @Test func aVersionNotAboveTheStoredOneIsAMismatchAndAHigherOneReplacesIt() async throws {
