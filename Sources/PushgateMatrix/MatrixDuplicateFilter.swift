@@ -190,33 +190,47 @@ extension MatrixDuplicateFilter {
         /// - Parameters:
         ///   - variant: what else tells this pusher's notification apart (``MatrixDuplicateFilter/variant(of:in:)``).
         ///   - named: whether to make the store's counter name too.
-        init(appID: String, eventID: String, pushkey: String, variant: String = "", named: Bool) {
-            let device = variant.isEmpty ? pushkey : pushkey + "\u{0}" + variant
-            self.memoryKey = MatrixPairDigest(appID, eventID, device)
-            self.text = named
-                ? "matrix:dup:\(appID):\(eventID):\(Hex.lowercase(SHA256.hash(data: Array(device.utf8)).prefix(12)))"
-                : nil
+        init(appID: String, eventID: String, pushkey: String, variant: [UInt8] = [], named: Bool) {
+            self.memoryKey = MatrixPairDigest(appID, eventID, pushkey, extra: variant)
+            guard named else {
+                self.text = nil
+                return
+            }
+            var hasher = SHA256()
+            hasher.update(data: Array(pushkey.utf8))
+            if !variant.isEmpty {
+                hasher.update(data: [0])
+                hasher.update(data: variant)
+            }
+            self.text = "matrix:dup:\(appID):\(eventID):\(Hex.lowercase(hasher.finalize().prefix(12)))"
         }
     }
 
     /// The key of a pair for this filter: named only when there is a store to ask and write.
-    func key(appID: String, eventID: String, pushkey: String, variant: String = "") -> Key {
+    func key(appID: String, eventID: String, pushkey: String, variant: [UInt8] = []) -> Key {
         Key(appID: appID, eventID: eventID, pushkey: pushkey, variant: variant, named: self.store != nil)
     }
 
     /// What tells apart two pushers that share an app and a pushkey (two accounts on one phone), besides
     /// the event: the pusher's `data` (Element X's per-account `default_payload`), its tweaks and the
     /// counts, all of which reach the payload. A homeserver repeating a notify sends the same; empty when
-    /// the notification carries none of them.
-    static func variant(of device: MatrixDevice, in notification: MatrixNotification) -> String {
-        guard device.data?.isEmpty == false || device.tweaks?.isEmpty == false || notification.unread != nil || notification.missedCalls != nil
-        else { return "" }
-        var text = "\(notification.unread ?? -1),\(notification.missedCalls ?? -1)"
-        for part in [device.data, device.tweaks] {
-            text += "\u{0}"
-            if let part, !part.isEmpty, let json = try? JSONText.encode(.object(part)) { text += String(decoding: json, as: UTF8.self) }
+    /// the notification carries none of them. The counts as two 8-byte words, then each object's JSON
+    /// text (sorted keys) after its length.
+    static func variant(of device: MatrixDevice, in notification: MatrixNotification) -> [UInt8] {
+        let data = device.data.flatMap { $0.isEmpty ? nil : $0 }
+        let tweaks = device.tweaks.flatMap { $0.isEmpty ? nil : $0 }
+        guard data != nil || tweaks != nil || notification.unread != nil || notification.missedCalls != nil else { return [] }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        func append(_ word: Int64) { withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) } }
+        append(Int64(notification.unread ?? -1))
+        append(Int64(notification.missedCalls ?? -1))
+        for object in [data, tweaks] {
+            let json = object.flatMap { try? JSONText.encode(.object($0)) } ?? []
+            append(Int64(json.count))
+            bytes += json
         }
-        return text
+        return bytes
     }
 }
 
