@@ -212,24 +212,18 @@ extension MatrixDuplicateFilter {
     }
 
     /// What tells apart two pushers that share an app and a pushkey (two accounts on one phone), besides
-    /// the event: the pusher's `data` (Element X's per-account `default_payload`), its tweaks and the
-    /// counts, all of which reach the payload. A homeserver repeating a notify sends the same; empty when
-    /// the notification carries none of them. The counts as two 8-byte words, then each object's JSON
-    /// text (sorted keys) after its length.
+    /// the event: the pusher's `data` (Element X's per-account `default_payload`) and the counts (each
+    /// user's own), both of which reach the payload. A homeserver repeating a notify sends the same; empty
+    /// when the notification carries neither. The counts as two 4-byte words, then `data`'s JSON text
+    /// (sorted keys); it is the last part hashed, so it needs no length.
     static func variant(of device: MatrixDevice, in notification: MatrixNotification) -> [UInt8] {
         let data = device.data.flatMap { $0.isEmpty ? nil : $0 }
-        let tweaks = device.tweaks.flatMap { $0.isEmpty ? nil : $0 }
-        guard data != nil || tweaks != nil || notification.unread != nil || notification.missedCalls != nil else { return [] }
+        guard data != nil || notification.unread != nil || notification.missedCalls != nil else { return [] }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        func append(_ word: Int64) { withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) } }
-        append(Int64(notification.unread ?? -1))
-        append(Int64(notification.missedCalls ?? -1))
-        for object in [data, tweaks] {
-            let json = object.flatMap { try? JSONText.encode(.object($0)) } ?? []
-            append(Int64(json.count))
-            bytes += json
-        }
+        bytes.reserveCapacity(8)
+        withUnsafeBytes(of: Int32(clamping: notification.unread ?? -1).littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: Int32(clamping: notification.missedCalls ?? -1).littleEndian) { bytes.append(contentsOf: $0) }
+        if let data, let json = try? JSONText.encode(.object(data)) { bytes += json }
         return bytes
     }
 }

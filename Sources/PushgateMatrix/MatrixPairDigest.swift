@@ -6,12 +6,12 @@ struct MatrixPairDigest: Hashable, Sendable {
     let high: UInt64
     let low: UInt64
 
-    /// - Parameter extra: bytes hashed after the three parts (with their length), when there are any; a
-    ///   digest without them is the same as before they existed.
+    /// - Parameter extra: bytes hashed after the three parts (the last, so without a length), when there
+    ///   are any; a digest without them is the same as before they existed.
     init(_ first: String, _ second: String, _ third: String, extra: [UInt8] = []) {
         // One buffer on the stack, hashed in one call: each part's length (8 bytes) and then its bytes.
         var parts = (first, second, third)
-        let size = parts.0.utf8.count + parts.1.utf8.count + parts.2.utf8.count + 24 + (extra.isEmpty ? 0 : 8 + extra.count)
+        let size = parts.0.utf8.count + parts.1.utf8.count + parts.2.utf8.count + 24 + extra.count
         let words = withUnsafeTemporaryAllocation(byteCount: size, alignment: 8) { buffer -> (UInt64, UInt64) in
             var offset = 0
             func append(_ part: inout String) {
@@ -27,8 +27,6 @@ struct MatrixPairDigest: Hashable, Sendable {
             append(&parts.1)
             append(&parts.2)
             if !extra.isEmpty {
-                buffer.storeBytes(of: UInt64(extra.count).littleEndian, toByteOffset: offset, as: UInt64.self)
-                offset += 8
                 extra.withUnsafeBytes { (buffer.baseAddress! + offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
                 offset += extra.count
             }
