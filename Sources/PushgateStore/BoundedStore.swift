@@ -206,6 +206,10 @@ public final class BoundedStore: PushStore {
         try await self.write({ try await $0.clearInvalidToken(appID: appID, pushToken: pushToken) }, changed: { $0 })
     }
 
+    public func purgeInvalidTokens(recordedBefore cutoff: Date) async throws -> Int {
+        try await self.write({ try await $0.purgeInvalidTokens(recordedBefore: cutoff) }, changed: { $0 > 0 })
+    }
+
     public func invalidTokens(since: Date, limit: Int) async throws -> [InvalidTokenRecord] {
         try await self.read { try await $0.invalidTokens(since: since, limit: limit) }
     }

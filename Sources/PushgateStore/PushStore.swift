@@ -114,6 +114,10 @@ public protocol InvalidTokenStore: Sendable {
     func clearInvalidToken(appID: String, pushToken: String) async throws -> Bool
     /// Records made at or after `since`, oldest first, at most `limit`.
     func invalidTokens(since: Date, limit: Int) async throws -> [InvalidTokenRecord]
+    /// Forgets records made before `cutoff` (a provider's word on a token is not kept for ever: each
+    /// distinct token refused would stay a row).
+    /// - Returns: how many were removed.
+    func purgeInvalidTokens(recordedBefore cutoff: Date) async throws -> Int
 }
 
 /// Everything Pushgate stores, behind one protocol with an SQLite and a PostgreSQL implementation.

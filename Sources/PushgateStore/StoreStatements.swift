@@ -312,6 +312,9 @@ public enum StoreStatements {
     public static let deleteInvalidToken =
         "DELETE FROM invalid_tokens WHERE app_id = $1 AND push_token = $2 RETURNING app_id"
 
+    /// Forgets invalid tokens recorded before a time; binds time (ms); returns their app ids.
+    public static let purgeInvalidTokens = "DELETE FROM invalid_tokens WHERE recorded_at < $1 RETURNING app_id"
+
     /// Lists invalid tokens recorded since a time; binds time (ms), limit.
     public static let selectInvalidTokensSince =
         "SELECT \(invalidTokenColumns) FROM invalid_tokens WHERE recorded_at >= $1 ORDER BY recorded_at, app_id, push_token LIMIT $2"

@@ -26,6 +26,12 @@ extension PostgresStore {
         return try await self.decodeInvalidTokens(self.rows(StoreStatements.selectInvalidTokensSince, binds))
     }
 
+    public func purgeInvalidTokens(recordedBefore cutoff: Date) async throws -> Int {
+        var binds = PostgresBindings()
+        binds.append(cutoff.millisecondsSince1970)
+        return try await self.rows(StoreStatements.purgeInvalidTokens, binds).decode(String.self).all().count
+    }
+
     func decodeInvalidTokens(_ rows: PostgresRowSequence) async throws -> [InvalidTokenRecord] {
         try await rows.decode((String, String, String, Int64).self).all().map { row in
             InvalidTokenRecord(appID: row.0, pushToken: row.1, reason: row.2, recordedAt: Date(millisecondsSince1970: row.3))

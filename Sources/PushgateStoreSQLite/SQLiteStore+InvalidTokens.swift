@@ -26,6 +26,10 @@ extension SQLiteStore {
             .map(Self.decodeInvalidToken)
     }
 
+    public func purgeInvalidTokens(recordedBefore cutoff: Date) async throws -> Int {
+        try await self.run(on: self.writer, StoreStatements.purgeInvalidTokens, [.integer(Int(cutoff.millisecondsSince1970))]).count
+    }
+
     static func decodeInvalidToken(_ columns: [SQLiteData]) throws -> InvalidTokenRecord {
         guard columns.count == 4, let appID = columns[0].string, let token = columns[1].string, let reason = columns[2].string,
             let recorded = columns[3].integer

@@ -25,6 +25,13 @@ struct ExpiredCounterSweeperTests {
                 }
                 #expect(swept)
                 #expect(try await store.counterValue("live", now: Date()) == 1)
+                // Invalid-token records older than the retention (30 days) go too.
+                for (token, age) in [("old", 31.0), ("recent", 29.0)] {
+                    try await store.recordInvalidToken(InvalidTokenRecord(appID: "a", pushToken: token, reason: "410", recordedAt: now.addingTimeInterval(-age * 86_400)))
+                }
+                let purged = try await DispatcherAndOutboxTests.eventually { try await store.invalidToken(appID: "a", pushToken: "old") == nil }
+                #expect(purged)
+                #expect(try await store.invalidToken(appID: "a", pushToken: "recent") != nil)
             }
         }
     }
@@ -32,7 +39,7 @@ struct ExpiredCounterSweeperTests {
 
 /// A counter store whose sweep waits until its task is cancelled (or fails at once with `failure`), and
 /// says when a sweep has begun.
-final class StallingCounterStore: CounterStore {
+final class StallingCounterStore: CounterStore, InvalidTokenStore {
     struct Refused: Error {}
     let sweepsBegun = Atomic<Int>(0)
     let fails: Bool
@@ -49,6 +56,12 @@ final class StallingCounterStore: CounterStore {
         try await Task.sleep(for: .seconds(600))
         return 0
     }
+
+    func recordInvalidToken(_ record: InvalidTokenRecord) async throws {}
+    func invalidToken(appID: String, pushToken: String) async throws -> InvalidTokenRecord? { nil }
+    func clearInvalidToken(appID: String, pushToken: String) async throws -> Bool { false }
+    func invalidTokens(since: Date, limit: Int) async throws -> [InvalidTokenRecord] { [] }
+    func purgeInvalidTokens(recordedBefore cutoff: Date) async throws -> Int { 0 }
 }
 
 @Suite("Expired counter sweeper shutdown")

@@ -37,6 +37,20 @@ struct InvalidTokenStoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func recordsBeforeACutoffArePurged(kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            for n in 0..<4 {
+                try await store.recordInvalidToken(
+                    InvalidTokenRecord(appID: "a", pushToken: "t\(n)", reason: "410", recordedAt: Self.now.addingTimeInterval(Double(n)))
+                )
+            }
+            #expect(try await store.purgeInvalidTokens(recordedBefore: Self.now.addingTimeInterval(2)) == 2)
+            #expect(try await store.invalidTokens(since: .distantPast, limit: 10).map(\.pushToken) == ["t2", "t3"])
+            #expect(try await store.purgeInvalidTokens(recordedBefore: Self.now.addingTimeInterval(2)) == 0)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func concurrentRecordsAndRemovalsEachTakeEffect(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             // Token n has n % 3 registrations (of different devices); each is reported invalid at once.
