@@ -151,6 +151,9 @@ public struct MatrixNotifyHandler: Sendable {
         }
     }
 
+    /// The longest pushkey taken, in bytes: Synapse's limit on the pushers it stores.
+    static let maximumPushkeyLength = 512
+
     /// Delivers to one device and says what to answer for it; `unifiedPush` is what UnifiedPush endpoints
     /// receive (nil when no device goes to a UnifiedPush app).
     func deliver(
@@ -159,6 +162,12 @@ public struct MatrixNotifyHandler: Sendable {
     ) async -> MatrixDeviceResult {
         guard case .found(let provider) = self.dispatcher.directory.lookup(device.appID) else {
             self.logger.info("notify: no single app matches", metadata: ["app_id": "\(device.appID)", "token": "\(Redaction.fingerprint(device.pushkey))"])
+            return .rejected
+        }
+        guard device.pushkey.utf8.count <= Self.maximumPushkeyLength else {
+            // Synapse stores no longer pushkey, so no homeserver's pusher has one; each would be kept
+            // (duplicate filter, invalid-token records, a UnifiedPush endpoint's memory) at full length.
+            self.logger.info("notify: pushkey too long", metadata: ["app": "\(provider.appID)", "bytes": "\(device.pushkey.utf8.count)"])
             return .rejected
         }
         self.metrics.dispatched(app: provider.appID)

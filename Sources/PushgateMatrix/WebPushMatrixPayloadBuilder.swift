@@ -18,11 +18,21 @@ public enum WebPushMatrixPayloadBuilder {
         public var urgency: WebPushUrgency
     }
 
+    /// The longest `data.endpoint` taken, in bytes.
+    static let maximumEndpointLength = 2_048
+    /// The longest `data.auth` taken, in bytes.
+    static let maximumAuthLength = 256
+
     /// The subscription of a pusher, or why it cannot be used.
     public static func subscription(for device: MatrixDevice) -> Result<String, MatrixPayloadRefusal> {
         guard let data = device.data else { return .failure(MatrixPayloadRefusal(reason: "pusher data is missing")) }
         guard let endpoint = data["endpoint"]?.stringValue, let auth = data["auth"]?.stringValue, !device.pushkey.isEmpty else {
             return .failure(MatrixPayloadRefusal(reason: "pusher data lacks endpoint or auth"))
+        }
+        // Push services' endpoints are a few hundred bytes and an auth secret 22 characters; longer ones are
+        // not theirs, and each would be kept in the subscription cache.
+        guard endpoint.utf8.count <= Self.maximumEndpointLength, auth.utf8.count <= Self.maximumAuthLength else {
+            return .failure(MatrixPayloadRefusal(reason: "pusher data's endpoint or auth is too long"))
         }
         // `{"endpoint":…,"keys":{"auth":…,"p256dh":…}}`: the members in sorted order, the text `JSONText`
         // writes for the same object, without building the dictionaries.

@@ -156,6 +156,26 @@ struct MatrixNotifyRouteTests {
         }
     }
 
+    /// A pushkey longer than Synapse stores (512 bytes) and a Web Push endpoint or auth secret longer than
+    /// any push service's are rejected unsent: no homeserver's pusher has them, and each would be kept.
+    @Test func oversizedPushkeysAndSubscriptionsAreRejectedUnsent() async throws {
+        let fcm = RecordingProvider(appID: "app", platform: .fcm)
+        let web = RecordingProvider(appID: "web", platform: .webPush)
+        try await Self.withGateway([fcm, web]) { client async throws in
+            let long = String(repeating: "k", count: 513)
+            let devices = """
+                {"app_id":"app","pushkey":"\(long)"},{"app_id":"app","pushkey":"\(long.dropLast())"},
+                {"app_id":"web","pushkey":"pk-long-endpoint","data":{"endpoint":"https://push.example.org/\(String(repeating: "e", count: 2_048))","auth":"YXV0aA"}},
+                {"app_id":"web","pushkey":"pk-long-auth","data":{"endpoint":"https://push.example.org/1","auth":"\(String(repeating: "a", count: 257))"}},
+                {"app_id":"web","pushkey":"pk-fine","data":{"endpoint":"https://push.example.org/2","auth":"YXV0aA"}}
+                """
+            let (status, body) = try await Self.notify(client, Self.request(devices: devices))
+            #expect(status == .ok)
+            #expect(body == ["rejected": [.string(long), "pk-long-endpoint", "pk-long-auth"]])
+            #expect(fcm.deliveries.count == 1 && web.deliveries.count == 1)
+        }
+    }
+
     /// Two accounts on one phone: two pushers with one pushkey, told apart by their `data` (Element X's
     /// per-account `default_payload`) or by their counts; each gets the event, and a retry of either
     /// is still sent once.
