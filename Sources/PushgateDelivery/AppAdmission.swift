@@ -67,6 +67,9 @@ final class AppAdmission: Sendable {
         var credentialsReason: String?
         var credentialsProbeAt: ContinuousClock.Instant?
         var credentialsProbing = false
+        /// Raised when a reload resets the app: outcomes of deliveries admitted before then came from the
+        /// retired back end and move the new one's circuit no more.
+        var generation: UInt64 = 0
     }
 
     private let slots = Mutex<[String: Slot]>([:])
@@ -86,9 +89,15 @@ final class AppAdmission: Sendable {
 
     /// Takes a slot for `appID` unless its cap is reached or its circuit is open.
     func acquire(_ appID: String) -> Verdict {
+        self.admit(appID).verdict
+    }
+
+    /// ``acquire(_:)``, with the app's generation to hand back to ``release(_:outcome:probe:circuit:generation:)``.
+    func admit(_ appID: String) -> (verdict: Verdict, generation: UInt64) {
         self.slots.withLock { slots in
             // One lookup, through the subscript's in-place access; the limit is looked up the first time.
-            Self.take(&slots[appID, default: Slot(limit: self.limits.current[appID] ?? self.defaultLimit)])
+            let verdict = Self.take(&slots[appID, default: Slot(limit: self.limits.current[appID] ?? self.defaultLimit)])
+            return (verdict, slots[appID]?.generation ?? 0)
         }
     }
 
@@ -101,6 +110,7 @@ final class AppAdmission: Sendable {
             for appID in slots.keys {
                 slots[appID]?.limit = limits[appID] ?? self.defaultLimit
                 if resetting.contains(appID) {
+                    slots[appID]?.generation &+= 1
                     slots[appID]?.credentialsReason = nil
                     slots[appID]?.credentialsProbeAt = nil
                     slots[appID]?.credentialsProbing = false
@@ -116,12 +126,15 @@ final class AppAdmission: Sendable {
 
     /// Returns a slot taken by ``acquire(_:)`` with the delivery's outcome, which moves the circuit unless
     /// `circuit` is false (a provider whose failures are each server's own, see
-    /// ``PushProvider/sharesOneCircuit``: its circuit never opens).
-    func release(_ appID: String, outcome: DeliveryOutcome, probe: Bool, circuit: Bool = true) -> CircuitChange {
+    /// ``PushProvider/sharesOneCircuit``: its circuit never opens) or `generation` (from ``admit(_:)``) is
+    /// not the app's any more (a reload reset it while the delivery was out: the outcome is the retired
+    /// back end's, such as a refused old key).
+    func release(_ appID: String, outcome: DeliveryOutcome, probe: Bool, circuit: Bool = true, generation: UInt64? = nil) -> CircuitChange {
         self.slots.withLock { slots in
             guard var slot = slots[appID] else { return .none }
             slot.count -= 1
-            let change = circuit ? self.record(outcome, probe: probe, in: &slot) : .none
+            let current = generation.map { $0 == slot.generation } ?? true
+            let change = circuit && current ? self.record(outcome, probe: probe, in: &slot) : .none
             slots[appID] = slot
             return change
         }

@@ -93,7 +93,8 @@ public struct Dispatcher: Sendable {
         _ notification: PushNotification, via provider: any PushProvider, token: String, deadline: ContinuousClock.Instant, frontEnd: String
     ) async -> DeliveryOutcome {
         let probe: Bool
-        switch self.admission.acquire(provider.appID) {
+        let (verdict, generation) = self.admission.admit(provider.appID)
+        switch verdict {
         case .admitted(let isProbe):
             probe = isProbe
         case .overLimit:
@@ -128,7 +129,7 @@ public struct Dispatcher: Sendable {
             "delivery",
             metadata: ["app": "\(provider.appID)", "token": "\(Redaction.fingerprint(token))", "outcome": "\(outcome.label)"]
         )
-        switch self.admission.release(provider.appID, outcome: answered, probe: probe, circuit: provider.sharesOneCircuit) {
+        switch self.admission.release(provider.appID, outcome: answered, probe: probe, circuit: provider.sharesOneCircuit, generation: generation) {
         case .none:
             break
         case .opened(let interval, let failures):

@@ -53,6 +53,24 @@ struct AppAdmissionCredentialsTests {
         #expect(admission.acquire("a") == .admitted(probe: false))
     }
 
+    /// A delivery that was out when the reload replaced the app's back end (a probe of the old, refused
+    /// key) returns its slot, but its outcome is the retired back end's: the new one stays admitted.
+    @Test func anOutcomeFromBeforeAReloadDoesNotMoveTheNewCircuit() {
+        let admission = Self.admission(probeEvery: .seconds(60))
+        let (_, old) = admission.admit("a")
+        admission.reconfigure(limits: [:], resetting: ["a"])
+        #expect(admission.release("a", outcome: .credentialsRefused(reason: "InvalidProviderToken"), probe: true, generation: old) == .none)
+        let (verdict, current) = admission.admit("a")
+        #expect(verdict == .admitted(probe: false))
+        #expect(admission.snapshot("a").inFlight == 1, "the old delivery's slot came back")
+        // Five timeouts of old deliveries do not open the new back end's circuit either.
+        for _ in 0..<5 { _ = admission.admit("a") }
+        for _ in 0..<5 { _ = admission.release("a", outcome: .retryLater(after: nil, reason: "timeout"), probe: false, generation: old) }
+        #expect(!admission.isOpen("a"))
+        // The new back end's own refusal does count.
+        #expect(admission.release("a", outcome: .credentialsRefused(reason: "BadCertificate"), probe: false, generation: current) == .credentialsFailing(reason: "BadCertificate"))
+    }
+
     @Test func aRefusalIsNotCountedTowardsTheCircuit() {
         let admission = Self.admission(probeEvery: .zero)
         for _ in 0..<10 {
