@@ -14,6 +14,8 @@ public final class CredentialWatch: Service, Sendable {
         var credentials: [ProviderCredential]
         /// The step each dated credential was last reported at, by ``key(_:)``.
         var reported: [String: CredentialExpiry] = [:]
+        /// The expiry gauges published, by app and kind: those a reload drops are taken off the registry.
+        var gauges: [String: Gauge] = [:]
     }
 
     private let state: Mutex<State>
@@ -103,11 +105,20 @@ public final class CredentialWatch: Service, Sendable {
             namespace: "pushgate", metricName: "credential_expiry_timestamp", unitName: "seconds",
             helpText: "When each dated credential (certificate, CA file) ends, as a Unix time"
         )
+        var published: [String: Gauge] = [:]
         for credential in credentials {
             guard let notAfter = credential.notAfter else { continue }
-            self.registry.makeGauge(descriptor: name, labels: [("app", credential.appID), ("kind", credential.kind.rawValue)])
-                .set(notAfter.timeIntervalSince1970)
+            let gauge = self.registry.makeGauge(descriptor: name, labels: [("app", credential.appID), ("kind", credential.kind.rawValue)])
+            gauge.set(notAfter.timeIntervalSince1970)
+            published["\(credential.appID)\u{1F}\(credential.kind.rawValue)"] = gauge
         }
+        // A credential a reload removed (its app, or a certificate replaced by a key) no longer has a date:
+        // its series goes, so an alert on it does not fire for something that is not there.
+        let dropped = self.state.withLock { state in
+            defer { state.gauges = published }
+            return state.gauges.filter { published[$0.key] == nil }.map(\.value)
+        }
+        for gauge in dropped { self.registry.unregisterGauge(gauge) }
     }
 
     private func log(_ credential: ProviderCredential) {

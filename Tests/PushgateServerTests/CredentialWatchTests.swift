@@ -84,6 +84,21 @@ struct CredentialWatchTests {
         #expect(Self.warnings(log).count == 2, "\(Self.warnings(log))")
     }
 
+    /// A reload that removes a dated credential (its app, or a certificate replaced by a key) takes its
+    /// expiry series off `/metrics`, so an alert on it does not fire for a certificate no longer used.
+    @Test func aCredentialAReloadRemovesLeavesTheMetrics() {
+        let metrics = GatewayMetrics()
+        let dated = { (app: String) in
+            ProviderCredential(appID: app, kind: .apnsCertificate, file: nil, identity: "subject CN=\(app)", notAfter: Date(timeIntervalSince1970: 2_000_000_000))
+        }
+        let watch = CredentialWatch(credentials: [dated("im.example.one"), dated("im.example.two")], registry: metrics.registry, logger: TestLogging.quiet)
+        func rendered() -> String { String(decoding: metrics.render(), as: UTF8.self) }
+        #expect(rendered().contains(#"pushgate_credential_expiry_timestamp_seconds{app="im.example.one",kind="apns_certificate"} 2000000000"#))
+        watch.replace(with: [dated("im.example.two")])
+        #expect(!rendered().contains(#"app="im.example.one""#), "\(rendered())")
+        #expect(rendered().contains(#"pushgate_credential_expiry_timestamp_seconds{app="im.example.two",kind="apns_certificate"} 2000000000"#))
+    }
+
     /// A gateway whose credentials carry no date (keys only, or none) must not stop: the service runs
     /// until graceful shutdown like the others.
     @Test(arguments: [0, 1])
