@@ -453,6 +453,7 @@ let package = Package(
                 .cryptoExtras,
                 .nioCore,
                 .nioEmbedded,
+                .prometheus,
             ]
         ),
         .testTarget(
