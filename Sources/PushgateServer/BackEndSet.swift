@@ -1,4 +1,5 @@
 import Logging
+import PushgateConfig
 import ServiceLifecycle
 
 /// The running delivery back ends, as one service: it runs each back end's service (which owns its
@@ -12,7 +13,7 @@ import ServiceLifecycle
 final class BackEndSet: Service, Sendable {
     private enum Command: Sendable {
         case start(ServiceGroup)
-        case retire(ServiceGroup)
+        case retire(ServiceGroup, drain: Duration)
     }
 
     /// How long a retired back end keeps its connections for the deliveries already under way.
@@ -37,9 +38,20 @@ final class BackEndSet: Service, Sendable {
         return group
     }
 
-    /// Shuts back ends down after the drain period.
-    func retire(_ groups: [ServiceGroup]) {
-        for group in groups { self.continuation.yield(.retire(group)) }
+    /// Shuts back ends down after the drain period, or after `drain` when that is longer (the longest
+    /// delivery deadline a front end may give, under the configuration before and after the reload).
+    func retire(_ groups: [ServiceGroup], drain: Duration = .zero) {
+        let drain = max(drain, self.drainPeriod)
+        for group in groups { self.continuation.yield(.retire(group, drain: drain)) }
+    }
+
+    /// The drain a reload from `old` to `new` needs: five seconds past the longest deadline of a delivery
+    /// that may have looked a back end up before it (a synchronous gorush request, a Nextcloud batch).
+    static func drain(from old: GatewayConfiguration, to new: GatewayConfiguration) -> Duration {
+        let deadlines = [old, new].flatMap { configuration in
+            [configuration.gorush?.syncTimeout ?? .zero, configuration.nextcloud.deliveryTimeout]
+        }
+        return (deadlines.max() ?? .zero) + .seconds(5)
     }
 
     /// The groups of the back ends configured at start, for ``retire(_:)``.
@@ -56,8 +68,7 @@ final class BackEndSet: Service, Sendable {
                 switch command {
                 case .start(let group):
                     tasks.addTask { try await group.run() }
-                case .retire(let group):
-                    let drain = self.drainPeriod
+                case .retire(let group, let drain):
                     tasks.addTask {
                         try? await cancelWhenGracefulShutdown { try await Task.sleep(for: drain) }
                         await group.triggerGracefulShutdown()

@@ -131,7 +131,7 @@ actor GatewayReconfiguration {
             inflightLimits: Gateway.inflightLimits(new),
             resetting: Set(change.added + change.changed + change.removed)
         )
-        self.backEnds.retire(retiring)
+        self.backEnds.retire(retiring, drain: BackEndSet.drain(from: self.configuration, to: new))
         self.apps = running
         self.configuration = new
         self.credentialWatch?.replace(with: configured.flatMap(\.credentials))

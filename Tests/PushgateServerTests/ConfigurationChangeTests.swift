@@ -90,6 +90,18 @@ struct ConfigurationChangeTests {
         #expect(change.isEmpty)
     }
 
+    /// A retired back end stays up past the longest deadline a delivery that looked it up may have: 35 s,
+    /// or 5 s past a longer gorush `sync_timeout` or Nextcloud `delivery_timeout`, before or after.
+    @Test func aRetiredBackEndDrainsPastTheLongestDeliveryDeadline() throws {
+        let apps = "apps:\n  a: {type: apns, topic: x}\n"
+        let plain = try GatewayConfiguration(yaml: apps)
+        let slowGorush = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, sync: true, sync_timeout: 120}\n")
+        let slowNextcloud = try GatewayConfiguration(yaml: apps + "nextcloud: {apns_app: a, delivery_timeout: 60}\n")
+        #expect(BackEndSet.drain(from: plain, to: plain) < .seconds(35), "the 35 s floor is the set's own")
+        #expect(BackEndSet.drain(from: slowGorush, to: plain) == .seconds(125))
+        #expect(BackEndSet.drain(from: plain, to: slowNextcloud) == .seconds(65))
+    }
+
     @Test func gorushCallersAndAppsChangeLiveButItsPathsNeedARestart() throws {
         let apps = "apps:\n  a: {type: apns, topic: x}\n  b: {type: apns, topic: y}\n"
         let old = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, auth_tokens: [one]}\n")
