@@ -63,11 +63,31 @@ struct ConsoleAccessTests {
         #expect(short.allows("192.0.2.1"))
     }
 
+    /// An IPv6 client counts by its /64, and once the limiter holds its capacity every further address
+    /// shares one count: many addresses neither fill it nor escape it.
+    @Test func manyAddressesShareOneCountPastTheCapacity() {
+        #expect(ConsoleSignInLimiter.counted("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64")
+        #expect(ConsoleSignInLimiter.counted("2001:db8:1:2:bbbb::2") == "2001:db8:1:2::/64")
+        #expect(ConsoleSignInLimiter.counted("192.0.2.1") == "192.0.2.1")
+        let limiter = ConsoleSignInLimiter(limit: 2, window: .seconds(60), capacity: 3)
+        limiter.failed("2001:db8:1:2::1")
+        limiter.failed("2001:db8:1:2::2")
+        #expect(!limiter.allows("2001:db8:1:2::3"), "the same /64")
+        limiter.failed("192.0.2.1")
+        limiter.failed("192.0.2.2")
+        // Full: new addresses share one count.
+        #expect(limiter.allows("192.0.2.10"))
+        limiter.failed("192.0.2.10")
+        limiter.failed("192.0.2.11")
+        #expect(!limiter.allows("192.0.2.12"))
+        #expect(limiter.allows("192.0.2.1"), "an address already counted keeps its own count")
+    }
+
     /// Behind the TLS proxy, failures count against the client the proxy names last, not the proxy
     /// (which every admin shares) nor an address the client wrote itself.
     @Test func behindTheProxyFailedSignInsCountAgainstTheAddressItAdded() {
-        #expect(ConsoleRoutes.signInAddress(peer: "10.0.0.2", forwardedFor: "198.51.100.7, 203.0.113.9", behindProxy: true) == "forwarded:203.0.113.9")
-        #expect(ConsoleRoutes.signInAddress(peer: "10.0.0.2", forwardedFor: "203.0.113.9", behindProxy: true) == "forwarded:203.0.113.9")
+        #expect(ConsoleRoutes.signInAddress(peer: "10.0.0.2", forwardedFor: "198.51.100.7, 203.0.113.9", behindProxy: true) == "203.0.113.9")
+        #expect(ConsoleRoutes.signInAddress(peer: "10.0.0.2", forwardedFor: "203.0.113.9", behindProxy: true) == "203.0.113.9")
         #expect(ConsoleRoutes.signInAddress(peer: "10.0.0.2", forwardedFor: nil, behindProxy: true) == "10.0.0.2")
         #expect(ConsoleRoutes.signInAddress(peer: "10.0.0.2", forwardedFor: " ", behindProxy: true) == "10.0.0.2")
         // Not behind a proxy: the header is the client's own word.

@@ -80,7 +80,7 @@ struct ConsoleRoutes: Sendable {
     static func signInAddress(peer: String, forwardedFor: String?, behindProxy: Bool) -> String {
         guard behindProxy, let last = forwardedFor?.split(separator: ",").last?.filter({ $0 != " " && $0 != "\t" }), !last.isEmpty
         else { return peer }
-        return "forwarded:" + last
+        return last
     }
 
     static func isLoopback(_ address: String) -> Bool {
