@@ -100,6 +100,8 @@ public final class HTTP1ConnectionPool: Sendable {
     private struct State {
         /// Per origin, oldest first.
         var idle: [Origin: [Idle]] = [:]
+        /// The idle connections of every origin together.
+        var idleCount = 0
         var isShutDown = false
         /// The one timer that closes connections idle for `idleTimeout` (instead of a timer per idle spell:
         /// setting and cancelling one per request was 3 % of a delivery's instructions).
@@ -123,6 +125,9 @@ public final class HTTP1ConnectionPool: Sendable {
     private let connectTimeout: TimeAmount
     private let idleTimeout: TimeAmount
     private let maximumIdlePerOrigin: Int
+    /// The most idle connections kept for all origins together: endpoints name any number of origins
+    /// (UnifiedPush servers, or one host on many ports), and each kept connection holds a descriptor.
+    private let maximumIdle: Int
     private let bodyLimit: Int
     private let cancellationGrace: TimeAmount
     private let events: ProviderConnectionEvents
@@ -136,6 +141,8 @@ public final class HTTP1ConnectionPool: Sendable {
     ///   - connectTimeout: the longest a connection may take to open.
     ///   - idleTimeout: how long an idle connection is kept.
     ///   - maximumIdlePerOrigin: the most idle connections kept per origin.
+    ///   - maximumIdle: the most idle connections kept for all origins together (past it, a connection is
+    ///     closed after its answer).
     ///   - bodyLimit: the most bytes of an answer's body kept (the rest is read and dropped).
     ///   - cancellationGrace: when the task waiting for an answer is cancelled, the request's deadline
     ///     moves to at most this far off: an answer already on its way is still read (and taken, as a
@@ -143,7 +150,7 @@ public final class HTTP1ConnectionPool: Sendable {
     ///   - events: told of each connection opened and closed (an app's connection metrics).
     public init(
         tls: Result<NIOSSLContext, any Error>? = nil, proxy: OutboundProxy?, connectTimeout: TimeAmount, idleTimeout: TimeAmount,
-        maximumIdlePerOrigin: Int, bodyLimit: Int = HTTP1ConnectionPool.defaultBodyLimit, cancellationGrace: TimeAmount = .seconds(5),
+        maximumIdlePerOrigin: Int, maximumIdle: Int = 1_024, bodyLimit: Int = HTTP1ConnectionPool.defaultBodyLimit, cancellationGrace: TimeAmount = .seconds(5),
         events: ProviderConnectionEvents = ProviderConnectionEvents()
     ) {
         self.events = events
@@ -154,6 +161,7 @@ public final class HTTP1ConnectionPool: Sendable {
         self.connectTimeout = connectTimeout
         self.idleTimeout = idleTimeout
         self.maximumIdlePerOrigin = maximumIdlePerOrigin
+        self.maximumIdle = maximumIdle
     }
 
     /// Sends one request and returns the answer.
@@ -249,7 +257,10 @@ public final class HTTP1ConnectionPool: Sendable {
             state.isShutDown = true
             state.sweep?.cancel()
             state.sweep = nil
-            defer { state.idle = [:] }
+            defer {
+                state.idle = [:]
+                state.idleCount = 0
+            }
             return state.idle.values.flatMap { $0.map(\.connection) }
         }
         for connection in idle { try? await connection.channel.close() }
@@ -276,6 +287,8 @@ public final class HTTP1ConnectionPool: Sendable {
                 guard let list = state.idle[origin], !list.isEmpty else { return nil }
                 index = current.flatMap { loop in list.lastIndex { $0.connection.channel.eventLoop === loop } } ?? list.count - 1
             }
+            // The emptied list stays (its storage takes the connection back); the sweep drops empty lists.
+            state.idleCount -= 1
             return state.idle[origin]?.remove(at: index)
         }) {
             if idle.connection.channel.isActive, now - idle.since < self.idleTimeout { return idle.connection }
@@ -287,8 +300,10 @@ public final class HTTP1ConnectionPool: Sendable {
     private func giveBack(_ connection: Connection, origin: Origin) {
         let now = NIODeadline.now()
         let kept = self.state.withLock { state -> Bool in
-            guard !state.isShutDown, (state.idle[origin]?.count ?? 0) < self.maximumIdlePerOrigin else { return false }
+            guard !state.isShutDown, (state.idle[origin]?.count ?? 0) < self.maximumIdlePerOrigin, state.idleCount < self.maximumIdle
+            else { return false }
             state.idle[origin, default: []].append(Idle(connection: connection, since: now))
+            state.idleCount += 1
             if state.sweep == nil { state.sweep = self.scheduleSweep(at: now + self.idleTimeout, on: connection.channel.eventLoop) }
             return true
         }
@@ -311,6 +326,7 @@ public final class HTTP1ConnectionPool: Sendable {
                 guard var list = state.idle[origin] else { continue }
                 let stale = list.prefix { now - $0.since >= self.idleTimeout }
                 expired.append(contentsOf: stale.map(\.connection))
+                state.idleCount -= stale.count
                 list.removeFirst(stale.count)
                 if let first = list.first { oldest = min(oldest ?? first.since, first.since) }
                 state.idle[origin] = list.isEmpty ? nil : list
@@ -326,6 +342,7 @@ public final class HTTP1ConnectionPool: Sendable {
         self.state.withLock { state in
             guard let index = state.idle[origin]?.firstIndex(where: { $0.connection === connection }) else { return }
             state.idle[origin]?.remove(at: index)
+            state.idleCount -= 1
             if state.idle[origin]?.isEmpty == true { state.idle[origin] = nil }
         }
     }

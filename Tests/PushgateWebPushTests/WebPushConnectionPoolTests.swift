@@ -45,6 +45,38 @@ struct HTTP1ConnectionPoolTests {
 
     /// A request that cannot be written is refused as such (not as a lost connection, which would be
     /// retried), nothing of it is sent, and the connection it was given carries the next message.
+    /// Endpoints may name any number of origins (one host on many ports, say): past the pool's total of
+    /// idle connections, a connection is closed after its answer instead of kept.
+    @Test func idleConnectionsOfAllOriginsTogetherAreBounded() async throws {
+        let servers = try await withThrowingTaskGroup(of: ScriptedHTTP1Server.self) { group in
+            for _ in 0..<5 { group.addTask { try await ScriptedHTTP1Server { _ in .answer(status: 201, body: "", close: false) } } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let context = try NIOSSLContext(configuration: .makeClientConfiguration())
+        let pool = HTTP1ConnectionPool(
+            tls: .success(context), proxy: nil, connectTimeout: .seconds(5), idleTimeout: .seconds(60), maximumIdlePerOrigin: 4, maximumIdle: 3
+        )
+        for server in servers {
+            let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push"))
+            #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        }
+        // Three kept; the fourth and fifth origins' connections were closed after their answers.
+        var closed = 0
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            closed = servers.map(\.snapshot.closedConnections).reduce(0, +)
+            if closed >= 2 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(closed == 2)
+        // A kept one carries the next message of its origin.
+        let first = try #require(URL(string: "http://127.0.0.1:\(servers[0].port)/push"))
+        #expect(try await pool.request(.POST, first, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        #expect(servers[0].snapshot.connections == 1)
+        await pool.shutdown()
+        for server in servers { try await server.close() }
+    }
+
     @Test func aRequestThatCannotBeWrittenIsRefusedAndItsConnectionKept() async throws {
         let server = try await ScriptedHTTP1Server { _ in .answer(status: 201, body: "", close: false) }
         let pool = try Self.pool()
