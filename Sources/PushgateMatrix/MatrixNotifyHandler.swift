@@ -208,8 +208,9 @@ public struct MatrixNotifyHandler: Sendable {
         case .rejected(let reason):
             // Refused for a reason that is not the token's (credentials, topic, payload): the pushkey stays,
             // and the request answers 502 as Sygnal does, so the operator sees it and the homeserver retries.
-            // Never recorded as delivered, so a retry is sent again.
-            self.logger.warning("notify: provider refused a notification", metadata: ["app": "\(provider.appID)", "reason": "\(reason)"])
+            // Never recorded as delivered, so a retry is sent again. The request's own warning reports the
+            // failure once; this line (one per device, so thousands for one request) is `info`, buffered.
+            self.logger.info("notify: provider refused a notification", metadata: ["app": "\(provider.appID)", "reason": "\(reason)"])
             return .failed(reason: reason)
         case .retryLater(_, let reason), .credentialsRefused(let reason):
             return .failed(reason: reason)
