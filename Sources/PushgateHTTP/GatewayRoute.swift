@@ -17,12 +17,19 @@ public struct GatewayRoute: Sendable {
     /// A larger body limit for this route than `http.max_request_body_size`, for protocols whose
     /// requests are large by nature (a Nextcloud server's batch); nil keeps the gateway's limit.
     public let maximumBodySize: Int?
+    /// Whether the route answers now, for a route a reload turns on and off (its handler then answers 405
+    /// itself); the `Allow` header of other methods' 405 lists the method only while it does.
+    public let isAnswering: (@Sendable () -> Bool)?
 
     /// Creates a route.
-    public init(_ method: HTTPRequest.Method, _ path: String, maximumBodySize: Int? = nil, handler: @escaping Handler) {
+    public init(
+        _ method: HTTPRequest.Method, _ path: String, maximumBodySize: Int? = nil, isAnswering: (@Sendable () -> Bool)? = nil,
+        handler: @escaping Handler
+    ) {
         self.method = method
         self.path = path
         self.maximumBodySize = maximumBodySize
+        self.isAnswering = isAnswering
         self.handler = handler
     }
 }

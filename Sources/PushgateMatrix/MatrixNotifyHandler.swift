@@ -81,7 +81,7 @@ public struct MatrixNotifyHandler: Sendable {
         [
             GatewayRoute(.post, "/_matrix/push/v1/notify") { request, context in try await self.handle(request, context: context) },
             GatewayRoute(.post, "/_matrix/push/v1/notify/**") { request, context in try await self.handle(request, context: context) },
-            GatewayRoute(.get, "/_matrix/push/v1/notify") { _, _ in
+            GatewayRoute(.get, "/_matrix/push/v1/notify", isAnswering: { [discovery = self.unifiedPushDiscovery] in discovery.current }) { _, _ in
                 guard self.unifiedPushDiscovery.current else { throw Self.discoveryOff }
                 return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: Self.discoveryBody)))
             },

@@ -5,25 +5,41 @@ import PushgateHTTP
 /// the router finds its route: a trailing `/` names the same route, and a route ending in `/**` answers
 /// every path below it. HEAD is listed wherever GET is (the router answers it there).
 struct RouteMethods: Sendable {
-    private let exact: [String: [HTTPRequest.Method]]
+    /// One route's method, and whether it answers now (nil: always).
+    private struct Method: Sendable {
+        let method: HTTPRequest.Method
+        let isAnswering: (@Sendable () -> Bool)?
+    }
+
+    private let exact: [String: [Method]]
     /// `/**` routes: the path they answer below (with its trailing `/`), and their methods.
-    private let below: [(prefix: String, methods: [HTTPRequest.Method])]
+    private let below: [(prefix: String, methods: [Method])]
 
     init(routes: [GatewayRoute]) {
-        func withHead(_ methods: [HTTPRequest.Method]) -> [HTTPRequest.Method] {
-            methods.contains(.get) && !methods.contains(.head) ? methods + [.head] : methods
+        func methods(_ routes: [GatewayRoute]) -> [Method] {
+            var methods = routes.map { Method(method: $0.method, isAnswering: $0.isAnswering) }
+            if let get = methods.first(where: { $0.method == .get }), !methods.contains(where: { $0.method == .head }) {
+                methods.append(Method(method: .head, isAnswering: get.isAnswering))
+            }
+            return methods
         }
         let wildcard = "/**"
-        self.exact = Dictionary(grouping: routes.filter { !$0.path.hasSuffix(wildcard) }, by: \.path).mapValues { withHead($0.map(\.method)) }
+        self.exact = Dictionary(grouping: routes.filter { !$0.path.hasSuffix(wildcard) }, by: \.path).mapValues(methods)
         self.below = Dictionary(grouping: routes.filter { $0.path.hasSuffix(wildcard) }, by: { String($0.path.dropLast(2)) })
-            .map { (prefix: $0.key, methods: withHead($0.value.map(\.method))) }
+            .map { (prefix: $0.key, methods: methods($0.value)) }
             .sorted { $0.prefix.count > $1.prefix.count }
     }
 
-    /// The methods the route found for `path` answers; nil when no route answers the path.
+    /// The methods the route found for `path` answers now; nil when no route answers the path.
     func methods(forPath path: String) -> [HTTPRequest.Method]? {
-        if let methods = self.exact[path] { return methods }
-        if path.count > 1, path.hasSuffix("/"), let methods = self.exact[String(path.dropLast())] { return methods }
-        return self.below.first { path.hasPrefix($0.prefix) && path.count > $0.prefix.count }?.methods
+        let found: [Method]? =
+            if let methods = self.exact[path] {
+                methods
+            } else if path.count > 1, path.hasSuffix("/"), let methods = self.exact[String(path.dropLast())] {
+                methods
+            } else {
+                self.below.first { path.hasPrefix($0.prefix) && path.count > $0.prefix.count }?.methods
+            }
+        return found?.filter { $0.isAnswering?() ?? true }.map(\.method)
     }
 }

@@ -114,11 +114,17 @@ struct UnifiedPushGatewayRouteTests {
                 let body = try JSONDecoder().decode(JSONValue.self, from: Data(String(buffer: response.body).utf8))
                 return (response.status, response.headers[.allow], body)
             }
+            func allowForPut() async throws -> String? {
+                try await client.execute(uri: "/_matrix/push/v1/notify", method: .put).headers[.allow]
+            }
             var (status, allow, body) = try await get()
             #expect(status == .methodNotAllowed && allow == "POST" && body["errcode"] == "M_UNRECOGNIZED")
+            // Another method's 405 agrees: GET is not answered while discovery is off.
+            #expect(try await allowForPut() == "POST")
             handler.withLock { $0 }?.replaceApps([:], unifiedPushDiscovery: true)
             (status, _, body) = try await get()
             #expect(status == .ok && body == ["gateway": "matrix", "unifiedpush": ["gateway": "matrix"]])
+            #expect(try await allowForPut() == "POST, GET, HEAD")
             handler.withLock { $0 }?.replaceApps([:], unifiedPushDiscovery: false)
             (status, allow, body) = try await get()
             #expect(status == .methodNotAllowed && allow == "POST" && body["errcode"] == "M_UNRECOGNIZED")
