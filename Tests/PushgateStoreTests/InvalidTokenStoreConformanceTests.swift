@@ -7,6 +7,15 @@ import Testing
 struct InvalidTokenStoreConformanceTests {
     static let now = Date(millisecondsSince1970: 1_750_000_000_000)
 
+    /// Records tokens `t0`, `t1`, … of app `a`, token `tN` at `now` + N seconds.
+    static func recordTokens(_ count: Int, in store: any PushStore) async throws {
+        for n in 0..<count {
+            try await store.recordInvalidToken(
+                InvalidTokenRecord(appID: "a", pushToken: "t\(n)", reason: "410", recordedAt: Self.now.addingTimeInterval(Double(n)))
+            )
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func recordsAreKeptPerAppAndTokenAndRefreshed(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
@@ -26,11 +35,7 @@ struct InvalidTokenStoreConformanceTests {
     @Test(arguments: StoreKind.allCases)
     func recordsAreListedSinceATimeOldestFirst(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
-            for n in 0..<5 {
-                try await store.recordInvalidToken(
-                    InvalidTokenRecord(appID: "a", pushToken: "t\(n)", reason: "410", recordedAt: Self.now.addingTimeInterval(Double(n)))
-                )
-            }
+            try await Self.recordTokens(5, in: store)
             let listed = try await store.invalidTokens(since: Self.now.addingTimeInterval(1), limit: 3)
             #expect(listed.map(\.pushToken) == ["t1", "t2", "t3"])
         }
@@ -39,11 +44,7 @@ struct InvalidTokenStoreConformanceTests {
     @Test(arguments: StoreKind.allCases)
     func recordsBeforeACutoffArePurged(kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
-            for n in 0..<4 {
-                try await store.recordInvalidToken(
-                    InvalidTokenRecord(appID: "a", pushToken: "t\(n)", reason: "410", recordedAt: Self.now.addingTimeInterval(Double(n)))
-                )
-            }
+            try await Self.recordTokens(4, in: store)
             #expect(try await store.purgeInvalidTokens(recordedBefore: Self.now.addingTimeInterval(2)) == 2)
             #expect(try await store.invalidTokens(since: .distantPast, limit: 10).map(\.pushToken) == ["t2", "t3"])
             #expect(try await store.purgeInvalidTokens(recordedBefore: Self.now.addingTimeInterval(2)) == 0)
