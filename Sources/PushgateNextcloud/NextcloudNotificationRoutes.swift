@@ -215,9 +215,8 @@ public struct NextcloudNotificationRoutes: Sendable {
     /// server's allowance (or escape its own).
     private func sender(_ request: Request, context: GatewayRequestContext) -> String {
         if let key = request.headers[.init("X-Nextcloud-Subscription-Key")!], !key.isEmpty { return "key:" + key }
-        if self.settings.rateLimit?.useForwardedFor == true, let forwarded = request.headers[.init("X-Forwarded-For")!] {
-            let last = forwarded.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            if !last.isEmpty { return "address:" + last }
+        if self.settings.rateLimit?.useForwardedFor == true, let last = ForwardedFor.lastEntry(request.headers[.init("X-Forwarded-For")!]) {
+            return "address:" + last
         }
         return "address:" + (context.remoteAddress?.ipAddress ?? "unknown")
     }

@@ -29,16 +29,12 @@ extension PostgresStore {
                 binds.append(now.millisecondsSince1970)
                 return PostgresQuery(unsafeSQL: StoreStatements.incrementCounters(count: chunk.count), binds: binds)
             }
-        do {
-            if statements.count == 1 {
-                _ = try await self.client.query(statements[0], logger: self.logger)
-                return
-            }
-            try await self.client.withTransaction(logger: self.logger) { connection in
-                for statement in statements { _ = try await connection.query(statement, logger: self.logger) }
-            }
-        } catch {
-            throw PostgresStoreErrorText.translated(error)
+        if statements.count == 1 {
+            _ = try await self.client.query(statements[0], logger: self.logger)
+            return
+        }
+        try await self.client.withTransaction(logger: self.logger) { connection in
+            for statement in statements { _ = try await connection.query(statement, logger: self.logger) }
         }
     }
 

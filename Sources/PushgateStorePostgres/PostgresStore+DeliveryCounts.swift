@@ -17,20 +17,16 @@ extension PostgresStore {
             hour.minute = DeliveryCountStatements.hour(ofMinute: count.minute)
             return hour
         }).sorted(by: order)
-        do {
-            try await self.client.withTransaction(logger: self.logger) { connection in
-                for (sql, rows) in [(DeliveryCountStatements.addRows, minutes), (DeliveryCountStatements.addHourlyRows, hours)] {
-                    var binds = PostgresBindings(capacity: 5)
-                    binds.append(rows.map(\.minute))
-                    binds.append(rows.map(\.appID))
-                    binds.append(rows.map(\.frontEnd))
-                    binds.append(rows.map(\.outcome))
-                    binds.append(rows.map(\.count))
-                    _ = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: self.logger)
-                }
+        try await self.client.withTransaction(logger: self.logger) { connection in
+            for (sql, rows) in [(DeliveryCountStatements.addRows, minutes), (DeliveryCountStatements.addHourlyRows, hours)] {
+                var binds = PostgresBindings(capacity: 5)
+                binds.append(rows.map(\.minute))
+                binds.append(rows.map(\.appID))
+                binds.append(rows.map(\.frontEnd))
+                binds.append(rows.map(\.outcome))
+                binds.append(rows.map(\.count))
+                _ = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: self.logger)
             }
-        } catch {
-            throw PostgresStoreErrorText.translated(error)
         }
     }
 

@@ -12,16 +12,12 @@ extension PostgresStore {
     public func saveDevices(_ devices: [DeviceRegistration]) async throws {
         let unique = devices.keepingLastPerDevice()
         guard !unique.isEmpty else { return }
-        do {
-            try await self.client.withTransaction(logger: self.logger) { connection in
-                for chunk in unique.chunked(by: StoreStatements.upsertDevicesChunkSize) {
-                    var binds = PostgresBindings(capacity: chunk.count * 8)
-                    for device in chunk { Self.append(device, to: &binds) }
-                    _ = try await connection.query(PostgresQuery(unsafeSQL: StoreStatements.upsertDevices(count: chunk.count), binds: binds), logger: self.logger)
-                }
+        try await self.client.withTransaction(logger: self.logger) { connection in
+            for chunk in unique.chunked(by: StoreStatements.upsertDevicesChunkSize) {
+                var binds = PostgresBindings(capacity: chunk.count * 8)
+                for device in chunk { Self.append(device, to: &binds) }
+                _ = try await connection.query(PostgresQuery(unsafeSQL: StoreStatements.upsertDevices(count: chunk.count), binds: binds), logger: self.logger)
             }
-        } catch {
-            throw PostgresStoreErrorText.translated(error)
         }
     }
 

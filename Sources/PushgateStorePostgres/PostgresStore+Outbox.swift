@@ -8,44 +8,40 @@ extension PostgresStore {
     public func enqueue(_ messages: [OutboxMessage], leasedTo lease: OutboxLease?) async throws -> [Int64] {
         guard !messages.isEmpty else { return [] }
         let now = Date().millisecondsSince1970
-        do {
-            return try await self.client.withTransaction(logger: self.logger) { connection in
-                var ids: [Int64] = []
-                ids.reserveCapacity(messages.count)
-                for chunk in messages.chunked(by: 1000) {
-                    // A lease's owner and end are two parameters every row shares.
-                    var sql = lease == nil
-                        ? "INSERT INTO outbox (app_id, front_end, push_token, more_tokens, token_count, payload, not_before, created_at) VALUES "
-                        : "INSERT INTO outbox (app_id, front_end, push_token, more_tokens, token_count, payload, not_before, created_at, lease_owner, lease_until, attempts) VALUES "
-                    var binds = PostgresBindings(capacity: chunk.count * 8 + 2)
-                    let shared = chunk.count * 8
-                    for (index, message) in chunk.enumerated() {
-                        let base = index * 8
-                        sql += index == 0 ? "(" : ", ("
-                        sql += "$\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5), $\(base + 6), $\(base + 7), $\(base + 8)"
-                        sql += lease == nil ? ")" : ", $\(shared + 1), $\(shared + 2), 1)"
-                        let tokens = OutboxTokenColumns(message.pushTokens)
-                        binds.append(message.appID)
-                        binds.append(message.frontEnd)
-                        binds.append(tokens.first)
-                        binds.append(tokens.more)
-                        binds.append(tokens.count)
-                        binds.append(ByteBuffer(bytes: message.payload))
-                        binds.append(message.notBefore.millisecondsSince1970)
-                        binds.append(now)
-                    }
-                    if let lease {
-                        binds.append(lease.owner)
-                        binds.append(lease.until.millisecondsSince1970)
-                    }
-                    let query = PostgresQuery(unsafeSQL: sql + " RETURNING id", binds: binds)
-                    // BIGSERIAL ids rise in insertion order within the transaction.
-                    ids += try await connection.query(query, logger: self.logger).decode(Int64.self).all().sorted()
+        return try await self.client.withTransaction(logger: self.logger) { connection in
+            var ids: [Int64] = []
+            ids.reserveCapacity(messages.count)
+            for chunk in messages.chunked(by: 1000) {
+                // A lease's owner and end are two parameters every row shares.
+                var sql = lease == nil
+                    ? "INSERT INTO outbox (app_id, front_end, push_token, more_tokens, token_count, payload, not_before, created_at) VALUES "
+                    : "INSERT INTO outbox (app_id, front_end, push_token, more_tokens, token_count, payload, not_before, created_at, lease_owner, lease_until, attempts) VALUES "
+                var binds = PostgresBindings(capacity: chunk.count * 8 + 2)
+                let shared = chunk.count * 8
+                for (index, message) in chunk.enumerated() {
+                    let base = index * 8
+                    sql += index == 0 ? "(" : ", ("
+                    sql += "$\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5), $\(base + 6), $\(base + 7), $\(base + 8)"
+                    sql += lease == nil ? ")" : ", $\(shared + 1), $\(shared + 2), 1)"
+                    let tokens = OutboxTokenColumns(message.pushTokens)
+                    binds.append(message.appID)
+                    binds.append(message.frontEnd)
+                    binds.append(tokens.first)
+                    binds.append(tokens.more)
+                    binds.append(tokens.count)
+                    binds.append(ByteBuffer(bytes: message.payload))
+                    binds.append(message.notBefore.millisecondsSince1970)
+                    binds.append(now)
                 }
-                return ids
+                if let lease {
+                    binds.append(lease.owner)
+                    binds.append(lease.until.millisecondsSince1970)
+                }
+                let query = PostgresQuery(unsafeSQL: sql + " RETURNING id", binds: binds)
+                // BIGSERIAL ids rise in insertion order within the transaction.
+                ids += try await connection.query(query, logger: self.logger).decode(Int64.self).all().sorted()
             }
-        } catch {
-            throw PostgresStoreErrorText.translated(error)
+            return ids
         }
     }
 

@@ -133,11 +133,7 @@ public final class PostgresStore: PushStore {
     // MARK: Helpers
 
     func rows(_ sql: String, _ binds: PostgresBindings) async throws -> PostgresRowSequence {
-        do {
-            return try await self.client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: self.logger)
-        } catch {
-            throw PostgresStoreErrorText.translated(error)
-        }
+        try await self.client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: self.logger)
     }
 
     func scalar(_ sql: String, _ binds: PostgresBindings) async throws -> Int {

@@ -2,7 +2,8 @@ import PostgresNIO
 import PushgateStore
 
 /// Turns what postgres-nio throws into a ``StoreError`` whose message names what went wrong without the
-/// values involved.
+/// values involved: ``PostgresStore/storeError(for:)``, through which ``PushgateStore/BoundedStore`` turns
+/// every error of a store call, and the migration's own error.
 ///
 /// `String(reflecting:)` of a `PSQLError` carries the server's `detail` ("Key (push_token)=(…) already
 /// exists", "Failing row contains (…)") and a `PostgresDecodingError` the cell's bytes: device tokens,
@@ -10,12 +11,6 @@ import PushgateStore
 /// (SQLSTATE, table, column, constraint, type) and the client's own error codes are kept. A transaction's
 /// error (`PostgresTransactionError`) is described by the error inside it.
 enum PostgresStoreErrorText {
-    /// What a store call throws for `error`: a cancellation as it is, else ``storeError(for:)``.
-    static func translated(_ error: any Error) -> any Error {
-        if error is CancellationError { return error }
-        return Self.storeError(for: error)
-    }
-
     /// The ``StoreError`` for `error`: a ``StoreError`` as it is, a column that cannot be decoded as
     /// ``StoreError/corruptRow(_:)``, anything else as ``StoreError/unavailable(_:)``.
     static func storeError(for error: any Error) -> StoreError {

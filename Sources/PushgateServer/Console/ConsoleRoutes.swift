@@ -78,8 +78,7 @@ struct ConsoleRoutes: Sendable {
     /// would refuse every admin; there it is the last `X-Forwarded-For` entry (the one the proxy added,
     /// not the client's own words before it), when the proxy sends one.
     static func signInAddress(peer: String, forwardedFor: String?, behindProxy: Bool) -> String {
-        guard behindProxy, let last = forwardedFor?.split(separator: ",").last?.filter({ $0 != " " && $0 != "\t" }), !last.isEmpty
-        else { return peer }
+        guard behindProxy, let last = ForwardedFor.lastEntry(forwardedFor) else { return peer }
         return last
     }
 

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PushgateProviderSupport
 import Synchronization
 
 /// Failed sign-ins counted per client address: after ``limit`` failures within ``window`` an address is
@@ -50,13 +46,9 @@ final class ConsoleSignInLimiter: Sendable {
 
     /// What `address` is counted as: itself, or for IPv6 its first four groups (the /64).
     static func counted(_ address: String) -> String {
-        guard address.contains(":"), !address.hasPrefix("::ffff:") else { return address }
-        var parsed = in6_addr()
-        guard inet_pton(AF_INET6, address, &parsed) == 1 else { return address }
-        let prefix = withUnsafeBytes(of: &parsed) { bytes in
-            stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":")
-        }
-        return prefix + "::/64"
+        guard !address.hasPrefix("::ffff:"), case .v6(let bytes)? = IPAddress(literal: address) else { return address }
+        let prefix = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        return prefix.joined(separator: ":") + "::/64"
     }
 
     /// Counts a failed sign-in from `address`.
