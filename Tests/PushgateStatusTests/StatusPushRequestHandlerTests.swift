@@ -63,16 +63,6 @@ struct StatusPushRequestHandlerTests {
         #expect(queued.first?.version == 1 && queued.first?.installationID == TestClient.installationID)
     }
 
-    /// A registration whose token type lost its app (a reload removed it): its notification is not
-    /// reported a success that nothing delivers.
-    @Test func aRegistrationNoAppServesIsReportedAnInternalErrorAndNotQueued() async throws {
-        try await self.register(self.client.registration())
-        self.sink.serving.store(false, ordering: .relaxed)
-        let response = try #require(try await self.push([self.client.notification()]))
-        #expect(response.reports.map(\.success) == [false])
-        #expect(response.reports.map(\.error) == [.internalError])
-        #expect(self.sink.queued.withLock { $0.isEmpty })
-    }
 
     @Test func aRepeatedMessageIDGetsNoSecondAnswerAndNothingMoreIsQueued() async throws {
         try await self.register(self.client.registration())
@@ -100,12 +90,20 @@ struct StatusPushRequestHandlerTests {
         #expect(response.reports.map(\.error) == [.unknownErrorType] && response.reports.map(\.success) == [false])
     }
 
-    @Test func whenTheOutboxRefusesNothingIsClaimedDelivered() async throws {
+    /// What cannot go out is not claimed delivered: when the outbox refuses it, and when the
+    /// registration's token type lost its app (a reload removed it).
+    @Test(arguments: ["the outbox refuses", "no app serves the registration"])
+    func whatCannotGoOutIsReportedAnInternalErrorAndNotQueued(_ cause: String) async throws {
         try await self.register(self.client.registration())
-        self.sink.failing.store(true, ordering: .relaxed)
+        if cause == "the outbox refuses" {
+            self.sink.failing.store(true, ordering: .relaxed)
+        } else {
+            self.sink.serving.store(false, ordering: .relaxed)
+        }
         let response = try #require(try await self.push([self.client.notification()]))
         #expect(response.reports.map(\.success) == [false])
         #expect(response.reports.map(\.error) == [.internalError])
+        #expect(self.sink.queued.withLock { $0.isEmpty })
     }
 
     struct FilterCase: CustomTestStringConvertible, Sendable {

@@ -2,7 +2,6 @@ import Foundation
 import PushgateCore
 import PushgateStore
 import PushgateStorePostgres
-import ServiceLifecycleTestKit
 import Testing
 
 /// What PostgreSQL and postgres-nio report reaches callers as a ``StoreError`` that names the failure
@@ -23,22 +22,9 @@ import Testing
     /// `sql` has changed its schema.
     private func withStore(after sql: [String], _ body: @Sendable (BoundedStore) async throws -> Void) async throws {
         let database = try await TestDatabase.make(.postgres)
-        let base = try await PostgresStore.connect(database.postgres!, logger: TestDatabase.logger)
-        for statement in sql { try await database.execute(statement) }
-        let store = BoundedStore(base, timeout: .seconds(30))
-        try await testGracefulShutdown { trigger in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await store.run() }
-                do {
-                    try await body(store)
-                } catch {
-                    trigger.triggerGracefulShutdown()
-                    try? await group.waitForAll()
-                    throw error
-                }
-                trigger.triggerGracefulShutdown()
-                try await group.waitForAll()
-            }
+        try await withStores(.postgres, on: database) { stores in
+            for statement in sql { try await database.execute(statement) }
+            try await body(BoundedStore(stores[0], timeout: .seconds(30)))
         }
     }
 
