@@ -158,13 +158,17 @@ public final class AccessTokenCache: Sendable {
         try await withCheckedThrowingContinuation { continuation in
             let once = ResumeOnce(continuation)
             let timer = Task {
-                try? await Task.sleep(until: deadline)
+                // Cancelled when the value came first: then it has nothing to say.
+                guard (try? await Task.sleep(until: deadline)) != nil else { return }
                 once.resume(with: .failure(TimedOut(refreshGivenUp: false)))
             }
             Task {
                 let result = await task.result
-                timer.cancel()
+                // The value first, then the timer: cancelled first, the timer woke and could answer
+                // TimedOut before the value (a loaded run's "no token before the deadline" with the
+                // token in hand).
                 once.resume(with: result)
+                timer.cancel()
             }
         }
     }
