@@ -203,6 +203,8 @@ extension APNsHTTP2Handler {
         }
         self.outbound.writeHTTP2Settings([], ack: true)
         self.settingsReceived = true
+        self.settingsDeadline?.cancel()
+        self.settingsDeadline = nil
         self.sendBlockedData(context: context)
         self.openWaitingStreams(context: context)
         self.scheduleFlush(context: context)

@@ -10,6 +10,16 @@ extension APNsHTTP2Handler {
         }
     }
 
+    /// Gives the connection up unless the server's SETTINGS arrive within the settings timeout (no PING
+    /// can be answered before them); cancelled by their arrival.
+    func scheduleSettingsDeadline(context: ChannelHandlerContext) {
+        self.settingsDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: self.liveness.settingsTimeout) { [weak self] () -> Void in
+            guard let self, !self.settingsReceived else { return }
+            let seconds = Double(self.liveness.settingsTimeout.nanoseconds) / 1e9
+            self.connectionDead("no TLS handshake and SETTINGS from the server within \(seconds) s of connecting")
+        }
+    }
+
     /// Sends a PING when the connection has been silent for the ping interval, or for the ping timeout
     /// while requests are out; then looks again later.
     func checkLiveness() {
@@ -77,6 +87,8 @@ extension APNsHTTP2Handler {
 
     /// Cancels the liveness timers (the connection is closing).
     func stopLivenessTimers() {
+        self.settingsDeadline?.cancel()
+        self.settingsDeadline = nil
         self.livenessCheck?.cancel()
         self.livenessCheck = nil
         self.outstandingPing?.timeout.cancel()

@@ -46,6 +46,9 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
     var nextStreamID: UInt32 = 1
 
     var prefaceSent = false
+    /// Gives the connection up when the server's SETTINGS have not come within
+    /// ``APNsLiveness/settingsTimeout`` of the preface.
+    var settingsDeadline: Scheduled<Void>?
     var settingsReceived = false
     var peerMaximumStreams = Int.max
     var peerInitialWindow = HTTP2Wire.defaultWindowSize
@@ -132,6 +135,7 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         self.outbound.writeHTTP2Settings([(HTTP2Wire.Setting.enablePush, 0)])
         self.scheduleFlush(context: context)
         self.lastHeard = context.eventLoop.now
+        self.scheduleSettingsDeadline(context: context)
         self.scheduleLivenessCheck(context: context)
     }
 

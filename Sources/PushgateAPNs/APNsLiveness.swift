@@ -11,10 +11,16 @@ public struct APNsLiveness: Sendable, Equatable {
     /// a PING is sent (default 5 s).
     public var pingTimeout: TimeAmount
 
+    /// How long after the TCP connection opens the TLS handshake and the server's SETTINGS may take: a
+    /// server that accepts and then says nothing (a proxy whose upstream is gone, a hung load balancer)
+    /// has no PING answered either, so the connection is given up then (default 10 s).
+    public var settingsTimeout: TimeAmount
+
     /// Creates the settings.
-    public init(pingInterval: TimeAmount = .seconds(60), pingTimeout: TimeAmount = .seconds(5)) {
+    public init(pingInterval: TimeAmount = .seconds(60), pingTimeout: TimeAmount = .seconds(5), settingsTimeout: TimeAmount = .seconds(10)) {
         self.pingInterval = pingInterval
         self.pingTimeout = pingTimeout
+        self.settingsTimeout = settingsTimeout
     }
 
     /// How often a connection looks at its silence: half the shorter of the two, at least 10 ms, so a

@@ -82,6 +82,34 @@ struct APNsConnectionTests {
         }
     }
 
+    /// A server that accepts and then says nothing (no TLS handshake, no SETTINGS) gets no PING answered
+    /// either: the connection is given up after the settings timeout, and the request that waited on it,
+    /// never sent, goes on a new connection.
+    @Test func aConnectionThatNeverHearsTheServersSettingsIsGivenUpAndTheRequestSentOnANewOne() async throws {
+        try await EmulatorHarness.withEmulator { harness in
+            let server = try await ScriptedHTTP2Server(authority: harness.emulator.certificateAuthority) { connection in
+                connection == 0 ? .mute : .answer
+            }
+            var configuration = try APNsConfiguration(settings: harness.settings(["base_url": "https://127.0.0.1:\(server.port)"]))
+            configuration.liveness.settingsTimeout = .seconds(1)
+            let provider = try APNsProvider(configuration: configuration, logger: TestLogging.quiet)
+            let started = ContinuousClock.now
+            let outcome = await provider.deliver(Self.alert, to: deviceToken(), deadline: .now + .seconds(60))
+            let elapsed = ContinuousClock.now - started
+            #expect(outcome == .delivered)
+            // Not before the settings timeout; long before the request's own deadline.
+            #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(45), "\(elapsed)")
+            let record = server.record.withLock { $0 }
+            #expect(record.connections == 2 && record.requests == 1, "\(record)")
+            for _ in 0..<3000 where server.record.withLock({ $0.mutedClosed == 0 }) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(server.record.withLock { $0.mutedClosed } == 1, "the silent connection is closed by the client")
+            try await provider.shutdown()
+            try await server.close()
+        }
+    }
+
     @Test func requestsGoThroughTheProxyTunnelWithItsCredentials() async throws {
         try await EmulatorHarness.withEmulator { harness in
             let proxy = try await ConnectProxy()

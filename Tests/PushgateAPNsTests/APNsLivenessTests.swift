@@ -96,6 +96,26 @@ struct APNsLivenessTests {
         #expect(!peer.channel.isActive)
     }
 
+    @Test func aServerThatNeverSendsItsSettingsHasTheConnectionGivenUpAndItsWaitingStreamsNotProcessed() throws {
+        let peer = try HTTP2TestPeer(liveness: APNsLiveness(pingInterval: .seconds(60), pingTimeout: .seconds(5), settingsTimeout: .seconds(10)))
+        _ = try peer.read()
+        let box = APNsHTTP2HandlerTests.send(peer, deadline: peer.channel.embeddedEventLoop.now + .seconds(60))
+        #expect(try peer.read().filter { $0.type == Self.headers }.isEmpty, "no stream opens before the server's SETTINGS")
+        peer.advance(by: .seconds(9))
+        #expect(peer.channel.isActive && box.result == nil)
+        #expect(Self.pings(try peer.read()).isEmpty, "no PING before SETTINGS")
+        peer.advance(by: .seconds(2))
+        #expect(!peer.channel.isActive)
+        #expect(box.error == .notProcessed("no TLS handshake and SETTINGS from the server within 10.0 s of connecting"))
+        #expect(peer.handler.isClosing)
+    }
+
+    @Test func settingsInTimeKeepTheConnection() throws {
+        let peer = try HTTP2TestPeer.connected(liveness: APNsLiveness(pingInterval: .seconds(60), pingTimeout: .seconds(5), settingsTimeout: .seconds(10)))
+        peer.advance(by: .seconds(30))
+        #expect(peer.channel.isActive && !peer.handler.isClosing)
+    }
+
     /// A request with a 2-second deadline on a connection whose PING timers are far off; `meanwhile`
     /// runs before the deadline passes. Returns the frames the client wrote after it.
     static func expireOneRequest(meanwhile: (HTTP2TestPeer) throws -> Void) throws -> [HTTP2TestPeer.Frame] {

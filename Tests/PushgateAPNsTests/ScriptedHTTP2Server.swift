@@ -18,12 +18,17 @@ final class ScriptedHTTP2Server: Sendable {
         case ignore
         /// `200` to the server's first `count` requests (on any connection), nothing to the others.
         case answerFirst(Int)
+        /// The connection is accepted and then nothing at all: no TLS handshake, no SETTINGS (a proxy
+        /// whose upstream is gone, a hung load balancer).
+        case mute
     }
 
     struct Record: Sendable {
         var connections = 0
         var requests = 0
         var resets = 0
+        /// Muted connections the client closed.
+        var mutedClosed = 0
     }
 
     let record = LockedValue(Record())
@@ -41,9 +46,14 @@ final class ScriptedHTTP2Server: Sendable {
                         return record.connections - 1
                     }
                     let pipeline = channel.pipeline.syncOperations
+                    let action = script(number)
+                    if case .mute = action {
+                        channel.closeFuture.whenComplete { _ in record.withLock { $0.mutedClosed += 1 } }
+                        return
+                    }
                     try pipeline.addHandler(NIOSSLServerHandler(context: context))
                     try pipeline.addHandler(NIOHTTP2Handler(mode: .server))
-                    try pipeline.addHandler(ScriptedStreamHandler(action: script(number), record: record))
+                    try pipeline.addHandler(ScriptedStreamHandler(action: action, record: record))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -91,7 +101,7 @@ private final class ScriptedStreamHandler: ChannelInboundHandler {
         case .goAway:
             let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil))
             context.writeAndFlush(self.wrapOutboundOut(goAway)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
-        case .ignore:
+        case .ignore, .mute:
             break
         }
     }
