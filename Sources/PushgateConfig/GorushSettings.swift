@@ -48,7 +48,8 @@ public struct GorushSettings: Sendable, Equatable {
     public var maxNotification = 100
     /// Whether `/api/push` waits for delivery (gorush's `core.sync`).
     public var sync = false
-    /// How long a synchronous answer waits; what is not delivered by then is queued and reported as failed.
+    /// How long a synchronous answer waits; what is not delivered by then (or was answered "retry later")
+    /// is queued for the outbox, and not listed among the failures.
     public var syncTimeout: Duration = .seconds(30)
     /// Whether tokens are masked in answers and feedback (gorush's `log.hide_token`).
     public var hideToken = true

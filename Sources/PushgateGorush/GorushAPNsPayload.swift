@@ -34,11 +34,12 @@ enum GorushAPNsPayload {
         } else {
             payload["aps"] = .object(aps)
         }
+        // Without a `push_type`, apns2 sends `apns-push-type: alert` (`client.go` `setHeaders`), also for a
+        // payload that only wakes the app: gorush callers who want a background push say so.
         let kind: PushKind
         switch request.pushType {
         case "background": kind = .background
         case "voip": kind = .voip
-        case "": kind = Self.isSilent(aps) ? .background : .alert
         default: kind = .alert
         }
         return PushNotification(
@@ -49,7 +50,7 @@ enum GorushAPNsPayload {
             apnsTopic: Self.topic(request),
             apnsPushType: request.pushType.isEmpty ? nil : request.pushType,
             apnsID: request.apnsID.isEmpty ? nil : request.apnsID,
-            expiration: request.expiration
+            expiration: Self.expiration(request.expiration)
         )
     }
 
@@ -72,9 +73,12 @@ enum GorushAPNsPayload {
         }
     }
 
-    /// A payload that only wakes the app: content-available and nothing the user sees or hears.
-    private static func isSilent(_ aps: [String: JSONValue]) -> Bool {
-        aps["content-available"] != nil && aps["alert"] == nil && aps["sound"] == nil && aps["badge"] == nil
+    /// The `apns-expiration` gorush states: apns2 sends the header only for a time after the epoch
+    /// (`client.go` `setHeaders`: `Expiration.After(time.Unix(0, 0))`), so `0` or less is no header (APNs
+    /// then stores the push and tries again), not `0` (one attempt, never stored).
+    static func expiration(_ value: Int64?) -> Int64? {
+        guard let value, value > 0 else { return nil }
+        return value
     }
 
     /// The `aps` dictionary, field by field as gorush sets it.

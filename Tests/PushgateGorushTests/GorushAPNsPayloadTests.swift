@@ -108,8 +108,12 @@ struct GorushAPNsPayloadTests {
         #expect(notification.collapseID == "c1")
     }
 
-    @Test func withoutAPushTypeASilentPayloadIsABackgroundPushAndAnAlertIsAnAlert() throws {
-        #expect(try Self.build(#""content_available":true"#).kind == .background)
+    /// apns2 sends `apns-push-type: alert` whenever gorush gives it no push type (`client.go`
+    /// `setHeaders`), a payload that only wakes the app included.
+    @Test func withoutAPushTypeEveryPushIsAnAlertAsApns2SendsIt() throws {
+        #expect(try Self.build(#""content_available":true"#).kind == .alert)
+        #expect(try Self.build(#""content_available":true,"data":{"k":"v"}"#).kind == .alert)
+        #expect(try Self.build(#""content_available":true,"push_type":"background""#).kind == .background)
         #expect(try Self.build(#""content_available":true,"message":"m""#).kind == .alert)
         #expect(try Self.build(#""message":"m""#).kind == .alert)
         // gorush sends `apns-priority` only for `priority` normal or high (`GetIOSNotification`).
@@ -117,6 +121,14 @@ struct GorushAPNsPayloadTests {
         #expect(try Self.build(#""message":"m","priority":"high""#).priority == .high)
         #expect(try Self.build(#""message":"m","priority":"urgent""#).priority == nil)
         #expect(try Self.build(#""push_type":"liveactivity""#).apnsPushType == "liveactivity")
+    }
+
+    /// apns2 writes `apns-expiration` only for a time after the epoch (`client.go` `setHeaders`).
+    @Test func anExpirationAtOrBeforeTheEpochIsNoExpiration() throws {
+        #expect(try Self.build(#""message":"m","expiration":0"#).expiration == nil)
+        #expect(try Self.build(#""message":"m","expiration":-5"#).expiration == nil)
+        #expect(try Self.build(#""message":"m","expiration":1"#).expiration == 1)
+        #expect(try Self.build(#""message":"m""#).expiration == nil)
     }
 
     @Test func dataApsBesideAlertFieldsIsRefusedClearly() throws {

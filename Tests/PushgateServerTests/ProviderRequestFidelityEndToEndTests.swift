@@ -151,6 +151,17 @@ struct ProviderRequestFidelityEndToEndTests {
                     == ["apns-topic": "im.pushgate.sandbox", "apns-push-type": "alert", "apns-priority": "5", "apns-collapse-id": "c1", "apns-expiration": "4102444800"]
             )
             #expect(try Self.json(normalSent["body"]?.stringValue ?? "") == Self.json(#"{"aps":{"alert":"apns-normal"},"chatId":"0x01"}"#))
+
+            // A push that only wakes the app, with `expiration: 0`: apns2 still says `alert`, states no
+            // priority, and writes no `apns-expiration` for a time not after the epoch.
+            let silent = #"""
+                {"notifications":[{"tokens":["\#(Self.apnsToken)"],"platform":1,"content_available":true,"topic":"im.pushgate.sandbox",
+                 "expiration":0,"data":{"marker":"apns-silent"}}]}
+                """#
+            #expect(try await gateway.post("/api/push", silent).0 == 200)
+            let silentSent = try await gateway.delivery("apns", containing: "apns-silent")
+            #expect(Self.apnsHeaders(silentSent) == ["apns-topic": "im.pushgate.sandbox", "apns-push-type": "alert"])
+            #expect(try Self.json(silentSent["body"]?.stringValue ?? "") == Self.json(#"{"aps":{"content-available":1},"marker":"apns-silent"}"#))
         }
     }
 
