@@ -1,4 +1,5 @@
 import Dispatch
+import PushgateCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -17,8 +18,8 @@ import Darwin
 /// (about once a second) and finds its workers blocked. A thread of its own per lookup would leave the
 /// pool alone, but nothing would then bound the number of threads while a resolver hangs; lookups are
 /// rare instead (Web Push remembers each name's addresses for a minute, Nextcloud resolves one name per
-/// identity proof), and bounded: at most ``maximumLookupsInFlight`` block at once (another fails at once,
-/// as a lookup that may pass), and a caller waits at most ``lookupTimeout`` for one.
+/// identity proof), and bounded: at most ``maximumLookupsInFlight`` block at once (others wait for one of
+/// their places, without a thread), and a caller waits at most ``lookupTimeout`` in all.
 public struct HostResolver: Sendable {
     /// What a lookup found.
     public enum Answer: Sendable, Equatable {
@@ -60,42 +61,27 @@ public struct HostResolver: Sendable {
     /// The system resolver, bounded.
     public static let system = HostResolver.bounded(Self.blockingLookup, limit: Self.maximumLookupsInFlight, timeout: Self.lookupTimeout)
 
-    /// A resolver that runs `blockingLookup` on Dispatch's worker threads, at most `limit` at once (one
-    /// more fails at once), each waited for at most `timeout` (then it fails, and its thread is counted
-    /// until the call returns).
+    /// A resolver that runs `blockingLookup` on Dispatch's worker threads, at most `limit` at once; more
+    /// callers wait for a place (up to 64 times `limit` of them; one more fails at once). A caller waits
+    /// at most `timeout` in all (then it fails, and a lookup under way keeps its place until the call
+    /// returns).
     public static func bounded(_ blockingLookup: @escaping @Sendable (String) -> Answer, limit: Int, timeout: Duration) -> HostResolver {
-        let inFlight = LookupsInFlight()
+        let places = ConcurrencyGate(permits: limit, limit: limit * 64)
         return HostResolver(lookup: { host in
-            guard inFlight.enter(limit: limit) else { return .failed }
+            let deadline = ContinuousClock.now + timeout
+            guard await places.enter(until: deadline) == .admitted else { return .failed }
             return await withCheckedContinuation { continuation in
                 let once = ResumeOnce(continuation)
                 DispatchQueue.global().async {
                     let answer = blockingLookup(host)
-                    inFlight.leave()
+                    places.leave()
                     once.resume(with: .success(answer))
                 }
-                let (seconds, attoseconds) = timeout.components
+                let (seconds, attoseconds) = max(.zero, deadline - .now).components
                 let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
                 DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { once.resume(with: .success(.failed)) }
             }
         })
-    }
-
-    /// The system lookups blocking a thread now.
-    private final class LookupsInFlight: Sendable {
-        private let count = Mutex(0)
-
-        func enter(limit: Int) -> Bool {
-            self.count.withLock { count in
-                guard count < limit else { return false }
-                count += 1
-                return true
-            }
-        }
-
-        func leave() {
-            self.count.withLock { $0 -= 1 }
-        }
     }
 
 

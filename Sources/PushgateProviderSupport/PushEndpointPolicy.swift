@@ -10,7 +10,9 @@ public import Foundation
 ///   services. The addresses checked are the ones connected to (``Decision/allowed(addresses:)``), so a
 ///   name cannot resolve to a public address for the check and a private one for the connection.
 /// - A name's addresses are remembered for ``resolutionLifetime`` (at most ``resolutionCacheSize``
-///   names), so a busy endpoint costs no resolver call per message.
+///   names), so a busy endpoint costs no resolver call per message; checks of one name while it is
+///   being looked up wait for that lookup (``LookupsUnderWay``), so a burst of deliveries to one push
+///   server asks the resolver once.
 public struct PushEndpointPolicy: Sendable {
     /// The policy's answer for one endpoint.
     public enum Decision: Sendable, Equatable {
@@ -33,6 +35,7 @@ public struct PushEndpointPolicy: Sendable {
     private let allowed: [HostGlob]?
     private let resolver: HostResolver
     private let resolutions = ResolvedNames()
+    private let lookups = LookupsUnderWay()
 
     /// Creates a policy from `allowed_endpoints` (nil: any public https endpoint), resolving host names
     /// with `resolver` (tests give fixed answers).
@@ -73,7 +76,7 @@ public struct PushEndpointPolicy: Sendable {
             if let remembered = self.resolutions.addresses(of: name) {
                 addresses = remembered
             } else {
-                switch await self.resolver.lookup(name) {
+                switch await self.lookups.answer(for: name, from: self.resolver) {
                 case .addresses(let resolved) where !resolved.isEmpty:
                     self.resolutions.remember(resolved, of: name, for: Self.resolutionLifetime, limit: Self.resolutionCacheSize)
                     addresses = resolved

@@ -18,7 +18,7 @@ import Testing
         }
     }
 
-    @Test func aHangingLookupFailsAtTheTimeoutAndLookupsOverTheLimitFailAtOnce() async throws {
+    @Test func aHangingLookupFailsAtTheTimeoutAndLookupsOverTheLimitWaitWithoutAThread() async throws {
         let gate = Gate()
         defer { gate.release() }
         let resolver = HostResolver.bounded({ gate.lookup($0) }, limit: 2, timeout: .milliseconds(300))
@@ -26,7 +26,8 @@ import Testing
         async let first = resolver.lookup("one.example")
         async let second = resolver.lookup("two.example")
         while gate.started.withLock({ $0 }) < 2, ContinuousClock.now - started < .seconds(10) { try await Task.sleep(for: .milliseconds(5)) }
-        // Both threads are blocked: a third lookup does not take another.
+        // Both threads are blocked: a third lookup does not take another; it waits for a place, and
+        // fails at its own timeout.
         #expect(await resolver.lookup("three.example") == .failed)
         #expect(gate.started.withLock { $0 } == 2)
         #expect(await first == .failed)

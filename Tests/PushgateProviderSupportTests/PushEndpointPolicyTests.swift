@@ -66,6 +66,34 @@ struct PushEndpointPolicyTests {
         #expect(lookups.count == 3)
     }
 
+    /// A burst of deliveries to one push server whose name is not remembered (an outbox round, the first
+    /// minute after start) asks the resolver once; a burst over many names waits for the resolver's
+    /// places instead of failing. (Before, the 17th concurrent check failed at once, and UnifiedPush
+    /// then left the healthy host alone for a minute.)
+    @Test func aBurstOfChecksAsksTheResolverOnceANameAndWaitsForItsPlaces() async {
+        let lookups = LookupCounter()
+        let resolver = HostResolver.bounded(
+            { host in
+                lookups.add()
+                usleep(50_000)
+                return .addresses([IPAddress(literal: "93.184.216.34")!])
+            }, limit: 4, timeout: .seconds(30))
+        let policy = PushEndpointPolicy(allowedEndpoints: nil, resolver: resolver)
+        let allowed = PushEndpointPolicy.Decision.allowed(addresses: [IPAddress(literal: "93.184.216.34")!])
+        let oneName = await withTaskGroup(of: PushEndpointPolicy.Decision.self) { group in
+            for index in 0..<64 { group.addTask { await policy.check(URL(string: "https://push.example/sub/\(index)")!) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(oneName.allSatisfy { $0 == allowed }, "\(oneName.filter { $0 != allowed })")
+        #expect(lookups.count == 1)
+        let manyNames = await withTaskGroup(of: PushEndpointPolicy.Decision.self) { group in
+            for index in 0..<24 { group.addTask { await policy.check(URL(string: "https://push\(index).example/sub")!) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(manyNames.allSatisfy { $0 == allowed }, "\(manyNames.filter { $0 != allowed })")
+        #expect(lookups.count == 25)
+    }
+
     @Test func plainHTTPNeedsAnAllowedEndpointsEntry() async {
         #expect(await Self.check("http://push.example/sub") == .refused(reason: "endpoint is not https"))
         #expect(await Self.check("http://127.0.0.1:8080/sub", allowed: ["127.0.0.1:*"]) == .allowed(addresses: []))
