@@ -54,10 +54,14 @@ public final class GoogleAccessTokenProvider: Sendable {
     }
 
     /// A valid access token: the cached one, or a new one fetched before `deadline`.
+    ///
+    /// The refresh is shared by every caller that waits for it, so it runs under its own timeout, not the
+    /// deadline of the caller that happened to start it: a delivery admitted with milliseconds left would
+    /// otherwise fail the refresh for callers with seconds to spare.
     /// - Throws: ``AccessTokenError`` or a transport error when none can be obtained.
     public func token(deadline: ContinuousClock.Instant) async throws -> String {
         if let fresh = self.cache.freshToken() { return fresh }
-        return try await self.cache.token(until: deadline) { try await self.requestToken(deadline: deadline) }
+        return try await self.cache.token(until: deadline) { try await self.requestToken() }
     }
 
     /// Forgets the cached token so the next call fetches a new one.
@@ -83,7 +87,7 @@ public final class GoogleAccessTokenProvider: Sendable {
         )
     }
 
-    private func requestToken(deadline: ContinuousClock.Instant) async throws -> AccessTokenCache.Token {
+    private func requestToken() async throws -> AccessTokenCache.Token {
         let issuedAt = self.now()
         // An RSA-2048 signature (about a millisecond): off the event loop a request may be answered on.
         let assertion = try await ComputePool.run { try self.assertion(issuedAt: issuedAt) }
@@ -96,8 +100,7 @@ public final class GoogleAccessTokenProvider: Sendable {
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.headers.add(name: "Accept", value: "application/json")
         request.body = .bytes(ByteBuffer(string: body))
-        let limit = ContinuousClock.now.advanced(by: Self.requestTimeout)
-        let response = try await self.httpClient.execute(request, deadline: min(deadline, limit).nioDeadline)
+        let response = try await self.httpClient.execute(request, deadline: ContinuousClock.now.advanced(by: Self.requestTimeout).nioDeadline)
         let bytes = try await response.body.collect(upTo: 64 * 1024)
         let data = Data(bytes.readableBytesView)
         guard response.status == .ok else {

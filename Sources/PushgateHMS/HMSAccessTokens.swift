@@ -35,14 +35,16 @@ final class HMSAccessTokens: Sendable {
 
     func token(deadline: ContinuousClock.Instant) async throws -> String {
         if let fresh = self.cache.freshToken() { return fresh }
-        return try await self.cache.token(until: deadline) { try await self.request(deadline: deadline) }
+        // The refresh is shared by every waiting caller: its own timeout bounds it, not the deadline of
+        // the caller that started it (each caller stops waiting at its own).
+        return try await self.cache.token(until: deadline) { try await self.request() }
     }
 
     func invalidate(_ token: String) {
         self.cache.invalidate(token)
     }
 
-    private func request(deadline: ContinuousClock.Instant) async throws -> AccessTokenCache.Token {
+    private func request() async throws -> AccessTokenCache.Token {
         let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
         var request = HTTPClientRequest(url: self.tokenURL)
@@ -50,7 +52,7 @@ final class HMSAccessTokens: Sendable {
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.body = .bytes(ByteBuffer(string: "grant_type=client_credentials&client_id=\(escape(self.clientID))&client_secret=\(escape(self.clientSecret))"))
         let issuedAt = Date()
-        let response = try await self.httpClient.execute(request, deadline: min(deadline, .now + Self.requestTimeout).nioDeadline)
+        let response = try await self.httpClient.execute(request, deadline: (ContinuousClock.now + Self.requestTimeout).nioDeadline)
         let body = Data(try await response.body.collect(upTo: 64 * 1024).readableBytesView)
         let status = Int(response.status.code)
         let answer = try? JSONDecoder().decode(Answer.self, from: body)

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import PushgateCore
 @testable import PushgateFCM
+import PushgateProviderSupport
 import PushgateSandbox
 import Testing
 
@@ -65,6 +66,19 @@ struct GoogleAccessTokenProviderTests {
             }
             #expect(values.count == 1)
             #expect(emulator.tokenRequestCount == 1)
+        }
+    }
+
+    /// A caller whose deadline has passed starts the refresh and stops waiting at once; the refresh runs
+    /// on under its own timeout, and the next caller gets its token (before, the refresh's request took the
+    /// first caller's deadline and failed for everyone).
+    @Test func aRefreshStartedByACallerOutOfTimeServesTheNext() async throws {
+        try await Self.withTokenProvider(clock: ManualClock()) { tokens, emulator async throws in
+            await #expect(throws: AccessTokenCache.TimedOut.self) { try await tokens.token(deadline: .now) }
+            #expect(tokens.fetchCount == 1)
+            let token = try await tokens.token(deadline: .now + .seconds(60))
+            #expect(emulator.isValidAccessToken(token))
+            #expect(tokens.fetchCount == 1 && emulator.tokenRequestCount == 1)
         }
     }
 
