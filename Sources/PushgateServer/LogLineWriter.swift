@@ -10,6 +10,7 @@ private let systemWrite = Darwin.write
 #endif
 import NIOConcurrencyHelpers
 import PushgateCore
+import Synchronization
 
 /// Writes log lines to a file descriptor (standard error), either from a thread of its own or at once.
 ///
@@ -23,12 +24,14 @@ import PushgateCore
 ///
 /// ``writeNow(_:)`` writes a line before it returns, after whatever was buffered before it, for the rare
 /// lines an operator must not lose (warnings and worse, a start and a stop) even when the process ends
-/// right after them.
+/// right after them; when another write is under way it buffers the line instead, for the writer thread
+/// (``flush()`` at the stop writes what is left), and never waits for that write.
 ///
 /// No write waits for the reader without bound: each piece (at most `PIPE_BUF` bytes, which a pipe takes
 /// whole once it has room) waits at most ``stallTimeout`` for room. When that passes the rest is dropped
 /// and counted, and until a write goes through again ``writeNow(_:)`` buffers its line as ``enqueue(_:)``
-/// does, so a reader that stopped (a stuck journal, a full pipe) holds up no thread that logs.
+/// does, so a reader that stopped or drains slowly (a stuck journal, a full pipe) holds up no thread that
+/// logs: only the writer thread waits for it.
 final class LogLineWriter: @unchecked Sendable {
     private let descriptor: Int32
     private let limit: Int
@@ -41,10 +44,9 @@ final class LogLineWriter: @unchecked Sendable {
     private var pending: [UInt8] = []
     private var dropped = 0
     private var started = false
-    /// Held while bytes go to the descriptor (taken before `work`), so lines leave in the order they came.
-    private let output = NIOLock()
-    /// Guarded by `output`: the last write found no room in time (the reader stopped).
-    private var stalled = false
+    /// Held while bytes go to the descriptor (taken before `work`), so lines leave in the order they came;
+    /// its value is whether the last write found no room in time (the reader stopped).
+    private let output = Mutex(false)
 
     /// How long one piece of a write waits for the descriptor to take it.
     static let stallTimeout: Int32 = 1_000  // milliseconds
@@ -82,20 +84,21 @@ final class LogLineWriter: @unchecked Sendable {
 
     /// Writes what is buffered and then `line` (with its newline), before it returns.
     func writeNow(_ line: [UInt8]) {
-        self.output.withLock {
-            if self.stalled {
-                self.enqueue(line)
-                return
-            }
+        let written = self.output.withLockIfAvailable { stalled -> Bool in
+            guard !stalled else { return false }
             var bytes = self.takePending()
             bytes.append(contentsOf: line)
-            self.write(bytes)
+            self.write(bytes, stalled: &stalled)
+            return true
         }
+        // Another write is under way (the writer thread's, which may wait for a slow reader), or the
+        // reader stopped: the line follows what is buffered.
+        if written != true { self.enqueue(line) }
     }
 
     /// Writes what is buffered, before it returns.
     func flush() {
-        self.output.withLock { self.write(self.takePending()) }
+        self.output.withLock { stalled in self.write(self.takePending(), stalled: &stalled) }
     }
 
     /// How long the writer thread lets lines gather after the first: under load a write then carries
@@ -108,7 +111,7 @@ final class LogLineWriter: @unchecked Sendable {
             self.work.lock(whenValue: true)
             self.work.unlock()
             usleep(Self.gathering)
-            self.output.withLock { self.write(self.takePending()) }
+            self.output.withLock { stalled in self.write(self.takePending(), stalled: &stalled) }
         }
     }
 
@@ -127,7 +130,8 @@ final class LogLineWriter: @unchecked Sendable {
     /// Writes all of `bytes` in pieces, each once the descriptor has room for it, retrying after a signal
     /// or a partial write; gives up on an error, and when no room came within ``stallTimeout`` (then the
     /// writer is stalled, and the rest counts as one dropped line). Called holding `output`.
-    private func write(_ bytes: [UInt8]) {
+    /// Sets `stalled` (the value of `output`) to whether the reader took the bytes in time.
+    private func write(_ bytes: [UInt8], stalled: inout Bool) {
         guard !bytes.isEmpty else { return }
         let complete = bytes.withUnsafeBytes { buffer -> Bool in
             var offset = 0
@@ -147,11 +151,11 @@ final class LogLineWriter: @unchecked Sendable {
             }
             return true
         }
-        self.stalled = !complete
         if !complete {
             self.work.lock()
             self.dropped += 1
             self.work.unlock()
         }
+        stalled = !complete
     }
 }

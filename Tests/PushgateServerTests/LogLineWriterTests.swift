@@ -129,7 +129,8 @@ struct LogLineWriterTests {
         let expected = (1...200).map { "buffered line \($0)\n" }.joined() + "at once\n"
         for number in 1...200 { writer.enqueue(Array("buffered line \(number)\n".utf8)) }
         writer.writeNow(Array("at once\n".utf8))
-        // Everything is in the pipe when writeNow returns: the writer thread wrote some, writeNow the rest.
+        // Everything reaches the pipe: the writer thread wrote some, writeNow the rest (or, when the
+        // thread was writing, the thread).
         #expect(pipe.read(count: expected.utf8.count, until: .now + .seconds(1)) == expected)
         // Later lines reach the pipe from the writer thread alone, within its gathering time.
         writer.enqueue(Array("later\n".utf8))
@@ -141,17 +142,7 @@ struct LogLineWriterTests {
     /// buffered lines follow a count of what was lost.
     @Test func aStalledReaderHoldsUpTheWriterOnlyForTheStallTimeout() throws {
         let pipe = try Pipe()
-        // Fill the pipe.
-        let filler = [UInt8](repeating: UInt8(ascii: "x"), count: 4096)
-        var filled = 0
-        let flags = fcntl(pipe.writeEnd, F_GETFL)
-        _ = fcntl(pipe.writeEnd, F_SETFL, flags | O_NONBLOCK)
-        while true {
-            let written = filler.withUnsafeBytes { Glibc.write(pipe.writeEnd, $0.baseAddress, $0.count) }
-            if written <= 0 { break }
-            filled += written
-        }
-        _ = fcntl(pipe.writeEnd, F_SETFL, flags)
+        let filled = Self.fill(pipe)
         let writer = LogLineWriter(descriptor: pipe.writeEnd, limit: 1 << 20, startsThread: false) { count in
             Array("dropped \(count)\n".utf8)
         }
@@ -168,6 +159,49 @@ struct LogLineWriterTests {
         #expect(pipe.read(count: expected.utf8.count, until: .now + .seconds(2)) == expected)
         writer.writeNow(Array("at once\n".utf8))
         #expect(pipe.read(count: 8, until: .now + .seconds(2)) == "at once\n")
+    }
+
+    /// A reader that stopped while the writer thread writes: the thread waits for it, over and over (each
+    /// buffered line wakes it), but a warning written at once never waits for the thread's write: it is
+    /// buffered behind it. (Before, each waited for the thread's stall timeout, a second a line.)
+    @Test func aLineWrittenAtOnceNeverWaitsForTheWriterThreadsWrite() throws {
+        let pipe = try Pipe()
+        // The writer thread outlives the test: its descriptors stay open, so it never writes to a reused one.
+        _ = Unmanaged.passRetained(pipe)
+        let filled = Self.fill(pipe)
+        let writer = LogLineWriter(descriptor: pipe.writeEnd, limit: 1 << 20) { count in Array("dropped \(count)\n".utf8) }
+        writer.enqueue(Array("first\n".utf8))
+        let started = ContinuousClock.now
+        for number in 0..<20 {
+            writer.enqueue(Array("buffered \(number)\n".utf8))
+            usleep(20_000)  // the thread gathers for 10 ms, then writes (and waits for room)
+            writer.writeNow(Array("warning \(number)\n".utf8))
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .seconds(10), "20 warnings took \(elapsed)")
+        // The reader comes back: lines flow again, after whatever the stalls dropped.
+        #expect(pipe.read(count: filled, until: .now + .seconds(10)).utf8.count == filled)
+        writer.writeNow(Array("after\n".utf8))
+        writer.flush()
+        var tail = ""
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !tail.hasSuffix("after\n"), ContinuousClock.now < deadline { tail += pipe.read(count: 1, until: .now + .milliseconds(200)) }
+        #expect(tail.hasSuffix("after\n"), "\(tail.suffix(200))")
+    }
+
+    /// Fills the pipe; returns how many bytes it took.
+    static func fill(_ pipe: Pipe) -> Int {
+        let filler = [UInt8](repeating: UInt8(ascii: "x"), count: 4096)
+        var filled = 0
+        let flags = fcntl(pipe.writeEnd, F_GETFL)
+        _ = fcntl(pipe.writeEnd, F_SETFL, flags | O_NONBLOCK)
+        while true {
+            let written = filler.withUnsafeBytes { Glibc.write(pipe.writeEnd, $0.baseAddress, $0.count) }
+            if written <= 0 { break }
+            filled += written
+        }
+        _ = fcntl(pipe.writeEnd, F_SETFL, flags)
+        return filled
     }
 
     @Test func linesOverTheLimitAreDroppedAndCounted() throws {
