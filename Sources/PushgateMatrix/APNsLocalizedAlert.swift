@@ -31,7 +31,9 @@ struct APNsLocalizedAlert: Equatable {
     private static func message(_ notification: MatrixNotification, from: String, room: String?) -> APNsLocalizedAlert {
         let msgtype = notification.content?["msgtype"]?.stringValue
         let body = notification.content?["body"].flatMap(Self.text)
-        guard let msgtype, let body else {
+        // An empty body is no content, as Sygnal tests it (Python's truthiness), but for an image, whose
+        // key Sygnal picks by `msgtype` alone.
+        guard let msgtype, let body, !body.isEmpty || msgtype == "m.image" else {
             if let room { return APNsLocalizedAlert(key: "MSG_FROM_USER_IN_ROOM", arguments: [from, room]) }
             return APNsLocalizedAlert(key: "MSG_FROM_USER", arguments: [from])
         }

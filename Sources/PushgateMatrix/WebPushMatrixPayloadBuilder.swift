@@ -72,10 +72,12 @@ public enum WebPushMatrixPayloadBuilder {
         if let missed = notification.missedCalls { payload["missed_calls"] = .number(Double(missed)) }
         if var content = notification.content {
             content["formatted_body"] = nil
-            if case .string(let body)? = content["body"], body.count > 1000 {
-                content["body"] = .string(String(body.prefix(999)) + "…")
+            // Lengths in code points, as Sygnal's Python counts them (not Swift's grapheme clusters, of
+            // which a body in Thai, Devanagari or emoji has far fewer than code points).
+            if case .string(let body)? = content["body"], body.unicodeScalars.count > 1000 {
+                content["body"] = .string(String(String.UnicodeScalarView(body.unicodeScalars.prefix(999))) + "…")
             }
-            if case .string(let ciphertext)? = content["ciphertext"], ciphertext.count > 2000 {
+            if case .string(let ciphertext)? = content["ciphertext"], ciphertext.unicodeScalars.count > 2000 {
                 content["ciphertext"] = nil
             }
             payload["content"] = .object(content)

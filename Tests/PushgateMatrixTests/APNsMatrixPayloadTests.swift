@@ -72,6 +72,11 @@ struct APNsMatrixPayloadTests {
         ("m.call.invite", ["offer": ["sdp": "v=0\r\nm=audio 9\r\nm=video 9"]], "Room", "VIDEO_CALL_FROM_USER", ["Tom"]),
         ("m.call.invite", ["offer": ["sdp": "v=0\r\nm=audio 9"]], "Room", "VOICE_CALL_FROM_USER", ["Tom"]),
         ("m.sticker", [:], "Room", "MSG_FROM_USER", ["Tom"]),
+        // An empty body is no content to Sygnal (Python's truthiness), but for an image.
+        ("m.room.message", ["msgtype": "m.text", "body": ""], "Room", "MSG_FROM_USER_IN_ROOM", ["Tom", "Room"]),
+        ("m.room.message", ["msgtype": "m.emote", "body": ""], "Room", "MSG_FROM_USER_IN_ROOM", ["Tom", "Room"]),
+        ("m.room.message", ["msgtype": "m.text", "body": ""], nil, "MSG_FROM_USER", ["Tom"]),
+        ("m.room.message", ["msgtype": "m.image", "body": ""], nil, "IMAGE_FROM_USER", ["Tom", ""]),
     ] as [(String, [String: JSONValue], String?, String, [String])])
     func locKeyTable(type: String, content: [String: JSONValue], room: String?, key: String, arguments: [String]) {
         var notification = MatrixFixtures.majorTom(type: type, content: content)

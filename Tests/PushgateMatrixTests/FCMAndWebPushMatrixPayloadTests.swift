@@ -149,6 +149,21 @@ struct FCMAndWebPushMatrixPayloadTests {
         #expect(Array(subscription.utf8) == (try object.encodedByFoundation()))
     }
 
+    /// Sygnal counts and cuts `body` in code points (Python's `len` and slicing): 600 "e" + combining acute
+    /// pairs are 1,200 code points (600 characters to Swift), cut to 999 of them and "…", which splits
+    /// the last pair as Python does. Known answer: `("e\u0301" * 600)[:999] + "…"`.
+    @Test func webPushCutsTheBodyInCodePointsAsSygnalDoes() throws {
+        let notification = MatrixFixtures.majorTom(content: ["msgtype": "m.text", "body": .string(String(repeating: "e\u{301}", count: 600))])
+        guard case .success(let message)? = WebPushMatrixPayloadBuilder.message(for: notification, device: Self.webDevice) else {
+            Issue.record("expected a message")
+            return
+        }
+        let body = try #require(message.payload["content"]?["body"]?.stringValue)
+        let expected = String(repeating: "e\u{301}", count: 499) + "e…"
+        #expect(Array(body.unicodeScalars) == Array(expected.unicodeScalars))
+        #expect(body.unicodeScalars.count == 1000)
+    }
+
     @Test func webPushTrimsLongContentAndHashesTheRoomIntoTheTopic() throws {
         var device = Self.webDevice
         device.data?["only_last_per_room"] = true
