@@ -239,7 +239,9 @@ public struct MatrixNotifyHandler: Sendable {
         case .rejected(let reason):
             // The push server refused the message itself (413, say), in both forms: sending it again would
             // be refused again, and the endpoint is not at fault, so its pushkey stays (as common-proxies).
-            self.logger.warning(
+            // At info, as the other per-device refusals: a pusher chooses its push server, and a warning
+            // for each of its notifications would be the pusher's to write (the outcome is counted).
+            self.logger.info(
                 "notify: UnifiedPush push server refused a notification",
                 metadata: ["app": "\(provider.appID)", "token": "\(Redaction.fingerprint(pushkey))", "reason": "\(reason)"]
             )
