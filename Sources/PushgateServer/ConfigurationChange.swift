@@ -24,8 +24,14 @@ struct ConfigurationChange: Sendable, Equatable {
     }
 
     /// Compares two configurations; `running` and `reloaded` are each app's fingerprint by app id.
+    /// - Parameters:
+    ///   - old: the configuration applied last (at start or by the last reload).
+    ///   - started: the configuration the gateway started with, whose restart-only settings still run:
+    ///     ``needsRestart`` names what differs from it, so a setting changed by an earlier reload is named
+    ///     again at every reload until the restart, and no longer once the file has it as it runs.
     init(
-        from old: GatewayConfiguration, to new: GatewayConfiguration, running: [String: AppFingerprint], reloaded: [String: AppFingerprint]
+        from old: GatewayConfiguration, to new: GatewayConfiguration, started: GatewayConfiguration, running: [String: AppFingerprint],
+        reloaded: [String: AppFingerprint]
     ) {
         let proxyChanged = old.proxy != new.proxy
         for app in new.apps {
@@ -39,21 +45,21 @@ struct ConfigurationChange: Sendable, Equatable {
         self.removed = old.apps.map(\.id).filter { !kept.contains($0) }
         self.logChanged = old.log.level != new.log.level || old.log.format != new.log.format
         var restart: [String] = []
-        if old.http != new.http { restart.append("http") }
-        if old.metrics != new.metrics { restart.append("metrics") }
-        if old.database != new.database || old.databaseTimeout != new.databaseTimeout { restart.append("database") }
-        if old.log.accessUsesForwardedFor != new.log.accessUsesForwardedFor { restart.append("log.access") }
-        if new.nextcloud.reloaded(over: old.nextcloud) != new.nextcloud { restart.append("nextcloud.path_prefix") }
+        if started.http != new.http { restart.append("http") }
+        if started.metrics != new.metrics { restart.append("metrics") }
+        if started.database != new.database || started.databaseTimeout != new.databaseTimeout { restart.append("database") }
+        if started.log.accessUsesForwardedFor != new.log.accessUsesForwardedFor { restart.append("log.access") }
+        if new.nextcloud.reloaded(over: started.nextcloud) != new.nextcloud { restart.append("nextcloud.path_prefix") }
         // The console's routes exist or not from the start; its admin tokens change live.
-        if old.console.enabled != new.console.enabled || old.console.adminTokens.isEmpty != new.console.adminTokens.isEmpty {
+        if started.console.enabled != new.console.enabled || started.console.adminTokens.isEmpty != new.console.adminTokens.isEmpty {
             restart.append("console.enabled")
         }
-        if old.console.trustForwardedProto != new.console.trustForwardedProto { restart.append("console.trust_forwarded_proto") }
+        if started.console.trustForwardedProto != new.console.trustForwardedProto { restart.append("console.trust_forwarded_proto") }
         // gorush served or not (its routes) is fixed at start too.
-        if Self.needsRestart(old.gorush, new.gorush, { $0.reloaded(over: $1) }) || old.gorush?.isServed != new.gorush?.isServed {
+        if Self.needsRestart(started.gorush, new.gorush, { $0.reloaded(over: $1) }) || started.gorush?.isServed != new.gorush?.isServed {
             restart.append("gorush")
         }
-        if Self.needsRestart(old.status, new.status, { $0.reloaded(over: $1) }) { restart.append("status") }
+        if Self.needsRestart(started.status, new.status, { $0.reloaded(over: $1) }) { restart.append("status") }
         self.needsRestart = restart
         if let old = old.gorush, let new = new.gorush, new.isServed, new.reloaded(over: old) != old { self.frontEndsChanged.append("gorush") }
         if let old = old.status, let new = new.status, new.reloaded(over: old) != old { self.frontEndsChanged.append("status") }

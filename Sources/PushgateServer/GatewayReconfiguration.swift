@@ -23,6 +23,8 @@ actor GatewayReconfiguration {
     typealias Load = @Sendable () throws -> GatewayConfiguration
 
     private var configuration: GatewayConfiguration
+    /// The configuration at start: its restart-only settings are the ones that run.
+    private let startConfiguration: GatewayConfiguration
     private var apps: [String: RunningApp]
     private var generation = 1
     private let fixedProviders: [any PushProvider]
@@ -50,6 +52,7 @@ actor GatewayReconfiguration {
     ) {
         self.liveGeneration = liveGeneration
         self.configuration = configuration
+        self.startConfiguration = configuration
         self.apps = apps
         self.fixedProviders = fixedProviders
         self.load = load
@@ -98,7 +101,8 @@ actor GatewayReconfiguration {
         let configured = try Gateway.validate(new)
         let fingerprints = Dictionary(new.apps.map { ($0.id, AppFingerprint($0)) }, uniquingKeysWith: { first, _ in first })
         let change = ConfigurationChange(
-            from: self.configuration, to: new, running: self.apps.mapValues(\.fingerprint), reloaded: fingerprints
+            from: self.configuration, to: new, started: self.startConfiguration, running: self.apps.mapValues(\.fingerprint),
+            reloaded: fingerprints
         )
         for warning in new.warnings { self.logger.warning("configuration: \(warning)") }
         for name in change.needsRestart {

@@ -9,9 +9,9 @@ import Testing
 /// and the settings that need a restart, by name.
 @Suite("configuration change")
 struct ConfigurationChangeTests {
-    static func change(_ old: GatewayConfiguration, _ new: GatewayConfiguration) -> ConfigurationChange {
+    static func change(_ old: GatewayConfiguration, _ new: GatewayConfiguration, started: GatewayConfiguration? = nil) -> ConfigurationChange {
         ConfigurationChange(
-            from: old, to: new,
+            from: old, to: new, started: started ?? old,
             running: Dictionary(old.apps.map { ($0.id, AppFingerprint($0)) }, uniquingKeysWith: { first, _ in first }),
             reloaded: Dictionary(new.apps.map { ($0.id, AppFingerprint($0)) }, uniquingKeysWith: { first, _ in first })
         )
@@ -64,7 +64,7 @@ struct ConfigurationChangeTests {
         _ = try directory.write("key.json", "second")
         let new = try GatewayConfiguration(yaml: yaml)
         let change = ConfigurationChange(
-            from: old, to: new, running: running, reloaded: ["a": AppFingerprint(new.apps[0]), "b": AppFingerprint(new.apps[1])]
+            from: old, to: new, started: old, running: running, reloaded: ["a": AppFingerprint(new.apps[0]), "b": AppFingerprint(new.apps[1])]
         )
         #expect(change.changed == ["a"])
     }
@@ -88,6 +88,21 @@ struct ConfigurationChangeTests {
         let change = Self.change(old, new)
         #expect(change.needsRestart == ["http", "metrics", "database", "gorush"])
         #expect(change.isEmpty)
+    }
+
+    /// A restart-only setting changed by one reload still differs from what runs at the next: it is named
+    /// again (the file is compared with the start, not with the file read last), and no longer once the
+    /// file has the running value back.
+    @Test func aRestartOnlySettingIsNamedAtEveryReloadUntilTheFileMatchesWhatRuns() throws {
+        let started = try GatewayConfiguration(yaml: "apps:\n  a: {type: gcm, api_key: x}\n")
+        let moved = try GatewayConfiguration(yaml: "http: {port: 5999}\napps:\n  a: {type: gcm, api_key: x}\n")
+        let movedAndDebug = try GatewayConfiguration(yaml: "http: {port: 5999}\nlog: {level: debug}\napps:\n  a: {type: gcm, api_key: x}\n")
+        #expect(Self.change(started, moved, started: started).needsRestart == ["http"])
+        let second = Self.change(moved, movedAndDebug, started: started)
+        #expect(second.needsRestart == ["http"])
+        #expect(second.logChanged)
+        let back = try GatewayConfiguration(yaml: "log: {level: debug}\napps:\n  a: {type: gcm, api_key: x}\n")
+        #expect(Self.change(movedAndDebug, back, started: started).needsRestart.isEmpty)
     }
 
     /// A retired back end stays up past the longest deadline a delivery that looked it up may have: 35 s,
