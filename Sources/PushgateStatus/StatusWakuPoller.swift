@@ -167,7 +167,8 @@ struct StatusWakuPoller: Service {
 
     private func refreshQueryTopics() async {
         do {
-            for hash in try await self.store.statusRegisteredKeyHashes() { self.topics.addQueryTopic(keyHash: hash) }
+            let refresh = self.topics.beginRefresh()
+            self.topics.finishRefresh(refresh, registered: try await self.store.statusRegisteredKeyHashes())
         } catch {
             self.logger.warningUnlessStopping("status: cannot read the registered keys", error: error)
         }

@@ -138,6 +138,31 @@ struct StatusRegistrationHandlerTests {
         let stored = try #require(try await self.store.statusRegistration(publicKeyHash: self.client.keyHash, installationID: TestClient.installationID))
         #expect(stored.version == 2 && stored.registration == nil)
         #expect(try await self.store.statusRegistrations(publicKeyHashes: [self.client.keyHash]).isEmpty)
+        // The next refresh from the store stops listening on the key's query topic.
+        let queryTopic = StatusTopic.contentTopic(forName: StatusTopic.queryName(forKeyHash: self.client.keyHash))
+        #expect(self.topics.key(for: queryTopic) != nil)
+        let refresh = self.topics.beginRefresh()
+        self.topics.finishRefresh(refresh, registered: try await self.store.statusRegisteredKeyHashes())
+        #expect(self.topics.key(for: queryTopic) == nil)
+        #expect(self.topics.queryTopicCount == 0)
+    }
+
+    @Test func aRefreshKeepsAKeyRegisteredWhileTheStoreWasRead() async throws {
+        let refresh = self.topics.beginRefresh()
+        let registered = try await self.store.statusRegisteredKeyHashes()
+        #expect(registered.isEmpty)
+        _ = try await self.register(try self.client.sealed(self.client.registration()))
+        self.topics.finishRefresh(refresh, registered: registered)
+        let queryTopic = StatusTopic.contentTopic(forName: StatusTopic.queryName(forKeyHash: self.client.keyHash))
+        #expect(self.topics.key(for: queryTopic) != nil, "the registration saved during the read keeps its topic")
+        // A key registered by another instance on the same database is listened on after the next refresh.
+        let other = try TestClient(server: self.server.publicKey)
+        let otherTopic = StatusTopic.contentTopic(forName: StatusTopic.queryName(forKeyHash: other.keyHash))
+        #expect(self.topics.key(for: otherTopic) == nil)
+        let next = self.topics.beginRefresh()
+        self.topics.finishRefresh(next, registered: [self.client.keyHash, other.keyHash])
+        #expect(self.topics.key(for: otherTopic) != nil && self.topics.key(for: queryTopic) != nil)
+        #expect(self.topics.queryTopicCount == 2)
     }
 
     @Test func aStoreFailureIsAnInternalError() async throws {
