@@ -71,7 +71,9 @@ struct BacklogFairnessTests {
             #expect(try await DispatcherAndOutboxTests.eventually(timeout: .seconds(120)) { other.deliveredTokens.contains("fresh") })
             let waited = ContinuousClock.now - started
             let backlogDelivered = busy.deliveredTokens.prefix { $0 != "fresh" }.count
-            #expect(waited < .seconds(5), "the fresh entry waited \(waited)")
+            // A bound for a loaded machine (it counts opening the store and starting the services too):
+            // the order below is what tells a fair outbox from one that drains the backlog first.
+            #expect(waited < .seconds(20), "the fresh entry waited \(waited)")
             #expect(backlogDelivered < 2_000, "the backlog had \(backlogDelivered) deliveries before the fresh entry")
         }
     }

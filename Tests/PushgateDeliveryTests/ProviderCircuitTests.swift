@@ -81,10 +81,16 @@ struct ProviderCircuitTests {
         }
         #expect(provider.deliveredTokens.count == 6)
         #expect(outcomes.filter { $0 == Self.down }.count == 1)
-        // The probe failed: open again, now for 2 s, so a second later it still fails at once.
-        try await Task.sleep(for: .milliseconds(1_100))
-        _ = await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5))
+        // The probe failed: open again, now for 2 s (the first interval was 1 s): a delivery fails at once,
+        // told to come back in more than a second. (Asked at once rather than after a sleep, which a
+        // loaded machine can stretch past the interval.)
+        let after = await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5))
         #expect(provider.deliveredTokens.count == 6)
+        guard case .retryLater(let remaining?, _) = after else {
+            Issue.record("expected retry later with a pause, got \(after)")
+            return
+        }
+        #expect(remaining > .seconds(1) && remaining <= .seconds(2), "\(remaining)")
     }
 
     @Test func answersOtherThanRetryLaterKeepTheCircuitClosed() async throws {

@@ -267,13 +267,17 @@ struct ConfigurationReloadEndToEndTests {
         let port = try #require(try await gateway.waitForListeners().first).port
 
         let tokens = (0..<5).map { String(format: "%02x", $0) + String(repeating: "e", count: 62) }
-        for token in tokens {
+        func post(_ token: String) async throws {
             let body = #"{"notifications":[{"platform":1,"tokens":["\#(token)"],"message":"m","topic":"im.pushgate.sandbox"}]}"#
             #expect(try await GorushEndToEndTests.post(port, "/api/push", body).status == 200)
         }
+        // The first notification finds the credentials refused; the others are queued after that is known
+        // (sent together with it, a cold connection's first request could leave them under way too).
+        try await post(tokens[0])
         #expect(try await GorushEndToEndTests.eventually(timeout: .seconds(60)) {
             try await GorushEndToEndTests.get(port, "/metrics").body.contains(#"pushgate_provider_credentials_failing{app="demo.apns"} 1"#)
         })
+        for token in tokens.dropFirst() { try await post(token) }
         try await Task.sleep(for: .seconds(2))
         // One refusal reached APNs, not one per notification or per retry.
         let refusals = try await GorushEndToEndTests.getURL(a.deliveriesURL).components(separatedBy: "InvalidProviderToken").count - 1

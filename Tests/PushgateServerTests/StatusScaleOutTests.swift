@@ -80,16 +80,20 @@ struct StatusScaleOutTests {
                 return list.count { $0["token"]?.stringValue == StatusEndToEndTests.apnsToken }
             }
             #expect(try await StatusEndToEndTests.waitFor { try await delivered() >= 5 })
-            try await Task.sleep(for: .seconds(2))
-            #expect(try await delivered() == 5)
-            // Both instances saw every message; what one handled, the other skipped as a duplicate.
-            var duplicates = 0
-            for port in httpPorts {
-                let metrics = try await GorushEndToEndTests.get(port, "/metrics").body
-                let line = metrics.split(separator: "\n").first { $0.hasPrefix("pushgate_status_messages_duplicate_total ") }
-                duplicates += Int(line?.split(separator: " ").last ?? "0") ?? 0
+            // Both instances see every message; what one handled, the other skips as a duplicate (once it
+            // has polled it, which a loaded machine may take a while to do).
+            func duplicates() async throws -> Int {
+                var duplicates = 0
+                for port in httpPorts {
+                    let metrics = try await GorushEndToEndTests.get(port, "/metrics").body
+                    let line = metrics.split(separator: "\n").first { $0.hasPrefix("pushgate_status_messages_duplicate_total ") }
+                    duplicates += Int(line?.split(separator: " ").last ?? "0") ?? 0
+                }
+                return duplicates
             }
-            #expect(duplicates == 6, "the registration and five push requests, each seen by the instance that did not handle it; \(gatewayTrouble())")
+            _ = try await StatusEndToEndTests.waitFor { try await duplicates() >= 6 }
+            #expect(try await duplicates() == 6, "the registration and five push requests, each seen by the instance that did not handle it; \(gatewayTrouble())")
+            #expect(try await delivered() == 5)
             for gateway in gateways { gateway.signal(SIGTERM) }
             for gateway in gateways { #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0) }
         }
