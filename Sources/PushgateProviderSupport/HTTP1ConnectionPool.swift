@@ -233,7 +233,9 @@ public final class HTTP1ConnectionPool: Sendable {
                 try await promise.futureResult.get()
             } onCancel: {
                 let deadline = NIODeadline.now() + self.cancellationGrace
-                connection.channel.eventLoop.execute { connection.handler.value.shortenDeadline(to: deadline) }
+                // Only this request's exchange: by the time this runs, its answer may be in and the
+                // connection carrying another request.
+                connection.channel.eventLoop.execute { connection.handler.value.shortenDeadline(to: deadline, of: promise.futureResult) }
             }
         } catch let error as HTTP1ExchangeError where error.isRefusal {
             // Nothing was written: the connection is as good as before.

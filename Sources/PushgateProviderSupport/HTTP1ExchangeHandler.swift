@@ -115,9 +115,12 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    /// Brings the deadline of the exchange under way forward to `deadline`, if that is earlier.
-    func shortenDeadline(to deadline: NIODeadline) {
-        guard let context = self.context, self.exchange.map({ deadline < $0.deadline }) == true else { return }
+    /// Brings the deadline of the exchange under way forward to `deadline`, if that is earlier and the
+    /// exchange is still the one whose answer goes to `future` (by then the connection may carry
+    /// another's).
+    func shortenDeadline(to deadline: NIODeadline, of future: EventLoopFuture<HTTP1Answer>) {
+        guard let context = self.context, let exchange = self.exchange, exchange.promise.futureResult === future, deadline < exchange.deadline
+        else { return }
         guard self.armTimer(for: deadline, on: context.eventLoop) else { return }
         self.exchange?.deadline = deadline
     }
