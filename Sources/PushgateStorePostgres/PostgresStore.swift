@@ -88,27 +88,7 @@ public final class PostgresStore: PushStore {
             logger: logger
         ).get()
         do {
-            try await connection.withTransaction(logger: logger) { connection in
-                _ = try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresMigrations.advisoryLockKey))", logger: logger)
-                _ = try await connection.query(PostgresQuery(unsafeSQL: StoreStatements.createMigrationsTable), logger: logger)
-                var current = 0
-                for try await version in try await connection.query(PostgresQuery(unsafeSQL: StoreStatements.selectSchemaVersion), logger: logger)
-                    .decode(Int?.self)
-                {
-                    current = version ?? 0
-                }
-                for migration in try PostgresMigrations.plan.pending(after: current) {
-                    for statement in migration.statements {
-                        _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                    var binds = PostgresBindings()
-                    binds.append(migration.version)
-                    binds.append(migration.name)
-                    binds.append(Date().millisecondsSince1970)
-                    _ = try await connection.query(PostgresQuery(unsafeSQL: StoreStatements.recordMigration, binds: binds), logger: logger)
-                    logger.info("applied migration", metadata: ["store": "postgres", "version": "\(migration.version)"])
-                }
-            }
+            try await PostgresMigrator(connection: connection, wait: configuration.migrationWait, logger: logger).run()
         } catch {
             try? await connection.close()
             throw error

@@ -36,6 +36,11 @@ public struct PostgresStoreConfiguration: Sendable, Equatable {
     /// own deadline then gives its connection back instead of holding it for good (a lock that is never
     /// released, a query that never ends). Longer than any store call's deadline.
     public var statementTimeout: Duration
+    /// How long start-up waits, in all, for what a migration must lock: the schema (another instance
+    /// migrating) and each table it changes (queries of running instances). Each lock is waited for at
+    /// most ``PostgresMigrator/lockTimeout`` at a time, so running instances' queries never queue behind a
+    /// migration for longer; then the attempt starts again.
+    public var migrationWait: Duration = .seconds(600)
 
     /// Creates a configuration.
     public init(
