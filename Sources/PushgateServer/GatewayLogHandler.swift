@@ -96,6 +96,13 @@ public struct GatewayLogHandler: LogHandler {
         file: #fileID, function: #function, line: #line
     )
 
+    /// Writes what waits for the writer thread, before it returns: for the end of the process, whose last
+    /// lines may have been buffered behind a write under way.
+    public static func flushStandardError() {
+        Self.textWriter.flush()
+        Self.jsonWriter.flush()
+    }
+
     private static func standardError(_ format: Format) -> LogLineWriter {
         switch format {
         case .text: Self.textWriter

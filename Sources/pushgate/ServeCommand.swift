@@ -24,6 +24,9 @@ struct ServeCommand: AsyncParsableCommand {
     var pidFile: String?
 
     func run() async throws {
+        // The last lines (a stop, a failed start) are written before the process ends, also when they were
+        // buffered behind a write of the log's thread.
+        defer { GatewayLogHandler.flushStandardError() }
         // First, before the gateway starts its threads: arenas made before the limit stay.
         let allocator = ProcessAllocator.current
         let arenas = MallocArenaLimit.apply(cores: System.coreCount, allocator: allocator)
