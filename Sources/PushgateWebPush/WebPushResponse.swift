@@ -41,9 +41,11 @@ enum WebPushResponse {
         case 413:
             return .rejected(reason: "payload too large (push service answered 413)")
         case 401:
-            // The push service refused the VAPID signature (RFC 8292 §4): the app's key, for every
-            // subscription. A 403 stays the subscription's (its key is not the one it was made with).
-            return .credentialsRefused(reason: "push service answered 401, refusing the VAPID credentials\(detail)")
+            // About this subscription, not the app's key: autopush answers 401 to a subscription made with
+            // another application server key, and each push service checks the VAPID token on its own
+            // (its `aud` is that service's origin), so one service's 401 says nothing of the others. Taken
+            // for the app's credentials, one pusher's endpoint would stop every Web Push delivery.
+            return .rejected(reason: "push service answered 401, refusing the VAPID authorization for this subscription\(detail)")
         case 429, 500...599:
             return .retryLater(after: RetryAfter.parse(retryAfter), reason: "push service answered \(status)\(detail)")
         case 400...499:

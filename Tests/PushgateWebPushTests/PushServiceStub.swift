@@ -57,6 +57,11 @@ enum PushServiceStub {
             case "slow429": return Response(status: .tooManyRequests, headers: [.retryAfter: "7"])
             case "error": return Response(status: .internalServerError, body: .init(byteBuffer: ByteBuffer(string: "upstream broke")))
             case "big": return Response(status: .contentTooLarge)
+            // autopush's answer to a subscription made with another application server key (errno 109).
+            case "mismatch":
+                return Response(
+                    status: .unauthorized,
+                    body: .init(byteBuffer: ByteBuffer(string: #"{"code":401,"errno":109,"error":"Unauthorized","message":"Request did not validate Invalid Authorization Header"}"#)))
             case "bad": return Response(status: .badRequest, body: .init(byteBuffer: ByteBuffer(string: "bad\r\n\u{1b}[31mforged line\n" + String(repeating: "x", count: 10_000))))
             case "hang":
                 try await Task.sleep(for: .seconds(5))
