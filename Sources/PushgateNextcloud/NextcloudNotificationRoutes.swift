@@ -158,6 +158,9 @@ public struct NextcloudNotificationRoutes: Sendable {
                 // whole, so remove the device by its identifier too before reporting it.
                 _ = try? await self.store.deleteDevice(namespace: NextcloudDeviceRoutes.namespace, deviceID: plan.deviceID)
                 result.addUnknown(plan.deviceID)
+            case .retryLater where plan.isCall, .credentialsRefused where plan.isCall:
+                // A call is not queued: by the time the outbox tried again it would be long over.
+                result.failed += 1
             case .retryLater, .credentialsRefused:
                 let after: Duration? = if case .retryLater(let after, _) = outcome { after } else { nil }
                 let retry = Dispatcher.Queued(
@@ -206,7 +209,9 @@ public struct NextcloudNotificationRoutes: Sendable {
         guard let notification = self.builder.notification(for: entry, platform: provider.platform, viaPushKit: viaPushKit) else {
             return .failure(.init(reason: "the device's app \(appID) is not an APNs or FCM app"))
         }
-        return .success(NextcloudDeliveryPlan(deviceID: device.deviceID, provider: provider, token: token, notification: notification))
+        return .success(
+            NextcloudDeliveryPlan(deviceID: device.deviceID, provider: provider, token: token, notification: notification, isCall: entry.kind == .voip)
+        )
     }
 
     /// The sending server: its subscription key when it sends one, else its address. Behind a proxy
@@ -232,6 +237,8 @@ struct NextcloudDeliveryPlan: Sendable {
     let provider: any PushProvider
     let token: String
     let notification: PushNotification
+    /// A call (`type: voip`): never queued for later.
+    let isCall: Bool
 }
 
 /// Why an entry is counted as failed before delivery.

@@ -8,7 +8,7 @@ import PushgateConfig
 import PushgateCore
 import PushgateDelivery
 import PushgateHTTP
-import PushgateNextcloud
+@testable import PushgateNextcloud
 import PushgateServer
 import PushgateStore
 import PushgateStoreSQLite
@@ -159,6 +159,8 @@ struct NextcloudNotificationRoutesTests {
             }
             #expect(aps["mutable-content"] == 1)
             #expect(aps["alert"] != nil)
+            #expect(aps["sound"] == "default", "heard, as the apps' notification extensions keep the payload's sound")
+            #expect(alert.notification.timeToLive == nil)
             #expect(Self.secrets(alert.notification.payload).0 == subjects[1].base64EncodedString())
             let background = try #require(files.first { $0.notification.kind == .background })
             #expect(background.notification.priority == .normal)
@@ -171,12 +173,15 @@ struct NextcloudNotificationRoutesTests {
             #expect(voip.notification.kind == .voip)
             #expect(Self.secrets(voip.notification.payload).0 == subjects[3].base64EncodedString())
             #expect(Self.secrets(voip.notification.payload).1 == NextcloudServerSide.sign(subjects[3], with: talkIOS.key))
+            // A call lives a minute at the provider: a phone back online later does not ring for it.
+            #expect(voip.notification.timeToLive == NextcloudPushBuilder.callLifetime && NextcloudPushBuilder.callLifetime <= 60)
 
             // Talk on a Mac has no PushKit token: the call arrives as a high-priority alert.
             let mac = try #require(proxy.received("talk.ios").first)
             #expect(mac.token == macToken)
             #expect(mac.notification.kind == .alert)
             #expect(mac.notification.priority == .high)
+            #expect(mac.notification.timeToLive == NextcloudPushBuilder.callLifetime)
             #expect(proxy.received("talk.ios").count == 1)
         }
     }
@@ -246,6 +251,25 @@ struct NextcloudNotificationRoutesTests {
             let queued = try await proxy.store.claimDue(now: Date().addingTimeInterval(60), limit: 10, leaseFor: .seconds(10), owner: "test")
             #expect(queued.flatMap(\.message.pushTokens) == ["busy:token"])
             #expect(queued.first?.message.appID == "files.android")
+        }
+    }
+
+    /// A call the provider cannot take now is counted as failed, not queued: the outbox would ring the
+    /// phone after the call had ended.
+    @Test func aCallTheProviderCannotTakeNowIsNotQueued() async throws {
+        let caller = try await NextcloudUser(cloudID: "jay@cloud.example.com", tokenID: 11)
+        try await Self.withProxy { proxy in
+            try await proxy.register(caller, token: "busy:call", userAgent: Self.androidUA)
+            let entry = NextcloudServerSide.entry(
+                user: caller, pushToken: "busy:call", ciphertext: NextcloudServerSide.randomCiphertext(), priority: "high", type: "voip"
+            )
+            let (status, body) = try await proxy.post(NextcloudServerSide.form([entry]))
+            #expect(status == .ok)
+            let answer = try Self.json(body)
+            #expect(answer["failed"] as? Int == 1)
+            #expect((answer["unknown"] as? [Any])?.isEmpty == true)
+            #expect(try await proxy.store.pendingCount() == 0)
+            #expect(proxy.received("files.android").first?.notification.timeToLive == NextcloudPushBuilder.callLifetime)
         }
     }
 

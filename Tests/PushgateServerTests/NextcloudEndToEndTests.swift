@@ -108,6 +108,10 @@ struct NextcloudEndToEndTests {
             #expect(voip["headers"]?["apns-push-type"] == "voip")
             #expect(voip["headers"]?["apns-topic"] == "im.pushgate.sandbox.voip")
             #expect(voip["headers"]?["apns-priority"] == "10")
+            // A call lives a minute at APNs.
+            let expiration = Int(voip["headers"]?["apns-expiration"]?.stringValue ?? "") ?? 0
+            let now = Int(Date().timeIntervalSince1970)
+            #expect(expiration > now && expiration <= now + 61, "\(expiration) against \(now)")
             body = try JSONDecoder().decode(JSONValue.self, from: Data((voip["body"]?.stringValue ?? "").utf8))
             guard case .notification(let ringing) = try talk.decode(body["subject"]?.stringValue ?? "", body["signature"]?.stringValue ?? "") else {
                 Issue.record("the VoIP push did not decode")
@@ -138,6 +142,8 @@ struct NextcloudEndToEndTests {
             #expect(alert["headers"]?["apns-priority"] == "5")
             body = try JSONDecoder().decode(JSONValue.self, from: Data((alert["body"]?.stringValue ?? "").utf8))
             #expect(body["aps"]?["mutable-content"] == 1)
+            #expect(body["aps"]?["sound"] == "default")
+            #expect(alert["headers"]?["apns-expiration"] == nil)
 
             // FCM calls the token unregistered: the proxy drops the device and tells the server, which forgets it.
             let delIdentifier = try #require(server.registered.first { $0.login == "del" }?.deviceIdentifier)
