@@ -153,7 +153,7 @@ public struct Dispatcher: Sendable {
             self.logger.notice("credentials work again: deliveries resume", metadata: ["app": "\(provider.appID)", "outcome": "\(outcome.label)"])
         }
         if case .invalidToken(let reason) = outcome {
-            await self.recordInvalid(appID: provider.appID, token: token, reason: reason)
+            await self.recordInvalid(appID: provider.appID, token: token, reason: reason, removingRegistrations: outcome.tokenIsGone)
         }
         return outcome
     }
@@ -253,10 +253,13 @@ public struct Dispatcher: Sendable {
         self.wakeUp.signal(apps: groups.lazy.filter { !$0.tokens.isEmpty }.map(\.appID))
     }
 
-    private func recordInvalid(appID: String, token: String, reason: String) async {
+    /// Records a token the provider refused; removes its registrations only when the token is gone
+    /// (``DeliveryOutcome/tokenIsGone``), not when it is another app's, which a misconfigured app would
+    /// say of every token.
+    private func recordInvalid(appID: String, token: String, reason: String, removingRegistrations: Bool) async {
         do {
             try await self.store.recordInvalidToken(InvalidTokenRecord(appID: appID, pushToken: token, reason: reason, recordedAt: Date()))
-            let removed = try await self.store.deleteDevices(appID: appID, pushToken: token)
+            let removed = removingRegistrations ? try await self.store.deleteDevices(appID: appID, pushToken: token) : 0
             self.logger.info(
                 "provider reported an invalid token",
                 metadata: ["app": "\(appID)", "token": "\(Redaction.fingerprint(token))", "reason": "\(reason)", "registrations_removed": "\(removed)"]

@@ -153,11 +153,16 @@ public struct NextcloudNotificationRoutes: Sendable {
             switch outcome {
             case .delivered:
                 break
-            case .invalidToken:
+            case .invalidToken where outcome.tokenIsGone:
                 // The dispatcher removed registrations with this exact token; a Talk iOS pair is stored
                 // whole, so remove the device by its identifier too before reporting it.
                 _ = try? await self.store.deleteDevice(namespace: NextcloudDeviceRoutes.namespace, deviceID: plan.deviceID)
                 result.addUnknown(plan.deviceID)
+            case .invalidToken:
+                // Another app's token (another topic, another sender): what a misconfigured app says of
+                // every device. Listed as unknown, each would be deleted by its server, and only the phone
+                // could register it again; counted as failed, the device stays.
+                result.failed += 1
             case .retryLater where plan.isCall, .credentialsRefused where plan.isCall:
                 // A call is not queued: by the time the outbox tried again it would be long over.
                 result.failed += 1

@@ -3,7 +3,7 @@ import PushgateCore
 import Synchronization
 
 /// A back end for route tests: it records each push it is handed and answers by the token's first
-/// characters (`dead` invalid, `busy` retry later, `once` retry later the first time and delivered after,
+/// characters (`dead` invalid, `cafe` another topic's token, `busy` retry later, `once` retry later the first time and delivered after,
 /// `nope` rejected, anything else delivered), as the sandbox's failure tokens do.
 final class RecordingProvider: PushProvider {
     struct Push: Sendable {
@@ -28,6 +28,7 @@ final class RecordingProvider: PushProvider {
         switch token.prefix(4) {
         case "once": return earlier ? .delivered : .retryLater(after: nil, reason: "ServiceUnavailable")
         case "dead": return .invalidToken(reason: "Unregistered")
+        case "cafe": return .invalidToken(reason: "DeviceTokenNotForTopic")
         case "busy": return .retryLater(after: .seconds(30), reason: "TooManyRequests")
         case "nope": return .rejected(reason: "PayloadTooLarge")
         default: return .delivered
