@@ -212,49 +212,38 @@ struct NextcloudNotificationRoutesTests {
         }
     }
 
-    /// A token the provider calls another app's (APNs `DeviceTokenNotForTopic`: a wrong topic, or a wrong
-    /// VoIP topic for a Talk pair's PushKit half) is what a misconfigured app meets for every device: the
-    /// entry counts as failed and the device stays, so its server does not delete it.
-    @Test func aTokenOfAnotherAppIsAFailureAndTheDeviceStays() async throws {
-        let user = try await NextcloudUser(cloudID: "kim@cloud.example.com", tokenID: 12)
-        let talk = try await NextcloudUser(cloudID: "lou@cloud.example.com", tokenID: 13)
-        let pair = String(repeating: "cd", count: 32) + " cafe" + String(repeating: "0", count: 60)
+    /// A token the provider calls gone (`dead`: Unregistered) removes its device, listed in `unknown`,
+    /// which is how the server learns to forget it. A token it calls another app's (`cafe`:
+    /// `DeviceTokenNotForTopic`, a wrong topic, or a wrong VoIP topic for a Talk pair's PushKit half) is
+    /// what a misconfigured app meets for every device: the entry counts as failed and the device stays,
+    /// so its server does not delete it. A Talk iOS pair is stored whole, so its PushKit half decides.
+    @Test(arguments: [("dead", true), ("cafe", false)])
+    func aRefusedTokenRemovesItsDeviceOnlyWhenItIsGone(prefix: String, gone: Bool) async throws {
+        let user = try await NextcloudUser(cloudID: "\(prefix)-files@cloud.example.com", tokenID: gone ? 7 : 12)
+        let talk = try await NextcloudUser(cloudID: "\(prefix)-talk@cloud.example.com", tokenID: gone ? 8 : 13)
+        let token = prefix + ":token"
+        let pair = String(repeating: "cd", count: 32) + " " + prefix + String(repeating: "0", count: 60)
         try await Self.withProxy { proxy in
-            try await proxy.register(user, token: "cafe:token", userAgent: Self.androidUA)
+            try await proxy.register(user, token: token, userAgent: Self.androidUA)
             try await proxy.register(talk, token: pair, userAgent: Self.talkIOSUA)
             let entries = [
-                NextcloudServerSide.entry(user: user, pushToken: "cafe:token", ciphertext: NextcloudServerSide.randomCiphertext()),
+                NextcloudServerSide.entry(user: user, pushToken: token, ciphertext: NextcloudServerSide.randomCiphertext()),
                 NextcloudServerSide.entry(user: talk, pushToken: pair, ciphertext: NextcloudServerSide.randomCiphertext(), priority: "high", type: "voip"),
             ]
             let (status, body) = try await proxy.post(NextcloudServerSide.form(entries))
             #expect(status == .ok)
             let answer = try Self.json(body)
-            #expect(answer["failed"] as? Int == 2, "\(body)")
             #expect(proxy.received("talk.ios.voip").count == 1)
-            #expect((answer["unknown"] as? [Any])?.isEmpty == true)
-            #expect(try await proxy.store.device(namespace: "nextcloud", deviceID: user.deviceIdentifier) != nil)
-            #expect(try await proxy.store.device(namespace: "nextcloud", deviceID: talk.deviceIdentifier) != nil)
-        }
-    }
-
-    @Test func aTokenTheProviderCallsInvalidRemovesTheDeviceAndListsItUnknown() async throws {
-        let user = try await NextcloudUser(cloudID: "fay@cloud.example.com", tokenID: 7)
-        let talk = try await NextcloudUser(cloudID: "gus@cloud.example.com", tokenID: 8)
-        let pair = String(repeating: "cd", count: 32) + " dead" + String(repeating: "0", count: 60)
-        try await Self.withProxy { proxy in
-            try await proxy.register(user, token: "dead:token", userAgent: Self.androidUA)
-            try await proxy.register(talk, token: pair, userAgent: Self.talkIOSUA)
-            let entries = [
-                NextcloudServerSide.entry(user: user, pushToken: "dead:token", ciphertext: NextcloudServerSide.randomCiphertext()),
-                NextcloudServerSide.entry(user: talk, pushToken: pair, ciphertext: NextcloudServerSide.randomCiphertext(), priority: "high", type: "voip"),
-            ]
-            let (status, body) = try await proxy.post(NextcloudServerSide.form(entries))
-            #expect(status == .ok)
-            let answer = try Self.json(body)
+            for device in [user, talk] {
+                #expect((try await proxy.store.device(namespace: "nextcloud", deviceID: device.deviceIdentifier) == nil) == gone)
+            }
+            guard gone else {
+                #expect(answer["failed"] as? Int == 2, "\(body)")
+                #expect((answer["unknown"] as? [Any])?.isEmpty == true)
+                return
+            }
             #expect(answer["failed"] as? Int == 0)
             #expect(Set(answer["unknown"] as? [String] ?? []) == [user.deviceIdentifier, talk.deviceIdentifier])
-            #expect(try await proxy.store.device(namespace: "nextcloud", deviceID: user.deviceIdentifier) == nil)
-            #expect(try await proxy.store.device(namespace: "nextcloud", deviceID: talk.deviceIdentifier) == nil)
             // The server deletes them; if it pushes again anyway, they stay unknown and nothing is sent.
             let again = try await proxy.post(NextcloudServerSide.form([entries[0]]))
             #expect(try Self.json(again.1)["unknown"] as? [String] == [user.deviceIdentifier])
