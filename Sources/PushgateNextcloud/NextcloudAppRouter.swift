@@ -20,11 +20,20 @@ public struct NextcloudAppRouter: Sendable {
 
     /// The apps for a device, or nil when none is configured for it.
     public func choose(userAgent: String, pushToken: String) -> Choice? {
+        self.choose(userAgents: [userAgent], pushToken: pushToken)
+    }
+
+    /// The apps for a device that names itself in several places, tried in order against the routes
+    /// (Android Files sends its User-Agent as the form field `http.useragent`, its header being its HTTP
+    /// library's); nil when none is configured for it.
+    public func choose(userAgents: [String], pushToken: String) -> Choice? {
         let isAPNs = Self.isAPNsToken(pushToken)
         let hasVoIPToken = isAPNs && pushToken.contains(" ")
-        for route in self.settings.routes {
-            if let regex = try? Regex(route.userAgentPattern), userAgent.contains(regex) {
-                return Choice(app: route.app, voipApp: hasVoIPToken ? route.voipApp : nil)
+        for userAgent in userAgents {
+            for route in self.settings.routes {
+                if let regex = try? Regex(route.userAgentPattern), userAgent.contains(regex) {
+                    return Choice(app: route.app, voipApp: hasVoIPToken ? route.voipApp : nil)
+                }
             }
         }
         if isAPNs {

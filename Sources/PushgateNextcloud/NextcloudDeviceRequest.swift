@@ -11,6 +11,9 @@ struct NextcloudDeviceRequest: Sendable {
     let pushToken: String?
     /// The optional `cloudId` (`user@server`) that lets a new key prove it owns the identifier.
     let cloudID: String?
+    /// The app's User-Agent as Android Files sends it, in a form field (`http.useragent`; its header is
+    /// its HTTP library's).
+    let userAgentField: String?
 
     /// Why a request is malformed.
     struct Malformed: Error {
@@ -47,5 +50,6 @@ struct NextcloudDeviceRequest: Sendable {
         self.userPublicKey = key
         self.pushToken = token
         self.cloudID = fields["cloudId"].flatMap { $0.isEmpty ? nil : $0 }
+        self.userAgentField = fields["http.useragent"].flatMap { $0.isEmpty ? nil : String($0.prefix(512)) }
     }
 }

@@ -83,7 +83,9 @@ public struct NextcloudDeviceRoutes: Sendable {
             return Response(status: .badRequest)
         }
         let token = device.pushToken ?? ""
-        guard let choice = self.router.choose(userAgent: request.headers[.userAgent] ?? "", pushToken: token) else {
+        // The header first, then Android Files' form field: a route for its User-Agent matches either.
+        let userAgents = [request.headers[.userAgent] ?? ""] + (device.userAgentField.map { [$0] } ?? [])
+        guard let choice = self.router.choose(userAgents: userAgents, pushToken: token) else {
             context.logger.warning("nextcloud: no app is configured for this device", metadata: ["token": "\(Redaction.fingerprint(token))"])
             return Response(status: .badRequest)
         }

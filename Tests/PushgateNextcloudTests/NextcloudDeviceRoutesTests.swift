@@ -69,6 +69,7 @@ struct NextcloudDeviceRoutesTests {
               apns_voip_app: files.ios.voip
               routes:
                 - {user_agent: '\\(iOS\\) Nextcloud-Talk', app: talk.ios, voip_app: talk.ios.voip}
+                - {user_agent: 'Nextcloud-android/', app: files.android.routed}
             """)
         return configuration.nextcloud
     }()
@@ -100,7 +101,7 @@ struct NextcloudDeviceRoutesTests {
         let user = try await NextcloudUser()
         try await Self.withProxy { client, store async throws in
             let fcmToken = "fGx1:APA91bH-example_token"
-            #expect(try await Self.post(client, user.form(pushToken: fcmToken, extra: ["http.useragent": "ignored"])) == .ok)
+            #expect(try await Self.post(client, user.form(pushToken: fcmToken, extra: ["http.useragent": "matches no route"])) == .ok)
             let stored = try #require(try await store.device(namespace: "nextcloud", deviceID: user.deviceIdentifier))
             #expect(stored.appID == "files.android")
             #expect(stored.pushToken == fcmToken)
@@ -125,6 +126,21 @@ struct NextcloudDeviceRoutesTests {
             // The same user key may register again with a new token.
             #expect(try await Self.post(client, user.form(pushToken: "new:token")) == .ok)
             #expect(try await store.device(namespace: "nextcloud", deviceID: user.deviceIdentifier)?.pushToken == "new:token")
+        }
+    }
+
+    /// Android Files sends its User-Agent as a form field, `http.useragent`, and its HTTP library's as the
+    /// header (android-library's `RegisterAccountDeviceForProxyOperation`): a route for it matches the
+    /// field; a route the header matches wins.
+    @Test func androidFilesIsRoutedByTheUserAgentItSendsAsAFormField() async throws {
+        let files = try await NextcloudUser(cloudID: "dora@cloud.example.com", tokenID: 11)
+        let talk = try await NextcloudUser(cloudID: "emil@cloud.example.com", tokenID: 12)
+        try await Self.withProxy { client, store async throws in
+            let field = ["http.useragent": "Mozilla/5.0 (Android) Nextcloud-android/3.30.0"]
+            #expect(try await Self.post(client, files.form(pushToken: "fcm:files", extra: field), userAgent: "Jakarta Commons-HttpClient/3.1") == .ok)
+            #expect(try await store.device(namespace: "nextcloud", deviceID: files.deviceIdentifier)?.appID == "files.android.routed")
+            #expect(try await Self.post(client, talk.form(pushToken: "AB12 CD34", extra: field), userAgent: "Mozilla/5.0 (iOS) Nextcloud-Talk v20.1") == .ok)
+            #expect(try await store.device(namespace: "nextcloud", deviceID: talk.deviceIdentifier)?.appID == "talk.ios")
         }
     }
 
