@@ -77,9 +77,8 @@ public struct HostResolver: Sendable {
                     places.leave()
                     once.resume(with: .success(answer))
                 }
-                let (seconds, attoseconds) = max(.zero, deadline - .now).components
-                let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
-                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { once.resume(with: .success(.failed)) }
+                let remaining = Int(clamping: max(.zero, deadline - .now).nanosecondsClamped)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(remaining)) { once.resume(with: .success(.failed)) }
             }
         })
     }
