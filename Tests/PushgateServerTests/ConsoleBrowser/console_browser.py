@@ -20,6 +20,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 settings = json.load(open(sys.argv[1]))
@@ -28,6 +29,18 @@ output = settings["output"]
 os.makedirs(output, exist_ok=True)
 failures = []
 pages = []
+
+
+def settled(read, attempts=20):
+    """What `read` returns once no element it found was replaced by the page's refresh meanwhile (on a
+    loaded machine a refresh can land between finding an element and reading it)."""
+    for attempt in range(attempts):
+        try:
+            return read()
+        except StaleElementReferenceException:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.25)
 
 
 def check(condition, message):
@@ -246,12 +259,14 @@ try:
     for app, counts in expected.items():
         shown = row_counts(app)
         check(shown == counts, f"{app}'s row shows {counts} (shows {shown})")
-    provider = driver.find_element(By.CSS_SELECTOR, '[data-app-id="demo.apns"] [data-testid="provider-state"]').text
+    provider = settled(lambda: driver.find_element(By.CSS_SELECTOR, '[data-app-id="demo.apns"] [data-testid="provider-state"]').text)
     check("p50 " in provider and "p99 " in provider and "circuit closed" in provider, f"the provider's latency and circuit are shown ({provider})")
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-refreshed"))
     check(True, "the script refreshed the figures from the API")
-    lines = driver.find_elements(By.CSS_SELECTOR, '[data-testid="chart"] polyline[data-outcome="delivered"]')
-    points = lines[0].get_attribute("points").split() if lines else []
+    def delivered_points():
+        lines = driver.find_elements(By.CSS_SELECTOR, '[data-testid="chart"] polyline[data-outcome="delivered"]')
+        return lines[0].get_attribute("points").split() if lines else []
+    points = settled(delivered_points)
     check(len(points) == 60, f"the chart has a point for each of the last 60 minutes ({len(points)})")
     check(any(int(p.split(",")[1]) < 160 for p in points), "the chart's delivered line rises above zero")
     driver.save_screenshot(os.path.join(output, "2-overview.png"))
@@ -269,8 +284,8 @@ try:
         document.querySelectorAll('[data-testid="front-end"] dd[data-testid^="fe-"]').forEach(function (e) { e.textContent = "stale"; });
         document.body.removeAttribute("data-refreshed");""")
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-refreshed"))
-    figures = {e.get_attribute("data-testid"): e.text
-               for e in driver.find_elements(By.CSS_SELECTOR, '[data-testid="front-end"] dd[data-testid^="fe-"]')}
+    figures = settled(lambda: {e.get_attribute("data-testid"): e.text
+                               for e in driver.find_elements(By.CSS_SELECTOR, '[data-testid="front-end"] dd[data-testid^="fe-"]')})
     check(figures and "stale" not in figures.values(), f"the script rewrote every front end's figure ({figures})")
     check(not any(re.match(r"^\d{4}-\d\d-\d\dT", text) for text in figures.values()),
           f"the script writes times as the page does ({figures})")
