@@ -203,11 +203,18 @@ public final class HTTP1ConnectionPool: Sendable {
             throw HTTP1ExchangeError.refused("the request target holds whitespace or control bytes")
         }
         let origin = destination.origin
-        // An idle connection the server has closed meanwhile takes nothing; then a new one is opened.
+        // An idle connection the server has closed meanwhile takes nothing; then a new one is opened. So
+        // does one the server closed as the request went out, before a byte of an answer: servers close
+        // connections idle for their own keep-alive time (5 s for some), and their close can cross a
+        // request on its way. The request goes once more, on a new connection (as browsers resend on a
+        // reused connection that ends unanswered); any other loss is the caller's to retry.
         if let idle = self.takeIdle(origin) {
             do {
                 return try await self.exchange(on: idle, origin: origin, request: bytes, deadline: deadline)
-            } catch HTTP1ExchangeError.notSent {}
+            } catch HTTP1ExchangeError.notSent {
+            } catch let closed as HTTP1ClosedUnanswered {
+                guard NIODeadline.now() < deadline, !Task.isCancelled else { throw HTTP1ExchangeError.connectionLost(closed.why) }
+            }
         }
         let connection: Connection
         do {
@@ -217,7 +224,11 @@ public final class HTTP1ConnectionPool: Sendable {
             if NIODeadline.now() >= deadline { throw HTTP1ExchangeError.deadlineExceeded }
             throw error
         }
-        return try await self.exchange(on: connection, origin: origin, request: bytes, deadline: deadline)
+        do {
+            return try await self.exchange(on: connection, origin: origin, request: bytes, deadline: deadline)
+        } catch let closed as HTTP1ClosedUnanswered {
+            throw HTTP1ExchangeError.connectionLost(closed.why)
+        }
     }
 
     /// Where requests' bytes are written (the allocator every channel uses).

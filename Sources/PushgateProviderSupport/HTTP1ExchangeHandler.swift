@@ -29,6 +29,8 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
     /// an FCM delivery's instructions).
     private var timer: (callback: NIOScheduledCallback, fires: NIODeadline)?
     private var failure: String?
+    /// Whether any byte of an answer came since the exchange under way was sent.
+    private var answerStarted = false
     /// Whether the connection may take another request (set false once the server or an error ends it).
     private(set) var isReusable = true
 
@@ -40,7 +42,7 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
         self.context = nil
         self.timer?.callback.cancel()
         self.timer = nil
-        self.finish(.failure(HTTP1ExchangeError.connectionLost("handler removed")))
+        self.finish(.failure(self.lost("handler removed")))
     }
 
     /// Sends one request's bytes (``HTTP1RequestSerializer``); `promise` gets the answer or a
@@ -56,6 +58,7 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
             return
         }
         self.exchange = Exchange(promise: promise, deadline: deadline)
+        self.answerStarted = false
         context.writeAndFlush(self.wrapOutboundOut(request), promise: nil)
     }
 
@@ -78,6 +81,7 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
+        self.answerStarted = true
         var answer: HTTP1Answer
         do {
             guard let read = try self.parser.read(self.unwrapInboundIn(data)) else { return }
@@ -105,8 +109,14 @@ final class HTTP1ExchangeHandler: ChannelInboundHandler {
                 self.failure = self.failure ?? error.description
             }
         }
-        self.finish(.failure(HTTP1ExchangeError.connectionLost(self.failure ?? "connection closed")))
+        self.finish(.failure(self.lost(self.failure ?? "connection closed")))
         context.fireChannelInactive()
+    }
+
+    /// The error for an exchange the connection ended: ``HTTP1ClosedUnanswered`` when not one byte of an
+    /// answer had come, else ``HTTP1ExchangeError/connectionLost(_:)``.
+    private func lost(_ why: String) -> any Error {
+        self.answerStarted ? HTTP1ExchangeError.connectionLost(why) : HTTP1ClosedUnanswered(why: why)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

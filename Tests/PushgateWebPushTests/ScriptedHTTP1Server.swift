@@ -17,6 +17,8 @@ final class ScriptedHTTP1Server: Sendable {
         case ignore
         /// Closes the connection at once, without answering.
         case hangUp
+        /// Sends the head of a 201 answer whose body never comes, then closes the connection.
+        case headThenHangUp
     }
 
     struct Record: Sendable {
@@ -125,6 +127,9 @@ private final class ScriptedHTTP1Handler: ChannelInboundHandler {
                 break
             case .hangUp:
                 context.close(promise: nil)
+            case .headThenHangUp:
+                let head = HTTPResponseHead(version: .http1_1, status: .created, headers: ["Content-Length": "10"])
+                context.writeAndFlush(self.wrapOutboundOut(.head(head))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             }
         }
     }

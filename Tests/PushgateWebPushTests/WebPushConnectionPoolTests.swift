@@ -120,20 +120,53 @@ struct HTTP1ConnectionPoolTests {
         try await server.close()
     }
 
-    @Test func anIdleConnectionTheServerClosedIsReplacedWithoutLosingTheMessage() async throws {
-        // The first answer keeps the connection; the server then drops it (as services drop idle ones).
+    /// A kept connection the server closes as a request goes out (its keep-alive time ran out), before a
+    /// byte of an answer: the request goes once more, on a new connection, and is answered there.
+    @Test func aKeptConnectionClosedBeforeAnyAnswerCarriesTheRequestOnceMoreOnANewOne() async throws {
+        // The first answer keeps the connection; the server then drops it as the next request arrives.
         let server = try await ScriptedHTTP1Server { number in number == 1 ? .hangUp : .answer(status: 201, body: "", close: false) }
         let pool = try Self.pool()
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/x"))
+        #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(repeating: 1, count: 30), deadline: Self.soon).status == 201)
+        #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(repeating: 2, count: 30), deadline: Self.soon).status == 201)
+        #expect(server.snapshot.connections == 2)
+        #expect(server.snapshot.heads.count == 3)
+        #expect(server.snapshot.bodies == [30, 30, 30])
+        // The new connection is kept for the next message.
         #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
-        // A request lost with a hung-up connection is reported, not retried (the service may have it).
+        #expect(server.snapshot.connections == 2)
+        await pool.shutdown()
+        try await server.close()
+    }
+
+    /// Only once, and only for a kept connection with no answer begun: a new connection closed unanswered,
+    /// and a kept one closed inside its answer, are reported (the service may have the message: the caller
+    /// decides whether it goes again).
+    @Test func aConnectionLostOtherwiseIsReportedNotSentAgain() async throws {
+        let server = try await ScriptedHTTP1Server { number in
+            switch number {
+            case 0: .hangUp
+            case 2: .headThenHangUp
+            default: .answer(status: 201, body: "", close: false)
+            }
+        }
+        let pool = try Self.pool()
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/x"))
         await #expect(throws: HTTP1ExchangeError.self) {
             try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon)
         }
+        #expect(server.snapshot.heads.count == 1)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
+        await #expect(throws: HTTP1ExchangeError.self) {
+            try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon)
+        }
+        #expect(server.snapshot.heads.count == 3)
         // The closed connection is not taken again; the next message opens a new one.
         try await Task.sleep(for: .milliseconds(100))
         #expect(try await pool.request(.POST, url, headers: Self.headers, body: ByteBuffer(), deadline: Self.soon).status == 201)
-        #expect(server.snapshot.connections == 2)
+        #expect(server.snapshot.connections == 3)
+        #expect(server.snapshot.heads.count == 4)
         await pool.shutdown()
         try await server.close()
     }
