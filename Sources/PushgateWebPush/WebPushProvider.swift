@@ -18,6 +18,11 @@ import Synchronization
 /// permits; more wait for one until their deadline), and at most `inflight_request_limit` deliveries
 /// (encryption and waiting included) run at once: beyond that a delivery is refused at once.
 ///
+/// Each push service (origin) has its own circuit (``OriginCircuits``): one that fails request after
+/// request is left alone for a while, its deliveries answered retry later at once, while deliveries to the
+/// others go on; the app shares no circuit (``sharesOneCircuit`` is false), as one app's subscriptions
+/// name many services.
+///
 /// The `Urgency` and `Topic` headers are what the front end stated (``PushNotification/webPushUrgency``,
 /// ``PushNotification/collapseID``), sent as they are; a collapse id that is not a valid `Topic` rejects
 /// the notification (``DeliveryOutcome/rejected(reason:)``) before anything is sent.
@@ -26,12 +31,15 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     public let appID: String
     /// Always ``Platform/webPush``.
     public var platform: Platform { .webPush }
+    /// False: each push service's failures are its own (``OriginCircuits``).
+    public var sharesOneCircuit: Bool { false }
 
     private let configuration: WebPushConfiguration
     private let connections: HTTP1ConnectionPool
     private let signer: VAPIDSigner
     private let policy: PushEndpointPolicy
     private let requestSlots: ConcurrencyGate
+    private let circuits: OriginCircuits
     private let deliveries = Mutex(0)
     /// Subscriptions parsed from tokens, so a token is parsed once rather than on every delivery.
     private let subscriptions = WebPushSubscriptionCache()
@@ -48,8 +56,10 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
 
     init(
         configuration: WebPushConfiguration, logger: Logger, policy: PushEndpointPolicy,
-        events: ProviderConnectionEvents = ProviderConnectionEvents(), now: @escaping @Sendable () -> Date = { Date() }
+        events: ProviderConnectionEvents = ProviderConnectionEvents(), circuits: OriginCircuits.Settings = OriginCircuits.Settings(),
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.circuits = OriginCircuits(settings: circuits)
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger
@@ -114,26 +124,59 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         guard ContinuousClock.now < deadline else {
             return (.retryLater(after: nil, reason: "deadline passed before sending"), nil)
         }
+        guard let origin = subscription.target.origin else {
+            return (.rejected(reason: HTTP1ExchangeError.refused("the endpoint is not an http(s) URL").description), nil)
+        }
+        let probe: Bool
+        switch self.circuits.admit(origin) {
+        case .admitted(let isProbe): probe = isProbe
+        case .open(let remaining):
+            return (.retryLater(after: remaining > .zero ? remaining : nil, reason: "the push service failed request after request; it is left alone for a while"), nil)
+        }
+        let attempt = await self.attempt(notification, to: subscription, topic: topic, deadline: deadline)
+        self.note(self.circuits.record(origin, attempt.server, probe: probe), of: origin)
+        return (attempt.outcome, attempt.status)
+    }
+
+    /// Logs a change of `origin`'s circuit.
+    private func note(_ change: OriginCircuits.Change, of origin: String) {
+        switch change {
+        case .none:
+            break
+        case .opened(let interval, let failures):
+            self.logger.notice(
+                "push service failing; its deliveries wait",
+                metadata: ["app": "\(self.appID)", "push_service": "\(origin)", "failures_in_a_row": "\(failures)", "next_try_in": "\(interval)"]
+            )
+        case .closed:
+            self.logger.notice("push service answering again", metadata: ["app": "\(self.appID)", "push_service": "\(origin)"])
+        }
+    }
+
+    /// Checks the endpoint, encrypts, signs and posts; what came of it, and what that tells of the push service.
+    private func attempt(
+        _ notification: PushNotification, to subscription: WebPushSubscription, topic: String?, deadline: ContinuousClock.Instant
+    ) async -> (outcome: DeliveryOutcome, status: Int?, server: OriginCircuits.Result) {
         let addresses: [IPAddress]
         switch await self.policy.check(subscription.target.endpoint) {
         case .allowed(let checked): addresses = checked
-        case .refused(let reason): return (.rejected(reason: reason), nil)
-        case .unresolved, .noSuchHost: return (.retryLater(after: nil, reason: "endpoint host did not resolve"), nil)
+        case .refused(let reason): return (.rejected(reason: reason), nil, .notSent)
+        case .unresolved, .noSuchHost: return (.retryLater(after: nil, reason: "endpoint host did not resolve"), nil, .failed)
         }
         let body: [UInt8]
         do {
             // RFC 8291's key agreement is the costliest step of a delivery: off the event loop.
             body = try await ComputePool.run { try WebPushEncryption.encrypt(try JSONText.encode(notification.payload), for: subscription) }
         } catch WebPushEncryption.Failure.payloadTooLarge {
-            return (.rejected(reason: "payload too large"), nil)
+            return (.rejected(reason: "payload too large"), nil, .notSent)
         } catch {
-            return (.rejected(reason: "payload could not be encrypted"), nil)
+            return (.rejected(reason: "payload could not be encrypted"), nil, .notSent)
         }
         let authorization: String
         do {
             authorization = try self.signer.authorization(forOrigin: subscription.target.origin)
         } catch {
-            return (.rejected(reason: error.reason), nil)
+            return (.rejected(reason: error.reason), nil, .notSent)
         }
         var headers = HTTP1HeaderLines()
         headers.reserveCapacity(128 + authorization.utf8.count)
@@ -145,19 +188,20 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
             try headers.append(name: "Content-Type", value: "application/octet-stream")
             try headers.append(name: "Authorization", value: authorization)
         } catch {
-            return (.rejected(reason: error.description), nil)
+            return (.rejected(reason: error.description), nil, .notSent)
         }
         let outcome = await self.execute(subscription.target, at: addresses, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline)
-        return outcome ?? (.retryLater(after: nil, reason: "deadline passed"), nil)
+        return outcome ?? (.retryLater(after: nil, reason: "deadline passed"), nil, .notSent)
     }
 
     /// Waits for a request slot, posts, and reads the answer (the start of an error body), all before
-    /// `deadline`; nil when the deadline passed while waiting for a slot.
+    /// `deadline`, and what that tells of the push service; nil when the deadline passed while waiting for
+    /// a slot.
     private func execute(
         _ endpoint: WebPushEndpoint, at addresses: [IPAddress], headers: HTTP1HeaderLines, body: ByteBuffer, deadline: ContinuousClock.Instant
-    ) async -> (outcome: DeliveryOutcome, status: Int?)? {
+    ) async -> (outcome: DeliveryOutcome, status: Int?, server: OriginCircuits.Result)? {
         guard let destination = endpoint.destination else {
-            return (.rejected(reason: HTTP1ExchangeError.refused("the endpoint is not an http(s) URL").description), nil)
+            return (.rejected(reason: HTTP1ExchangeError.refused("the endpoint is not an http(s) URL").description), nil, .notSent)
         }
         guard await self.requestSlots.enter(until: deadline) == .admitted else { return nil }
         defer { self.requestSlots.leave() }
@@ -167,13 +211,16 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
             if !(200...299).contains(answer.status) {
                 text = WebPushResponse.excerpt(answer.body)
             }
-            return (WebPushResponse.outcome(status: answer.status, retryAfter: answer.retryAfter, body: text), answer.status)
+            let outcome = WebPushResponse.outcome(status: answer.status, retryAfter: answer.retryAfter, body: text)
+            // A 429 or 5xx is the service's trouble; any other answer shows it working.
+            let server: OriginCircuits.Result = if case .retryLater = outcome { .failed } else { .answered }
+            return (outcome, answer.status, server)
         } catch HTTP1ExchangeError.deadlineExceeded {
-            return (.retryLater(after: nil, reason: "deadline passed"), nil)
+            return (.retryLater(after: nil, reason: "deadline passed"), nil, .failed)
         } catch let error as HTTP1ExchangeError where error.isRefusal {
-            return (.rejected(reason: error.description), nil)
+            return (.rejected(reason: error.description), nil, .notSent)
         } catch {
-            return (.retryLater(after: nil, reason: "transport error: \(Self.describe(error))"), nil)
+            return (.retryLater(after: nil, reason: "transport error: \(Self.describe(error))"), nil, .failed)
         }
     }
 

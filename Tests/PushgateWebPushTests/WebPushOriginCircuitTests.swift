@@ -1,0 +1,70 @@
+import Foundation
+import Logging
+import PushgateCore
+import PushgateProviderSupport
+import PushgateTestSupport
+@testable import PushgateWebPush
+import Synchronization
+import Testing
+
+/// One push service failing request after request is left alone, while the app's other push services are
+/// still served.
+@Suite("Web Push circuits per push service")
+struct WebPushOriginCircuitTests {
+    static let notification = PushNotification(kind: .alert, priority: .high, payload: .object(["event_id": .string("$e")]))
+
+    static func isRetryLater(_ outcome: DeliveryOutcome) -> Bool {
+        if case .retryLater = outcome { true } else { false }
+    }
+
+    @Test func aFailingPushServiceIsLeftAloneWhileAnotherIsServedAndProbedUntilItAnswers() async throws {
+        let healthy = Mutex(false)
+        let failing = try await ScriptedHTTP1Server { _ in
+            healthy.withLock { $0 } ? .answer(status: 201, body: "", close: false) : .answer(status: 503, body: "", close: false)
+        }
+        try await WebPushProviderTests.withProvider { harness in
+            let down = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(failing.port)/push/a")
+            let up = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            // Five failures in a row open the failing service's circuit.
+            for _ in 0..<5 {
+                #expect(Self.isRetryLater(await harness.provider.deliver(Self.notification, to: down, deadline: WebPushProviderTests.soon())))
+            }
+            #expect(failing.snapshot.heads.count == 5)
+            #expect(harness.logs.messages(atLeast: .notice).contains("push service failing; its deliveries wait"))
+            // Its deliveries are answered at once, without a request; the other service's go on.
+            for _ in 0..<3 {
+                #expect(Self.isRetryLater(await harness.provider.deliver(Self.notification, to: down, deadline: WebPushProviderTests.soon())))
+                #expect(await harness.provider.deliver(Self.notification, to: up, deadline: WebPushProviderTests.soon()) == .delivered)
+            }
+            #expect(failing.snapshot.heads.count == 5)
+            #expect(await harness.recorder.requests.count == 3)
+            // Once it recovers, the first delivery after the interval (1 s) probes it and closes the circuit.
+            healthy.withLock { $0 = true }
+            let limit = ContinuousClock.now + .seconds(30)
+            var outcome = await harness.provider.deliver(Self.notification, to: down, deadline: WebPushProviderTests.soon())
+            while outcome != .delivered, ContinuousClock.now < limit {
+                try await Task.sleep(for: .milliseconds(100))
+                outcome = await harness.provider.deliver(Self.notification, to: down, deadline: WebPushProviderTests.soon())
+            }
+            #expect(outcome == .delivered)
+            #expect(failing.snapshot.heads.count == 6)
+            #expect(harness.logs.messages(atLeast: .notice).contains("push service answering again"))
+            #expect(await harness.provider.deliver(Self.notification, to: down, deadline: WebPushProviderTests.soon()) == .delivered)
+            #expect(failing.snapshot.heads.count == 7)
+        }
+        try await failing.close()
+    }
+
+    /// Answers that are about the subscription or the message (404, 410, 413, 400) show the service
+    /// working: they never open its circuit.
+    @Test func refusalsOfSubscriptionsDoNotOpenTheCircuit() async throws {
+        try await WebPushProviderTests.withProvider { harness in
+            let gone = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(harness.port)/sub/gone")
+            for _ in 0..<8 {
+                #expect(await harness.provider.deliver(Self.notification, to: gone, deadline: WebPushProviderTests.soon()) != .delivered)
+            }
+            #expect(await harness.recorder.requests.count == 8)
+            #expect(!harness.logs.messages(atLeast: .notice).contains("push service failing; its deliveries wait"))
+        }
+    }
+}
