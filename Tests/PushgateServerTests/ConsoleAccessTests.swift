@@ -52,15 +52,16 @@ struct ConsoleAccessTests {
 
     @Test func failedSignInsAreLimitedPerAddress() {
         let limiter = ConsoleSignInLimiter(limit: 3, window: .seconds(60))
-        for _ in 0..<3 {
-            #expect(limiter.allows("192.0.2.1"))
-            limiter.failed("192.0.2.1")
-        }
-        #expect(!limiter.allows("192.0.2.1"))
-        #expect(limiter.allows("192.0.2.2"))
+        // A right token takes back the try it began with.
+        #expect(limiter.begin("192.0.2.1"))
+        limiter.succeeded("192.0.2.1")
+        for _ in 0..<3 { #expect(limiter.begin("192.0.2.1")) }
+        #expect(!limiter.begin("192.0.2.1"))
+        #expect(!limiter.begin("192.0.2.1"))
+        #expect(limiter.begin("192.0.2.2"))
         let short = ConsoleSignInLimiter(limit: 1, window: .zero)
-        short.failed("192.0.2.1")
-        #expect(short.allows("192.0.2.1"))
+        #expect(short.begin("192.0.2.1"))
+        #expect(short.begin("192.0.2.1"), "the window ended")
     }
 
     /// An IPv6 client counts by its /64, and once the limiter holds its capacity every further address
@@ -70,17 +71,16 @@ struct ConsoleAccessTests {
         #expect(ConsoleSignInLimiter.counted("2001:db8:1:2:bbbb::2") == "2001:db8:1:2::/64")
         #expect(ConsoleSignInLimiter.counted("192.0.2.1") == "192.0.2.1")
         let limiter = ConsoleSignInLimiter(limit: 2, window: .seconds(60), capacity: 3)
-        limiter.failed("2001:db8:1:2::1")
-        limiter.failed("2001:db8:1:2::2")
-        #expect(!limiter.allows("2001:db8:1:2::3"), "the same /64")
-        limiter.failed("192.0.2.1")
-        limiter.failed("192.0.2.2")
+        #expect(limiter.begin("2001:db8:1:2::1"))
+        #expect(limiter.begin("2001:db8:1:2::2"))
+        #expect(!limiter.begin("2001:db8:1:2::3"), "the same /64")
+        #expect(limiter.begin("192.0.2.1"))
+        #expect(limiter.begin("192.0.2.2"))
         // Full: new addresses share one count.
-        #expect(limiter.allows("192.0.2.10"))
-        limiter.failed("192.0.2.10")
-        limiter.failed("192.0.2.11")
-        #expect(!limiter.allows("192.0.2.12"))
-        #expect(limiter.allows("192.0.2.1"), "an address already counted keeps its own count")
+        #expect(limiter.begin("192.0.2.10"))
+        #expect(limiter.begin("192.0.2.11"))
+        #expect(!limiter.begin("192.0.2.12"))
+        #expect(limiter.begin("192.0.2.1"), "an address already counted keeps its own count")
     }
 
     /// Behind the TLS proxy, failures count against the client the proxy names last, not the proxy

@@ -96,18 +96,59 @@ struct ConsoleRoutes: Sendable {
         return nil
     }
 
-    func caller(_ request: Request, context: GatewayRequestContext) -> Caller? {
+    /// The address failed sign-ins from `request` count against (``signInAddress(peer:forwardedFor:behindProxy:)``).
+    func signInAddress(_ request: Request, context: GatewayRequestContext) -> String {
+        Self.signInAddress(
+            peer: Self.clientAddress(context), forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!], behindProxy: self.trustForwardedProto
+        )
+    }
+
+    /// Who sent a request, as ``identify(_:context:)`` finds.
+    enum Identity {
+        case caller(Caller)
+        /// No admin: no token, session or sandbox visit, or a wrong bearer token.
+        case nobody
+        /// A bearer token from an address refused sign-ins (too many failures), not checked.
+        case refused
+    }
+
+    /// Who sent `request`: a bearer token's admin, a session's, or the sandbox's loopback visitor. A bearer
+    /// token is a sign-in: a wrong one counts against the address as a failed sign-in does, and an
+    /// address refused sign-ins is refused with any token.
+    func identify(_ request: Request, context: GatewayRequestContext) -> Identity {
         if let authorization = request.headers.value(of: .authorization) {
-            guard authorization.hasPrefix("Bearer "), let admin = self.admins.current.admin(presenting: String(authorization.dropFirst(7))) else { return nil }
-            return Caller(admin: admin, session: nil, bearer: true)
+            let address = self.signInAddress(request, context: context)
+            guard self.limiter.begin(address) else { return .refused }
+            guard authorization.hasPrefix("Bearer "), let admin = self.admins.current.admin(presenting: String(authorization.dropFirst(7))) else {
+                self.logger.notice("console: failed sign-in with a bearer token", metadata: ["client": "\(address)"])
+                return .nobody
+            }
+            self.limiter.succeeded(address)
+            return .caller(Caller(admin: admin, session: nil, bearer: true))
         }
         if let id = Self.cookie(request), let session = self.sessions.session(id: id) {
-            return Caller(admin: session.admin, session: session, bearer: false)
+            return .caller(Caller(admin: session.admin, session: session, bearer: false))
         }
         if self.openToLoopback, Self.isLoopback(Self.clientAddress(context)) {
-            return Caller(admin: ConsoleAdmins.Admin(fingerprint: "sandbox", readOnly: false), session: nil, bearer: false)
+            return .caller(Caller(admin: ConsoleAdmins.Admin(fingerprint: "sandbox", readOnly: false), session: nil, bearer: false))
         }
-        return nil
+        return .nobody
+    }
+
+    /// The admin who sent `request` (``identify(_:context:)``), if any.
+    func caller(_ request: Request, context: GatewayRequestContext) -> Caller? {
+        if case .caller(let caller) = self.identify(request, context: context) { caller } else { nil }
+    }
+
+    /// The admin who sent an API request, or the answer to it without one: 429 from an address refused
+    /// sign-ins, else 401.
+    func apiCaller(_ request: Request, context: GatewayRequestContext) -> Result<Caller, ConsoleRefusal> {
+        switch self.identify(request, context: context) {
+        case .caller(let caller): .success(caller)
+        case .nobody: .failure(ConsoleRefusal(response: ConsoleResponses.error(Self.unauthorizedMessage, status: .unauthorized)))
+        case .refused:
+            .failure(ConsoleRefusal(response: ConsoleResponses.error("too many failed sign-ins from this address; try again later", status: .tooManyRequests)))
+        }
     }
 
     func isSecure(_ request: Request) -> Bool {
@@ -155,20 +196,18 @@ struct ConsoleRoutes: Sendable {
     }
 
     func signIn(_ request: Request, context: GatewayRequestContext) async throws -> Response {
-        let address = Self.signInAddress(
-            peer: Self.clientAddress(context), forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!], behindProxy: self.trustForwardedProto
-        )
-        guard self.limiter.allows(address) else {
+        let address = self.signInAddress(request, context: context)
+        guard self.limiter.begin(address) else {
             self.logger.warning("console: sign-in refused, too many failures from this address", metadata: ["client": "\(address)"])
             return ConsoleResponses.html(ConsolePage.signIn(message: "Too many failed sign-ins from your address. Try again later."), status: .tooManyRequests)
         }
         let body = try await request.body.collect(upTo: 16_384)
         let fields = ConsoleForm.parse(Array(buffer: body))
         guard let token = fields["token"], let admin = self.admins.current.admin(presenting: token) else {
-            self.limiter.failed(address)
             self.logger.notice("console: failed sign-in", metadata: ["client": "\(address)"])
             return ConsoleResponses.html(ConsolePage.signIn(message: "That token is not an admin token."), status: .unauthorized)
         }
+        self.limiter.succeeded(address)
         let session = self.sessions.start(for: admin)
         self.logger.notice("console: signed in", metadata: ["admin": "\(admin.fingerprint)", "read_only": "\(admin.readOnly)", "client": "\(address)"])
         return ConsoleResponses.redirect("/console", extra: self.sessionCookie(session, request: request))
@@ -208,12 +247,16 @@ struct ConsoleRoutes: Sendable {
     static let unauthorizedMessage = "sign in at /console/session or send Authorization: Bearer ADMIN_TOKEN"
 
     func apiOverview(_ request: Request, context: GatewayRequestContext) async -> Response {
-        guard self.caller(request, context: context) != nil else { return ConsoleResponses.error(Self.unauthorizedMessage, status: .unauthorized) }
+        if case .failure(let refusal) = self.apiCaller(request, context: context) { return refusal.response }
         return ConsoleResponses.json(await self.overview.overview().json)
     }
 
     func apiTestPush(_ request: Request, context: GatewayRequestContext) async throws -> Response {
-        guard let caller = self.caller(request, context: context) else { return ConsoleResponses.error(Self.unauthorizedMessage, status: .unauthorized) }
+        let caller: Caller
+        switch self.apiCaller(request, context: context) {
+        case .success(let admin): caller = admin
+        case .failure(let refusal): return refusal.response
+        }
         guard Self.csrfAccepted(caller, presented: request.headers.value(of: HTTPField.Name("X-CSRF-Token")!)) else {
             return ConsoleResponses.error("a CSRF token is missing or wrong (send the session's in X-CSRF-Token)", status: .forbidden)
         }
@@ -240,4 +283,9 @@ struct ConsoleRoutes: Sendable {
             return ConsoleResponses.error(error.message, status: .badRequest)
         }
     }
+}
+
+/// The answer to an API request without an admin.
+struct ConsoleRefusal: Error {
+    let response: Response
 }

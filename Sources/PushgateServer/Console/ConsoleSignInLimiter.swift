@@ -28,20 +28,40 @@ final class ConsoleSignInLimiter: Sendable {
     /// The count every address past ``capacity`` shares.
     static let overflow = "(more addresses than the limiter holds)"
 
-    /// Whether `address` may try now.
-    func allows(_ address: String) -> Bool {
+    /// Starts a sign-in from `address`: false when it may not try now; otherwise the try counts as failed
+    /// at once, in the same step, until ``succeeded(_:)`` takes it back. Checked and counted together,
+    /// many tries sent at once cannot all pass the check before the first of them is counted.
+    func begin(_ address: String) -> Bool {
         let now = ContinuousClock.now
-        let capacity = self.capacity
+        let (window, capacity) = (self.window, self.capacity)
         return self.records.withLock { records in
-            var address = Self.counted(address)
-            if records[address] == nil, records.count >= capacity { address = Self.overflow }
-            guard let record = records[address] else { return true }
-            if record.windowEnds <= now {
-                records[address] = nil
-                return true
+            var key = self.key(for: address, in: records)
+            if let record = records[key], record.windowEnds > now, record.failures >= self.limit { return false }
+            if records[key] == nil, records.count >= capacity {
+                records = records.filter { $0.value.windowEnds > now }
+                key = self.key(for: address, in: records)
             }
-            return record.failures < self.limit
+            var record = records[key].flatMap { $0.windowEnds > now ? $0 : nil } ?? Record(failures: 0, windowEnds: now + window)
+            record.failures += 1
+            records[key] = record
+            return true
         }
+    }
+
+    /// Takes back the try ``begin(_:)`` counted for `address`: its token was right.
+    func succeeded(_ address: String) {
+        self.records.withLock { records in
+            let key = self.key(for: address, in: records)
+            guard let failures = records[key]?.failures else { return }
+            if failures <= 1 { records[key] = nil } else { records[key]?.failures = failures - 1 }
+        }
+    }
+
+    /// The entry `address` counts under: its own (``counted(_:)``), or ``overflow`` when the table is full
+    /// and holds none for it (called under the lock).
+    private func key(for address: String, in records: [String: Record]) -> String {
+        let counted = Self.counted(address)
+        return records[counted] == nil && records.count >= self.capacity ? Self.overflow : counted
     }
 
     /// What `address` is counted as: itself, or for IPv6 its first four groups (the /64).
@@ -51,17 +71,4 @@ final class ConsoleSignInLimiter: Sendable {
         return prefix.joined(separator: ":") + "::/64"
     }
 
-    /// Counts a failed sign-in from `address`.
-    func failed(_ address: String) {
-        let now = ContinuousClock.now
-        let (window, capacity) = (self.window, self.capacity)
-        self.records.withLock { records in
-            var address = Self.counted(address)
-            if records[address] == nil, records.count >= capacity { records = records.filter { $0.value.windowEnds > now } }
-            if records[address] == nil, records.count >= capacity { address = Self.overflow }
-            var record = records[address].flatMap { $0.windowEnds > now ? $0 : nil } ?? Record(failures: 0, windowEnds: now + window)
-            record.failures += 1
-            records[address] = record
-        }
-    }
 }
