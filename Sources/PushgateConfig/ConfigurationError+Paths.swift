@@ -8,9 +8,10 @@ extension ConfigurationError {
     /// placeholder, so that a secret pasted where a path belongs (a PEM block, a JSON service account, a
     /// bare key or app secret) is never printed.
     ///
-    /// A value looks like a path when it names something that exists, begins as paths do (`/`, `./`,
-    /// `../`, `~/`), has a parent directory that exists, or is a plain file name with an extension
-    /// (`apns.p8`). A bare secret (hex, base64, a JWT) is none of these.
+    /// A value looks like a path when it names something that exists, begins as relative paths do (`./`,
+    /// `../`, `~/`), has a parent directory that exists, is absolute and ends in a plain file name with an
+    /// extension, or is such a file name (`apns.p8`). A bare secret (hex, base64 even when it begins with
+    /// `/`, a JWT) is none of these.
     /// - Parameter value: the setting's value.
     /// - Returns: text safe to print.
     public static func shownPath(_ value: String) -> String {
@@ -25,10 +26,13 @@ extension ConfigurationError {
             || value.contains("{")
         guard !keyMaterial else { return false }
         if exists(value) { return true }
-        if ["/", "./", "../", "~/"].contains(where: { value.hasPrefix($0) }) { return true }
+        // Base64 can begin with `/` (a key one time in 64), never with `.` or `~`.
+        if ["./", "../", "~/"].contains(where: { value.hasPrefix($0) }) { return true }
         if let slash = value.lastIndex(of: "/") {
             let parent = String(value[..<slash])
-            return !parent.isEmpty && exists(parent)
+            if !parent.isEmpty && exists(parent) { return true }
+            // An absolute path to a missing directory (a typo) still names a file: `/etc/pushgte/apns.p8`.
+            return value.hasPrefix("/") && Self.isPlainFileName(String(value[value.index(after: slash)...]))
         }
         return Self.isPlainFileName(value)
     }
