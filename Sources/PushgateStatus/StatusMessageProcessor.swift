@@ -109,7 +109,10 @@ final class StatusMessageProcessor: Sendable {
         }
         switch inbound.type {
         case 16:
-            let (response, result) = await self.registrations.handle(inbound)
+            // Marked seen, a registration is not taken again: it is saved even when a graceful stop
+            // cancels the caller (the store calls have their own deadlines).
+            let registrations = self.registrations
+            let (response, result) = await Task { await registrations.handle(inbound) }.value
             self.metrics.registration(result)
             return await self.publish(response, kind: .registrationResponse, to: inbound.sender, type: inbound.type)
         case 18:

@@ -31,6 +31,15 @@ struct StatusPushRequestHandler: Sendable {
             self.logger.errorUnlessStopping("status: cannot record a push request as seen; not answered", error: error)
             return nil
         }
+        // Marked seen, the request is never handled again (the store backfill after a restart skips it):
+        // it is handled to the end even when a graceful stop cancels the caller, so what it accepted is
+        // queued. Each store call and the queueing have their own deadlines.
+        return await Task { await self.answer(request) }.value
+    }
+
+    /// Reads the registrations the request names, reports on each notification and queues the accepted
+    /// ones; the answer and how many were queued.
+    private func answer(_ request: Protobuf_PushNotificationRequest) async -> (Protobuf_PushNotificationResponse, queued: Int)? {
         let notifications = request.requests.prefix(self.maximumNotifications)
         var registrations: [[UInt8]: [StatusRegistrationRecord]]?
         do {

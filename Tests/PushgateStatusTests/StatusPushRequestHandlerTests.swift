@@ -185,3 +185,58 @@ extension StatusPushRequestHandlerTests {
         #expect(log.all.map(\.level) == [.debug, .error])
     }
 }
+
+/// Honours cancellation as the gateway's bounded store does: a cancelled caller's read fails at once.
+final class CancellationHonouringStore: StatusServerStore {
+    let inner: MemoryStatusStore
+    init(inner: MemoryStatusStore) { self.inner = inner }
+    func statusRegistration(publicKeyHash: [UInt8], installationID: String) async throws -> StatusRegistrationRecord? {
+        try Task.checkCancellation()
+        return try await self.inner.statusRegistration(publicKeyHash: publicKeyHash, installationID: installationID)
+    }
+    func statusRegistrations(publicKeyHashes: [[UInt8]]) async throws -> [StatusRegistrationRecord] {
+        try Task.checkCancellation()
+        return try await self.inner.statusRegistrations(publicKeyHashes: publicKeyHashes)
+    }
+    func saveStatusRegistration(_ record: StatusRegistrationRecord) async throws -> Bool { try await self.inner.saveStatusRegistration(record) }
+    func dropStatusRegistration(publicKeyHash: [UInt8], installationID: String, version: UInt64) async throws -> Bool { false }
+    func statusRegisteredKeyHashes() async throws -> [[UInt8]] { [] }
+    /// The mark itself passes: the stop comes just after it.
+    func markStatusMessageSeen(_ id: [UInt8], claim: [UInt8], seenAt: Date) async throws -> Bool {
+        try await self.inner.markStatusMessageSeen(id, claim: claim, seenAt: seenAt)
+    }
+    func pruneStatusMessagesSeen(before cutoff: Date) async throws -> Int { 0 }
+    func statusIdentity() async throws -> [UInt8]? { nil }
+    func saveStatusIdentityIfAbsent(_ secret: [UInt8]) async throws -> [UInt8] { secret }
+}
+
+/// Queues only for a caller that is not cancelled, as the outbox's bounded store calls do.
+final class CancellationHonouringSink: StatusNotificationSink {
+    let inner = RecordingSink()
+    func deliver(_ accepted: [StatusAccepted]) async throws {
+        try Task.checkCancellation()
+        try await self.inner.deliver(accepted)
+    }
+    func serves(_ registration: Protobuf_PushNotificationRegistration) -> Bool { true }
+}
+
+extension StatusPushRequestHandlerTests {
+    /// A stop that cancels the handling just after the request was marked seen: the request is still
+    /// read, reported on and queued (marked seen, the next start's backfill would skip it, so a request cut
+    /// short there would be lost for good).
+    @Test func aRequestMarkedSeenIsQueuedEvenWhenAStopCancelsItsHandling() async throws {
+        try await self.register(self.client.registration())
+        let sink = CancellationHonouringSink()
+        let handler = StatusPushRequestHandler(store: CancellationHonouringStore(inner: self.store), delivery: sink, logger: .quiet)
+        let inbound = try self.client.inbound(type: 20, payload: try self.client.pushRequest([self.client.notification()]), signer: self.client.ephemeral)
+        let stopping = Task {
+            while !Task.isCancelled { await Task.yield() }
+            return await handler.handle(inbound)
+        }
+        stopping.cancel()
+        let answer = try #require(await stopping.value)
+        #expect(answer.0.reports.map(\.success) == [true])
+        #expect(answer.queued == 1)
+        #expect(sink.inner.queued.withLock { $0.count } == 1)
+    }
+}
