@@ -128,6 +128,14 @@ public struct StatusSettings: Sendable, Equatable {
         self.seenRetention = .seconds(86_400 * (try section.int("seen_retention_days", in: 1...3650) ?? 30))
         self.wakuCacheCapacity = try section.int("waku_cache_capacity", in: 1...10_000_000) ?? 50
         self.backfillWindow = .seconds(60 * (try section.int("backfill_window_minutes", in: 0...10_080) ?? 60))
+        // Marks forgotten before the window ends would let the backfill take their messages again:
+        // duplicate notifications days late, registrations answered as version mismatches.
+        guard self.backfillWindow < self.seenRetention else {
+            throw ConfigurationError(
+                key: section.keyPath("backfill_window_minutes"),
+                "must be shorter than seen_retention_days (messages caught up from the store must still be remembered as handled)"
+            )
+        }
         if self.iosApp == nil && self.androidApp == nil && self.gorushURL == nil {
             warnings.append("\(section.path): neither ios_app, android_app nor gorush_url is set, so registrations are accepted but nothing is delivered")
         }

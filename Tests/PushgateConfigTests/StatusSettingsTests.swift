@@ -54,6 +54,7 @@ struct StatusSettingsTests {
         ("status: {waku_rest_url: 'http://x', poll_interval_ms: -1}", "status.poll_interval_ms"),
         ("status: {waku_rest_url: 'http://x', waku_cache_capacity: 0}", "status.waku_cache_capacity"),
         ("status: {waku_rest_url: 'http://x', backfill_window_minutes: -5}", "status.backfill_window_minutes"),
+        ("status: {waku_rest_url: 'http://x', seen_retention_days: 1, backfill_window_minutes: 1440}", "status.backfill_window_minutes"),
     ])
     func badValuesNameTheirKey(yaml: String, key: String) {
         #expect {
