@@ -66,8 +66,11 @@ enum StatusEnvelopeOpener {
             }
             sender = signer
         }
+        // The id's author is the AMM's signer only: an unsigned AMM's id is Keccak-256 of the AMM alone, as
+        // status-go computes it, though its sender is the frame's signer.
         return StatusInboundMessage(
-            type: amm.type.rawValue, payload: Array(amm.payload), sender: sender, messageID: StatusMessageID.compute(author: sender, data: data)
+            type: amm.type.rawValue, payload: Array(amm.payload), sender: sender,
+            messageID: StatusMessageID.compute(author: amm.signature.isEmpty ? nil : sender, data: data)
         )
     }
 }

@@ -183,3 +183,21 @@ struct StatusRegistrationHandlerTests {
         #expect(try await self.store.statusRegistration(publicKeyHash: other.keyHash, installationID: TestClient.installationID) != nil)
     }
 }
+
+extension StatusRegistrationHandlerTests {
+    /// An AMM without a signature is the Waku frame signer's, and its message id is Keccak-256 of the
+    /// AMM alone (status-go's `MessageID` with no author key), not of the frame signer's key and the AMM.
+    @Test func anUnsignedAMMsIdLeavesTheAuthorKeyOut() throws {
+        var amm = Protobuf_ApplicationMetadataMessage()
+        amm.payload = Data([1, 2, 3])
+        amm.type = Protobuf_ApplicationMetadataMessage.TypeEnum(rawValue: 18) ?? .unknown
+        let bytes: [UInt8] = try amm.serializedBytes()
+        let inbound = try StatusEnvelopeOpener.application(bytes, wakuSigner: self.client.identity.publicKey)
+        #expect(inbound.sender == self.client.identity.publicKey)
+        #expect(inbound.messageID == Keccak.keccak256(bytes))
+        // A signed one's id covers its signer's key.
+        let signed = try StatusProbe.amm(payload: [1, 2, 3], type: 18, signer: self.client.identity)
+        let signedInbound = try StatusEnvelopeOpener.application(signed, wakuSigner: self.client.identity.publicKey)
+        #expect(signedInbound.messageID == Keccak.keccak256(self.client.identity.publicKey.uncompressed + signed))
+    }
+}
