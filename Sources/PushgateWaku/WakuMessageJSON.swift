@@ -20,16 +20,17 @@ enum WakuMessageJSON {
         return Array(text.utf8)
     }
 
-    /// The messages of a poll's answer (a JSON array). Entries that cannot be read are skipped: one bad
-    /// message must not stop the others.
+    /// The messages of a poll's answer (a JSON array; `null` for none, as go-waku writes an empty answer).
+    /// Entries that cannot be read are skipped: one bad message must not stop the others.
     static func messages(from body: [UInt8]) throws(WakuRelayError) -> [WakuMessage] {
         let messages: [WakuMessage]?
         do {
             // Nil: JSON, but not an array.
             messages = try JSONParser.walk(body) { parser throws(JSONParser.Failure) -> [WakuMessage]? in
                 guard parser.nextKind == .array else {
+                    let isNull = parser.nextKind == .null
                     try parser.skipValue()
-                    return nil
+                    return isNull ? [] : nil
                 }
                 var read: [WakuMessage] = []
                 try parser.readElements { parser throws(JSONParser.Failure) in
@@ -61,7 +62,8 @@ enum WakuMessageJSON {
         try parser.readMembers { parser, key throws(JSONParser.Failure) in
             switch key {
             case "payload": payloadText = try parser.readValue().stringValue
-            case "contentTopic": contentTopic = try parser.readValue().stringValue
+            // go-waku's protobuf-shaped answers (its store's) name it in snake case.
+            case "contentTopic", "content_topic": contentTopic = try parser.readValue().stringValue
             case "meta": metaText = try parser.readValue().stringValue
             case "version": version = try parser.readExactInteger()
             case "timestamp": timestamp = try parser.readExactInteger()

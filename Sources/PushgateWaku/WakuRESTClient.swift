@@ -124,11 +124,12 @@ public struct WakuRESTClient: WakuRelay, WakuStore {
         }
     }
 
-    private static func failure(status: Int, text: [UInt8], notSubscribedOn404: Bool = false) -> WakuRelayError {
+    static func failure(status: Int, text: [UInt8], notSubscribedOn404: Bool = false) -> WakuRelayError {
         let reason = String(decoding: text.prefix(300), as: UTF8.self)
         if status == 404 {
             if reason.contains("initializing") { return .initializing }
-            if notSubscribedOn404 && reason.isEmpty { return .notSubscribed }
+            // nwaku answers an empty 404; go-waku names it ("not subscribed to topic", "no subscription found").
+            if notSubscribedOn404 && (reason.isEmpty || reason.contains("not subscribed") || reason.contains("no subscription")) { return .notSubscribed }
         }
         if status == 400 && reason.contains("not subscribed") { return .notSubscribed }
         return .refused(status: status, reason: reason)

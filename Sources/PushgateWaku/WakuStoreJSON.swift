@@ -4,7 +4,8 @@ import PushgateStatusWire
 /// A store query's answer as nwaku's REST API writes it: `{"requestId", "statusCode", "statusDesc",
 /// "messages": [{"messageHash", "message", "pubsubTopic"}], "paginationCursor"?}`, each `message` in the
 /// relay API's shape (``WakuMessageJSON``). A status code other than 200 in the body is the store peer's
-/// refusal.
+/// refusal. go-waku writes the same answer with its protobuf's snake-case names (`status_code`,
+/// `pagination_cursor`, …) and leaves an empty `messages` out; both are read.
 enum WakuStoreJSON {
     /// The page in an answer. Entries without a readable message are skipped (a query without
     /// `includeData` has none).
@@ -22,9 +23,9 @@ enum WakuStoreJSON {
                 }
                 try parser.readMembers { parser, key throws(JSONParser.Failure) in
                     switch key {
-                    case "statusCode": statusCode = try parser.readExactInteger()
-                    case "statusDesc": statusDescription = try parser.readValue().stringValue ?? ""
-                    case "paginationCursor": cursor = try parser.readValue().stringValue
+                    case "statusCode", "status_code": statusCode = try parser.readExactInteger()
+                    case "statusDesc", "status_desc": statusDescription = try parser.readValue().stringValue ?? ""
+                    case "paginationCursor", "pagination_cursor": cursor = try parser.readValue().stringValue
                     case "messages":
                         guard parser.nextKind == .array else {
                             messages = nil
@@ -47,7 +48,8 @@ enum WakuStoreJSON {
         if let statusCode, statusCode != 200 {
             throw .refused(status: Int(truncatingIfNeeded: statusCode), reason: String(statusDescription.prefix(300)))
         }
-        guard let messages else { throw .malformedAnswer("no messages array") }
+        // An answer that says 200 and holds no messages is an empty page (go-waku omits the empty array).
+        guard let messages = messages ?? (statusCode == 200 ? [] : nil) else { throw .malformedAnswer("no messages array") }
         return WakuStorePage(messages: messages, cursor: cursor.flatMap { $0.isEmpty ? nil : $0 })
     }
 

@@ -54,6 +54,8 @@ struct WakuMessageJSONTests {
         #expect(throws: WakuRelayError.malformedAnswer("not JSON")) { _ = try WakuMessageJSON.messages(from: [0xff, 0xfe]) }
         #expect(throws: WakuRelayError.malformedAnswer("not a JSON array")) { _ = try WakuMessageJSON.messages(from: Array("{\"a\": 1}".utf8)) }
         #expect((try? WakuMessageJSON.messages(from: Array(" [ ] ".utf8))) == [])
+        // go-waku answers an empty poll with `null` (Go's nil slice).
+        #expect((try? WakuMessageJSON.messages(from: Array("null".utf8))) == [])
     }
 
     @Test func storePagesRefusalsAndMalformedAnswers() throws {
@@ -75,8 +77,37 @@ struct WakuMessageJSONTests {
         #expect(throws: WakuRelayError.refused(status: 503, reason: "no peers")) {
             _ = try WakuStoreJSON.page(from: Array(#"{"statusCode": 503, "statusDesc": "no peers", "messages": []}"#.utf8))
         }
-        #expect(throws: WakuRelayError.malformedAnswer("no messages array")) { _ = try WakuStoreJSON.page(from: Array(#"{"statusCode": 200}"#.utf8)) }
+        #expect(throws: WakuRelayError.malformedAnswer("no messages array")) { _ = try WakuStoreJSON.page(from: Array(#"{"requestId": "r2"}"#.utf8)) }
         #expect(throws: WakuRelayError.malformedAnswer("not a JSON object")) { _ = try WakuStoreJSON.page(from: Array("[]".utf8)) }
         #expect(throws: WakuRelayError.malformedAnswer("not JSON")) { _ = try WakuStoreJSON.page(from: Array("{".utf8)) }
+    }
+
+    /// go-waku writes a store answer with its protobuf's snake-case names and leaves an empty `messages`
+    /// out.
+    @Test func storePagesInGoWakusShape() throws {
+        let body = """
+            {"request_id": "r1", "status_code": 200, "status_desc": "OK",
+             "messages": [{"message_hash": "q6s=", "message": {"payload": "\(Self.standard(Self.payload))",
+               "content_topic": "\(Self.topic)", "version": 1, "timestamp": 1764000000123456789}, "pubsub_topic": "/waku/2/rs/16/32"}],
+             "pagination_cursor": "q6s="}
+            """
+        let page = try WakuStoreJSON.page(from: Array(body.utf8))
+        #expect(page.messages == [WakuMessage(payload: Self.payload, contentTopic: Self.topic, version: 1, timestamp: 1_764_000_000_123_456_789)])
+        #expect(page.cursor == "q6s=")
+        let empty = try WakuStoreJSON.page(from: Array(#"{"request_id": "r2", "status_code": 200, "status_desc": "OK"}"#.utf8))
+        #expect(empty.messages.isEmpty && empty.cursor == nil)
+        #expect(throws: WakuRelayError.refused(status: 503, reason: "no peers")) {
+            _ = try WakuStoreJSON.page(from: Array(#"{"status_code": 503, "status_desc": "no peers"}"#.utf8))
+        }
+    }
+
+    /// A poll of a topic the node is not subscribed to, as nwaku (an empty 404) and go-waku (a 404 that
+    /// says so) answer it: the poller subscribes again. Other 404s are refusals.
+    @Test func notSubscribedAnswersOfBothNodes() {
+        #expect(WakuRESTClient.failure(status: 404, text: [], notSubscribedOn404: true) == .notSubscribed)
+        #expect(WakuRESTClient.failure(status: 404, text: Array("not subscribed to topic".utf8), notSubscribedOn404: true) == .notSubscribed)
+        #expect(WakuRESTClient.failure(status: 404, text: Array("no subscription found for pubsubTopic".utf8), notSubscribedOn404: true) == .notSubscribed)
+        #expect(WakuRESTClient.failure(status: 404, text: Array("404 page not found".utf8), notSubscribedOn404: true) == .refused(status: 404, reason: "404 page not found"))
+        #expect(WakuRESTClient.failure(status: 404, text: [], notSubscribedOn404: false) == .refused(status: 404, reason: ""))
     }
 }
