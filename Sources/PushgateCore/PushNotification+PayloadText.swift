@@ -43,7 +43,7 @@ extension PushNotification: Hashable {
     public static func == (lhs: PushNotification, rhs: PushNotification) -> Bool {
         guard lhs.kind == rhs.kind, lhs.priority == rhs.priority, lhs.timeToLive == rhs.timeToLive, lhs.collapseID == rhs.collapseID,
             lhs.webPushUrgency == rhs.webPushUrgency, lhs.apnsTopic == rhs.apnsTopic, lhs.apnsPushType == rhs.apnsPushType,
-            lhs.apnsID == rhs.apnsID, lhs.expiration == rhs.expiration
+            lhs.apnsID == rhs.apnsID, lhs.expiration == rhs.expiration, lhs.reducedPayload == rhs.reducedPayload
         else { return false }
         if case .text(let left) = lhs.payloadForm, case .text(let right) = rhs.payloadForm { return left == right }
         return lhs.payload == rhs.payload
@@ -60,13 +60,14 @@ extension PushNotification: Hashable {
         hasher.combine(self.apnsPushType)
         hasher.combine(self.apnsID)
         hasher.combine(self.expiration)
+        hasher.combine(self.reducedPayload)
     }
 }
 
 extension PushNotification: Codable {
     /// The property names, as the outbox stores them.
     enum CodingKeys: String, CodingKey {
-        case kind, priority, payload, timeToLive, collapseID, webPushUrgency, apnsTopic, apnsPushType, apnsID, expiration
+        case kind, priority, payload, timeToLive, collapseID, webPushUrgency, apnsTopic, apnsPushType, apnsID, expiration, reducedPayload
     }
 
     /// Reads the form ``encode(to:)`` writes (optional fields may be absent or null).
@@ -82,6 +83,7 @@ extension PushNotification: Codable {
             apnsID: try container.decodeIfPresent(String.self, forKey: .apnsID),
             expiration: try container.decodeIfPresent(Int64.self, forKey: .expiration)
         )
+        self.reducedPayload = try container.decodeIfPresent(JSONValue.self, forKey: .reducedPayload)
     }
 
     /// Writes every field under its property name, nil fields left out; the payload as a value.
@@ -97,5 +99,6 @@ extension PushNotification: Codable {
         try container.encodeIfPresent(self.apnsPushType, forKey: .apnsPushType)
         try container.encodeIfPresent(self.apnsID, forKey: .apnsID)
         try container.encodeIfPresent(self.expiration, forKey: .expiration)
+        try container.encodeIfPresent(self.reducedPayload, forKey: .reducedPayload)
     }
 }

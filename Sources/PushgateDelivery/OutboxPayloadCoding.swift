@@ -38,6 +38,7 @@ enum OutboxPayloadCoding {
             object.add("payload", notification.payload)
         }
         if let priority = notification.priority { object.add("priority", priority.rawValue) }
+        if let reduced = notification.reducedPayload { object.add("reducedPayload", reduced) }
         if let report { object.add("report", .object(["context": report.context, "frontEnd": .string(report.frontEnd)])) }
         if let timeToLive = notification.timeToLive { object.add("timeToLive", try Self.integer(Int64(timeToLive))) }
         if let urgency = notification.webPushUrgency { object.add("webPushUrgency", urgency.rawValue) }
@@ -81,12 +82,14 @@ enum OutboxPayloadCoding {
             guard let value = WebPushUrgency(rawValue: text) else { throw Unreadable(reason: "webPushUrgency") }
             urgency = value
         }
-        return PushNotification(
+        var notification = PushNotification(
             kind: kind, priority: priority, payload: payload, timeToLive: try Self.integer(members, "timeToLive").map(Int.init),
             collapseID: try Self.string(members, "collapseID"), webPushUrgency: urgency, apnsTopic: try Self.string(members, "apnsTopic"),
             apnsPushType: try Self.string(members, "apnsPushType"), apnsID: try Self.string(members, "apnsID"),
             expiration: try Self.integer(members, "expiration")
         )
+        if let reduced = members["reducedPayload"], reduced != .null { notification.reducedPayload = reduced }
+        return notification
     }
 
     private static func report(_ members: [String: JSONValue]) -> DeliveryReport? {

@@ -248,6 +248,11 @@ public struct MatrixNotifyHandler: Sendable {
             return .done
         case .retryLater(_, let reason), .credentialsRefused(let reason):
             let after: Duration? = if case .retryLater(let after, _) = outcome { after } else { nil }
+            // Queued in full, with the `event_id_only` form for a push server that refuses it as too large
+            // when it is tried again.
+            if sent.reducedPayload == nil, sent.givenPayloadText != bodies?.fallback, let fallback = bodies?.fallback {
+                sent.reducedPayload = try? JSONParser.parse(fallback)
+            }
             do {
                 try await self.dispatcher.enqueue(
                     sent, appID: provider.appID, frontEnd: MatrixFrontEnd.name, tokens: [pushkey],

@@ -158,9 +158,20 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
         } catch {
             return (.rejected(reason: error.description), nil)
         }
-        let requestDeadline = min(deadline, ContinuousClock.now + self.configuration.requestTimeout)
-        guard let (outcome, status) = await self.post(endpoint, at: addresses, headers: headers, body: body, deadline: requestDeadline) else {
+        var requestDeadline = min(deadline, ContinuousClock.now + self.configuration.requestTimeout)
+        guard var (outcome, status) = await self.post(endpoint, at: addresses, headers: headers, body: body, deadline: requestDeadline) else {
             return (.retryLater(after: nil, reason: "no request slot before the deadline"), nil)
+        }
+        // Refused as too large: the smaller form the front end stated, if any, goes instead (a queued
+        // Matrix notification's `event_id_only` form), at once.
+        if status == 413, let reduced = notification.reducedPayload, let smaller = try? JSONText.encode(reduced), smaller != body,
+            ContinuousClock.now < deadline
+        {
+            requestDeadline = min(deadline, ContinuousClock.now + self.configuration.requestTimeout)
+            guard let retried = await self.post(endpoint, at: addresses, headers: headers, body: smaller, deadline: requestDeadline) else {
+                return (.retryLater(after: nil, reason: "no request slot before the deadline"), nil)
+            }
+            (outcome, status) = retried
         }
         switch outcome {
         case .transport(let outcome, let hostFailing):

@@ -50,7 +50,7 @@ struct OutboxPayloadCodingTests {
     /// The direct writer and reader against `JSONEncoder`'s bytes and `JSONDecoder`: entries written by
     /// either decode with the other, whole numbers beyond a `Double`'s exact range included.
     @Test func theDirectCodingMatchesFoundationByteForByte() throws {
-        let notifications = [
+        var notifications = [
             PushNotification(payload: ["aps": ["alert": "hi ✓ \u{1F600}", "badge": 3], "u": "a/b"], apnsTopic: "im.example", expiration: 1_700_000_000),
             PushNotification(
                 kind: .alert, priority: .normal, payload: ["aps": ["alert": ["title": "T", "body": "B"]], "n": 7], timeToLive: 30, collapseID: "room",
@@ -61,6 +61,8 @@ struct OutboxPayloadCodingTests {
                 apnsTopic: "t", apnsPushType: "liveactivity", apnsID: "123e4567-e89b-12d3-a456-426614174000", expiration: -5
             ),
         ]
+        // A smaller payload stated for a provider that refuses the full one as too large.
+        notifications[1].reducedPayload = ["notification": ["event_id": "$e", "counts": ["unread": 2]]]
         let foundation = JSONEncoder()
         foundation.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         for (index, notification) in notifications.enumerated() {

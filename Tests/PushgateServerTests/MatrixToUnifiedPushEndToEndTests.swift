@@ -159,4 +159,68 @@ struct MatrixToUnifiedPushEndToEndTests {
             #expect(await server.attempts.allSatisfy { $0 == "/up/restarting?up=1" })
         }
     }
+
+    /// A push server that is restarting at first (503), then refuses bodies over 150 bytes (413).
+    actor StrictPushServer {
+        private(set) var bodies: [[UInt8]] = []
+        func attempt(_ body: [UInt8]) -> Int {
+            self.bodies.append(body)
+            return self.bodies.count == 1 ? 503 : body.count > 150 ? 413 : 201
+        }
+    }
+
+    /// A notification queued after a temporary failure that the push server then refuses as too large
+    /// goes in the `event_id_only` form when it is tried again, as it would have at once (it was dropped).
+    @Test(.timeLimit(.minutes(2)))
+    func aQueuedNotificationRefusedAsTooLargeGoesInTheEventIDOnlyForm() async throws {
+        let server = StrictPushServer()
+        let router = Router()
+        router.post("/up/**") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 1 << 16)
+            let status = await server.attempt(Array(body.readableBytesView))
+            var headers: HTTPFields = [:]
+            if status == 503 { headers[.retryAfter] = "1" }
+            return Response(status: HTTPResponse.Status(code: status), headers: headers)
+        }
+        var quiet = Logger(label: "strict-push-server")
+        quiet.logLevel = .critical
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quiet)
+        try await app.test(.live) { stub in
+            let stubPort = try #require(stub.port)
+            let directory = try TemporaryDirectory()
+            let gateway = try GatewayProcess(arguments: ["serve", "--config", try directory.write("pushgate.yaml", """
+                http: {bind_addresses: ['127.0.0.1'], port: 0}
+                log: {format: json}
+                database: {url: 'sqlite:store.sqlite'}
+                apps:
+                  "*":
+                    type: unifiedpush
+                    allowed_endpoints: ['127.0.0.1:\(stubPort)']
+                """)], directory: directory.url.path)
+            defer { gateway.signal(SIGTERM) }
+            let gatewayPort = try #require(try await gateway.waitForListeners().first { $0.name == "http" }).port
+            let pushkey = "http://127.0.0.1:\(stubPort)/up/strict?up=1"
+            let request: JSONValue = [
+                "notification": [
+                    "event_id": "$e1", "room_id": "!r:localhost", "prio": "high", "counts": ["unread": 1], "sender": "@alice:localhost",
+                    "sender_display_name": "Alice", "type": "m.room.message", "content": ["msgtype": "m.text", "body": "a message long enough to pass the limit"],
+                    "devices": [["app_id": "chat.fluffy.fluffychat.ABC", "pushkey": .string(pushkey)]],
+                ],
+            ]
+            let (status, answer) = try await Client(base: "http://127.0.0.1:\(gatewayPort)").call(.POST, "/_matrix/push/v1/notify", request)
+            #expect(status == 200)
+            #expect(answer == ["rejected": []])
+            let bodies = try #require(
+                try await SynapseEndToEndTests.eventually(timeout: .seconds(60)) { () -> [[UInt8]]? in
+                    let bodies = await server.bodies
+                    return bodies.count >= 3 ? bodies : nil
+                }
+            )
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(await server.bodies.count == 3, "gateway log:\n\(gateway.errors.suffix(3000))")
+            #expect(bodies[0] == bodies[1], "the queued notification is the one first sent")
+            #expect(bodies[0].count > 150)
+            #expect(String(decoding: bodies[2], as: UTF8.self) == #"{"notification":{"counts":{"unread":1},"event_id":"$e1","prio":"high","room_id":"!r:localhost"}}"#)
+        }
+    }
 }

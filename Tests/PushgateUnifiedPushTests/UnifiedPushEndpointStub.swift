@@ -9,7 +9,8 @@ import Testing
 /// A push server on 127.0.0.1 for the back end's tests: it records every request as it came (the target
 /// with its query string, the headers, the body) and answers with the status the path's second segment
 /// names (`/up/404/…` answers 404; `/up/429…` adds `Retry-After: 7`); `/up/moved` answers 301 to
-/// `/up/200/after-redirect`, and `/up/hang` answers 201 after 5 seconds.
+/// `/up/200/after-redirect`, `/up/small` answers 413 to a body over 150 bytes and 201 to a smaller one,
+/// and `/up/hang` answers 201 after 5 seconds.
 enum UnifiedPushEndpointStub {
     struct Recorded: Sendable {
         /// The request target as sent: path and query.
@@ -38,6 +39,8 @@ enum UnifiedPushEndpointStub {
             let name = segments.count > 1 ? segments[1] : ""
             switch name {
             case "moved": return Response(status: .movedPermanently, headers: [.location: "/up/200/after-redirect"])
+            case "small":
+                return Response(status: bytes.readableBytes > 150 ? .contentTooLarge : .created)
             case "hang":
                 try await Task.sleep(for: .seconds(5))
                 return Response(status: .created)

@@ -125,6 +125,23 @@ struct UnifiedPushProviderTests {
         }
     }
 
+    /// Refused as too large (413), the smaller payload the front end stated goes instead, at once; without
+    /// one the notification is rejected.
+    @Test func aRefusalAsTooLargeSendsTheStatedSmallerPayload() async throws {
+        try await Self.withProvider { harness in
+            let content: JSONValue = ["body": .string(String(repeating: "x", count: 200))]
+            var large = PushNotification(kind: .alert, payload: ["notification": ["event_id": "$e1", "content": content]])
+            #expect(await harness.provider.deliver(large, to: "\(harness.base)/up/small/e1", deadline: Self.soon()).label == "rejected")
+            large.reducedPayload = ["notification": ["event_id": "$e1"]]
+            #expect(await harness.provider.deliver(large, to: "\(harness.base)/up/small/e1", deadline: Self.soon()) == .delivered)
+            let requests = await harness.requests
+            try #require(requests.count == 3)
+            #expect(requests[0].body == requests[1].body)
+            #expect(requests[2].body == Array(#"{"notification":{"event_id":"$e1"}}"#.utf8))
+            #expect(requests[2].headers["ttl"] == requests[1].headers["ttl"])
+        }
+    }
+
     @Test func aBodyOverTheUnifiedPushLimitIsRefusedUnsent() async throws {
         try await Self.withProvider { harness in
             let large = PushNotification(kind: .alert, payload: ["notification": ["content": ["body": .string(String(repeating: "x", count: 4100))]]])
