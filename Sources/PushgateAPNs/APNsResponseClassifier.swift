@@ -20,21 +20,23 @@ enum APNsResponseClassifier {
         switch (status, reason) {
         case (200, _):
             return .outcome(.delivered)
-        case (410, "Unregistered"?), (400, "BadDeviceToken"?), (400, "DeviceTokenNotForTopic"?), (400, "TopicDisallowed"?):
+        case (410, _), (400, "BadDeviceToken"?), (400, "DeviceTokenNotForTopic"?), (400, "TopicDisallowed"?):
+            // Every 410 is the token's (`Unregistered`, `ExpiredToken`: "no longer active for the topic").
             // TopicDisallowed counts as the token's: Sygnal rejects the pushkey for it, and homeservers
             // rely on that to drop pushers that can never be delivered to.
             return .outcome(.invalidToken(reason: reasonText))
         case (403, "ExpiredProviderToken"?):
             return .renewProviderTokenAndRetry
-        case (403, "InvalidProviderToken"?), (403, "BadCertificate"?), (403, "BadCertificateEnvironment"?), (403, "Forbidden"?),
-            (403, "MissingProviderToken"?), (429, "TooManyProviderTokenUpdates"?):
-            // The app's credentials (key, team, certificate, environment), not the device or notification.
+        case (403, _), (429, "TooManyProviderTokenUpdates"?):
+            // The app's credentials (key, team, certificate, environment), not the device or notification:
+            // every 403 is ("an error with the certificate or with the provider authentication token"),
+            // `InvalidProviderToken`, `BadCertificate`, `BadCertificateEnvironment`, `Forbidden`,
+            // `MissingProviderToken`, `BadEnvironmentKeyIdInToken` and `UnrelatedKeyIdInToken` among them.
             return .outcome(.credentialsRefused(reason: reasonText))
         case (429, _), (500...599, _):
             return .outcome(.retryLater(after: retryAfter, reason: reasonText))
         default:
-            // BadTopic, PayloadTooLarge, 410 ExpiredToken and
-            // anything new: permanent for this notification.
+            // BadTopic, PayloadTooLarge and anything new: permanent for this notification.
             return .outcome(.rejected(reason: reasonText))
         }
     }

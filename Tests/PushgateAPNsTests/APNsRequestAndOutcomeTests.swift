@@ -77,6 +77,7 @@ struct APNsRequestAndOutcomeTests {
     @Test(arguments: [
         (200, nil, APNsResponseClassifier.Verdict.outcome(.delivered)),
         (410, "Unregistered", .outcome(.invalidToken(reason: "Unregistered"))),
+        (410, "ExpiredToken", .outcome(.invalidToken(reason: "ExpiredToken"))),
         (400, "BadDeviceToken", .outcome(.invalidToken(reason: "BadDeviceToken"))),
         (400, "DeviceTokenNotForTopic", .outcome(.invalidToken(reason: "DeviceTokenNotForTopic"))),
         (400, "TopicDisallowed", .outcome(.invalidToken(reason: "TopicDisallowed"))),
@@ -85,6 +86,9 @@ struct APNsRequestAndOutcomeTests {
         (403, "BadCertificate", .outcome(.credentialsRefused(reason: "BadCertificate"))),
         (403, "BadCertificateEnvironment", .outcome(.credentialsRefused(reason: "BadCertificateEnvironment"))),
         (403, "Forbidden", .outcome(.credentialsRefused(reason: "Forbidden"))),
+        (403, "BadEnvironmentKeyIdInToken", .outcome(.credentialsRefused(reason: "BadEnvironmentKeyIdInToken"))),
+        (403, "UnrelatedKeyIdInToken", .outcome(.credentialsRefused(reason: "UnrelatedKeyIdInToken"))),
+        (403, nil, .outcome(.credentialsRefused(reason: "HTTP 403"))),
         (429, "TooManyProviderTokenUpdates", .outcome(.credentialsRefused(reason: "TooManyProviderTokenUpdates"))),
         (403, "ExpiredProviderToken", .renewProviderTokenAndRetry),
         (429, "TooManyRequests", .outcome(.retryLater(after: .seconds(7), reason: "TooManyRequests"))),
