@@ -19,7 +19,11 @@ enum FCMFailure: Equatable {
     case internalError
     /// The access token was refused (`UNAUTHENTICATED` / 401).
     case unauthenticated
-    /// `PERMISSION_DENIED`, `THIRD_PARTY_AUTH_ERROR` and any other refusal.
+    /// `THIRD_PARTY_AUTH_ERROR` (401 or 403): the APNs certificate or key, or the Web Push key, stored in
+    /// the Firebase project was refused, for an iOS or web token. Not the access token, and not the
+    /// project's Android deliveries.
+    case thirdPartyAuthentication
+    /// `PERMISSION_DENIED` and any other refusal.
     case refused(String)
 
     /// Reads an error answer.
@@ -36,7 +40,9 @@ enum FCMFailure: Equatable {
         if let name = codes.sorted().first ?? (statusName.isEmpty ? nil : statusName) { describe += " \(name)" }
         if !fieldPaths.isEmpty { describe += " (\(fieldPaths.joined(separator: ", ")))" }
 
-        if codes.contains("UNREGISTERED") || statusName == "NOT_FOUND" || (status == 404 && codes.isEmpty && statusName.isEmpty) {
+        if codes.contains("THIRD_PARTY_AUTH_ERROR") {
+            self = .thirdPartyAuthentication
+        } else if codes.contains("UNREGISTERED") || statusName == "NOT_FOUND" || (status == 404 && codes.isEmpty && statusName.isEmpty) {
             self = .unregistered
         } else if codes.contains("SENDER_ID_MISMATCH") {
             self = .senderIDMismatch

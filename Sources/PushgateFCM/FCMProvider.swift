@@ -163,8 +163,12 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
                 self.accessTokens.invalidate(accessToken)
                 if attempt == 1 { continue }
                 return .credentialsRefused(reason: "UNAUTHENTICATED: FCM refused a fresh access token")
+            case .thirdPartyAuthentication:
+                // The access token is good, and Android deliveries of the same project go on: refused for
+                // this token's platform only, so the app's credentials are not marked failing.
+                return .rejected(reason: "THIRD_PARTY_AUTH_ERROR: FCM refused the APNs or Web Push credentials stored in the Firebase project")
             case .refused(let reason):
-                // 403 (PERMISSION_DENIED, THIRD_PARTY_AUTH_ERROR): the project's credentials, not the message.
+                // 403 (PERMISSION_DENIED): the project's credentials, not the message.
                 return response.status == 403 ? .credentialsRefused(reason: reason) : .rejected(reason: reason)
             }
         }

@@ -38,6 +38,10 @@ struct FCMFailureTests {
         #expect(Self.failure(429, #"{"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "details": [{"errorCode": "QUOTA_EXCEEDED"}]}}"#) == .quotaExceeded)
         #expect(Self.failure(500, "not json") == .internalError)
         #expect(Self.failure(401, #"{"error": {"code": 401, "status": "UNAUTHENTICATED"}}"#) == .unauthenticated)
+        // The APNs or Web Push credentials stored in the Firebase project, not the access token.
+        let thirdParty = #"{"error": {"code": 401, "message": "Auth error from APNS or Web Push Service", "status": "UNAUTHENTICATED", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "THIRD_PARTY_AUTH_ERROR"}]}}"#
+        #expect(Self.failure(401, thirdParty) == .thirdPartyAuthentication)
+        #expect(Self.failure(403, thirdParty.replacingOccurrences(of: "401", with: "403")) == .thirdPartyAuthentication)
         #expect(Self.failure(502, "") == .unavailable("HTTP 502"))
         #expect(Self.failure(418, "") == .refused("HTTP 418"))
     }

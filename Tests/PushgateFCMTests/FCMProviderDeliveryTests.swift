@@ -151,6 +151,22 @@ struct FCMProviderDeliveryTests {
         }
     }
 
+    /// FCM refusing the APNs credentials stored in the project (401 `THIRD_PARTY_AUTH_ERROR`) rejects that
+    /// notification: the access token is kept (no new token request, no second send), and the app's
+    /// credentials are not taken for refused, so its Android deliveries go on.
+    @Test func aThirdPartyAuthErrorRejectsTheNotificationAndKeepsTheAccessToken() async throws {
+        try await EmulatedFCM.run { fcm async throws in
+            guard case .rejected(let reason) = await fcm.deliver(.sample(), to: "thirdparty-ios") else {
+                Issue.record("THIRD_PARTY_AUTH_ERROR must reject the notification, got \(fcm.emulator.log.all.map(\.status))")
+                return
+            }
+            #expect(reason.contains("THIRD_PARTY_AUTH_ERROR"))
+            #expect(fcm.emulator.log.all.map(\.status) == [401])
+            #expect(await fcm.deliver(.sample(), to: "device-android") == .delivered)
+            #expect(fcm.emulator.tokenRequestCount == 1)
+        }
+    }
+
     @Test func deliveriesBeyondTheInflightLimitAreRetriedLater() async throws {
         try await EmulatedFCM.run(extraConfiguration: ["max_connections: 1", "inflight_request_limit: 2"]) { fcm async throws in
             // One slow delivery holds the only connection, a second waits for it, a third is turned away.

@@ -10,7 +10,8 @@ import _CryptoExtras
 /// grants signed with that key, and accepts `messages:send` requests that carry an access token it issued.
 /// Registration tokens choose the answer: a token starting with `unregistered` gets 404 `UNREGISTERED`,
 /// `badtoken` 400 `INVALID_ARGUMENT`, `mismatch` 403 `SENDER_ID_MISMATCH`,
-/// `quota` 429 `QUOTA_EXCEEDED` with `Retry-After: 7`, `unavailable` 503, `internal` 500, `slow` an answer
+/// `quota` 429 `QUOTA_EXCEEDED` with `Retry-After: 7`, `unavailable` 503, `internal` 500, `thirdparty`
+/// 401 `THIRD_PARTY_AUTH_ERROR` (the project's APNs credentials refused), `slow` an answer
 /// after ``slowDelay``; any other token is delivered. A `data` key FCM reserves (`from`, `message_type`,
 /// `google…`, `gcm…`) gets 400 `INVALID_ARGUMENT`. Every send is recorded in ``log``.
 ///
@@ -270,6 +271,8 @@ public final class FCMEmulator: Sendable {
             return Self.failure(503, "UNAVAILABLE", "UNAVAILABLE", "The service is currently unavailable.")
         } else if token.hasPrefix("internal") {
             return Self.failure(500, "INTERNAL", "INTERNAL", "Internal error encountered.")
+        } else if token.hasPrefix("thirdparty") {
+            return Self.failure(401, "UNAUTHENTICATED", "THIRD_PARTY_AUTH_ERROR", "Auth error from APNS or Web Push Service")
         }
         // `{"name":"projects/<project>/messages/<serial>"}`: the serial is digits, so it is spliced into
         // the JSON made once for the name's prefix.
