@@ -25,6 +25,9 @@ enum HMSResponseClassifier {
             return .outcome(.invalidToken(reason: HMS.Code.partialSuccess + " illegal token"))
         case HMS.Code.authenticationError, HMS.Code.accessTokenExpired:
             return .renewAccessTokenAndRetry
+        case HMS.Code.notAuthorized:
+            // The app may not send (Push Kit not enabled for it): its credentials, not the notification.
+            return .outcome(.credentialsRefused(reason: reason))
         case HMS.Code.oauthServiceFailure, HMS.Code.internalError:
             return .outcome(.retryLater(after: retryAfter, reason: reason))
         default:

@@ -155,7 +155,7 @@ struct HMSProviderTests {
         (400, #"{"code":"80300007","msg":"All the tokens are invalid"}"#, "invalid_token"),
         (200, #"{"code":"80100000","msg":"{\"success\":0,\"failure\":1,\"illegal_tokens\":[\"t\"]}"}"#, "invalid_token"),
         (400, #"{"code":"80300008","msg":"too large"}"#, "rejected"),
-        (403, #"{"code":"80300002","msg":"no permission"}"#, "rejected"),
+        (403, #"{"code":"80300002","msg":"no permission"}"#, "credentials_refused"),
         (500, #"{"code":"81000001","msg":"internal"}"#, "retry_later"),
         (502, "<html>bad gateway</html>", "retry_later"),
         (429, "", "retry_later"),
