@@ -70,9 +70,10 @@ public struct PushNotification: Sendable {
     /// When the notification stops being worth delivering, in seconds since 1970 (APNs
     /// `apns-expiration`, an absolute time); when set it wins over ``timeToLive`` for APNs. Nil: none.
     public var expiration: Int64?
-    /// A smaller payload the front end offers for when the provider refuses this one as too large (a
-    /// UnifiedPush push server's 413): the back end sends it instead, and never makes one up. Nil: none
-    /// (the Matrix gateway states its `event_id_only` form for UnifiedPush notifications it queues).
+    /// A smaller payload the front end offers for when this one is too large for the provider (a UnifiedPush
+    /// push server's 413, a Web Push payload over 3993 bytes): the back end sends it instead, and never
+    /// makes one up. Nil: none (the Matrix gateway states its `event_id_only` form for UnifiedPush
+    /// notifications it queues, and its Web Push payload without `content` when the content is long).
     public var reducedPayload: JSONValue?
 
     /// Creates a notification.

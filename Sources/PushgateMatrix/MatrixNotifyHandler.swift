@@ -298,9 +298,10 @@ public struct MatrixNotifyHandler: Sendable {
             case nil: return nil
             case .failure(let refusal)?: return (.reject(reason: refusal.reason), device.pushkey)
             case .success(let message)?:
-                let push = PushNotification(
+                var push = PushNotification(
                     kind: .alert, priority: priority, payload: message.payload, collapseID: message.topic, webPushUrgency: message.urgency
                 )
+                push.reducedPayload = message.reducedPayload
                 return (.send(push), message.subscription)
             }
         case .unifiedPush:

@@ -16,7 +16,15 @@ public enum WebPushMatrixPayloadBuilder {
         /// The Urgency: `low` for `prio: low`, `normal` otherwise (RFC 8030 lists chat messages under
         /// `normal`; `high` is for calls), as Sygnal sends it.
         public var urgency: WebPushUrgency
+        /// The payload without `content`, when the content is long enough that the whole may be over Web
+        /// Push's 3993 bytes: the back end sends it then (the client fetches the event), where Sygnal's
+        /// would be refused by the push service. Nil for a short content.
+        public var reducedPayload: JSONValue?
     }
+
+    /// Content strings of more bytes than this make a reduced payload worth stating (the other fields of a
+    /// notification are short: room and display names, ids).
+    static let longContentBytes = 1_024
 
     /// The longest `data.endpoint` taken, in bytes.
     static let maximumEndpointLength = 2_048
@@ -70,6 +78,7 @@ public enum WebPushMatrixPayloadBuilder {
         }
         if let unread = notification.unread { payload["unread"] = .number(Double(unread)) }
         if let missed = notification.missedCalls { payload["missed_calls"] = .number(Double(missed)) }
+        var reducedPayload: JSONValue?
         if var content = notification.content {
             content["formatted_body"] = nil
             // Lengths in code points, as Sygnal's Python counts them (not Swift's grapheme clusters, of
@@ -80,6 +89,8 @@ public enum WebPushMatrixPayloadBuilder {
             if case .string(let ciphertext)? = content["ciphertext"], ciphertext.unicodeScalars.count > 2000 {
                 content["ciphertext"] = nil
             }
+            let contentBytes = content.values.reduce(0) { total, value in total + (value.stringValue?.utf8.count ?? 0) }
+            if contentBytes > Self.longContentBytes { reducedPayload = .object(payload) }
             payload["content"] = .object(content)
         }
         var topic: String?
@@ -87,7 +98,7 @@ public enum WebPushMatrixPayloadBuilder {
             topic = WebPushRoomTopic.topic(forRoom: roomID)
         }
         let urgency: WebPushUrgency = notification.isLowPriority ? .low : .normal
-        return .success(Message(subscription: subscription, payload: .object(payload), topic: topic, urgency: urgency))
+        return .success(Message(subscription: subscription, payload: .object(payload), topic: topic, urgency: urgency, reducedPayload: reducedPayload))
     }
 
     private static func isTruthy(_ value: JSONValue) -> Bool {

@@ -10,7 +10,7 @@ import PushgateCore
 public enum WebPushEncryption {
     /// Why a message cannot be encrypted or decrypted.
     public enum Failure: Error, Sendable, Equatable {
-        /// The plaintext does not fit one 4096-byte record.
+        /// The plaintext is over ``maximumPlaintextSize``.
         case payloadTooLarge(size: Int, limit: Int)
         /// The body is not a well-formed one-record `aes128gcm` message.
         case malformedBody(String)
@@ -18,10 +18,12 @@ public enum WebPushEncryption {
         case authenticationFailed
     }
 
-    /// The largest plaintext that fits one record: the record size less the tag and the delimiter.
-    public static let maximumPlaintextSize = WebPush.recordSize - 16 - 1
-
     static let headerSize = 16 + 4 + 1 + 65
+
+    /// The largest plaintext sent, 3993 bytes: a push service need not take a body over 4096 bytes (RFC
+    /// 8030 §7.2; autopush refuses one with 413), and the body is the header, the plaintext, its delimiter
+    /// and the tag (RFC 8291 §4).
+    public static let maximumPlaintextSize = 4096 - Self.headerSize - 1 - 16
 
     /// Encrypts `plaintext` for `subscription` with a fresh salt and sender key.
     ///

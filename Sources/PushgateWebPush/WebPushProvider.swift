@@ -165,10 +165,17 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         }
         let body: [UInt8]
         do {
-            // RFC 8291's key agreement is the costliest step of a delivery: off the event loop.
-            body = try await ComputePool.run { try WebPushEncryption.encrypt(try JSONText.encode(notification.payload), for: subscription) }
-        } catch WebPushEncryption.Failure.payloadTooLarge {
-            return (.rejected(reason: "payload too large"), nil, .notSent)
+            // RFC 8291's key agreement is the costliest step of a delivery: off the event loop. A payload
+            // over the limit goes in the smaller form the front end stated, if any.
+            body = try await ComputePool.run {
+                var plaintext = try JSONText.encode(notification.payload)
+                if plaintext.count > WebPushEncryption.maximumPlaintextSize, let reduced = notification.reducedPayload {
+                    plaintext = try JSONText.encode(reduced)
+                }
+                return try WebPushEncryption.encrypt(plaintext, for: subscription)
+            }
+        } catch WebPushEncryption.Failure.payloadTooLarge(let size, let limit) {
+            return (.rejected(reason: "payload too large: \(size) bytes, Web Push takes at most \(limit)"), nil, .notSent)
         } catch {
             return (.rejected(reason: "payload could not be encrypted"), nil, .notSent)
         }

@@ -181,6 +181,25 @@ struct FCMAndWebPushMatrixPayloadTests {
         // padding kept: 32 characters ending "==", sent as the Topic unchanged.
         #expect(message.topic == "RURl-mGrL3Gtdl-_0CCD3j0bD8MwkA==")
         #expect(message.topic?.count == 32)
+        // About a kilobyte of content: no smaller form is stated.
+        #expect(message.reducedPayload == nil)
+    }
+
+    /// A long content (1,000 characters of two bytes each, emoji of four) may take the payload over Web
+    /// Push's 3993 bytes: the payload without `content` is stated beside it, for the back end to send then.
+    @Test func webPushStatesAPayloadWithoutContentWhenTheContentIsLong() throws {
+        let notification = MatrixFixtures.majorTom(content: ["msgtype": "m.text", "body": .string(String(repeating: "😀", count: 1000))])
+        guard case .success(let message)? = WebPushMatrixPayloadBuilder.message(for: notification, device: Self.webDevice) else {
+            Issue.record("expected a message")
+            return
+        }
+        guard case .object(var full) = message.payload else {
+            Issue.record("expected an object")
+            return
+        }
+        #expect(full.removeValue(forKey: "content") != nil)
+        #expect(message.reducedPayload == .object(full))
+        #expect(try JSONText.encode(message.payload).count > 3993)
     }
 
     @Test func webPushEventsOnlyPushersSkipBadgeUpdatesAndIncompletePushersAreRefused() throws {

@@ -195,8 +195,35 @@ struct WebPushProviderTests {
         try await Self.withProvider { harness in
             let token = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
             let notification = PushNotification(payload: .object(["body": .string(String(repeating: "a", count: 5000))]))
-            #expect(await harness.provider.deliver(notification, to: token, deadline: Self.soon()) == .rejected(reason: "payload too large"))
+            #expect(
+                await harness.provider.deliver(notification, to: token, deadline: Self.soon())
+                    == .rejected(reason: "payload too large: 5011 bytes, Web Push takes at most 3993")
+            )
             #expect(await harness.recorder.requests.isEmpty)
+        }
+    }
+
+    /// A payload over 3993 bytes (RFC 8291: a push service need not take a body over 4096) goes in the
+    /// smaller form the front end stated; one that fits goes whole even when a smaller form is stated.
+    @Test func aPayloadOverTheLimitGoesInTheStatedSmallerForm() async throws {
+        try await Self.withProvider { harness in
+            let subscriber = TestFixtures.Subscriber()
+            let token = subscriber.token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            let reduced: JSONValue = ["event_id": "$e", "room_id": "!r:example.org"]
+            // 3993 bytes exactly: sent whole.
+            var fits = PushNotification(payload: ["b": .string(String(repeating: "a", count: 3993 - 8))])
+            fits.reducedPayload = reduced
+            var large = PushNotification(payload: ["b": .string(String(repeating: "a", count: 3993 - 7))])
+            large.reducedPayload = reduced
+            #expect(await harness.provider.deliver(fits, to: token, deadline: Self.soon()) == .delivered)
+            #expect(await harness.provider.deliver(large, to: token, deadline: Self.soon()) == .delivered)
+            let requests = await harness.recorder.requests
+            try #require(requests.count == 2)
+            #expect(requests[0].body.count == 4096)
+            let whole = try WebPushEncryption.decrypt(requests[0].body, userAgentKey: subscriber.key, authSecret: subscriber.authSecret)
+            #expect(whole == (try JSONText.encode(fits.payload)))
+            let smaller = try WebPushEncryption.decrypt(requests[1].body, userAgentKey: subscriber.key, authSecret: subscriber.authSecret)
+            #expect(smaller == (try JSONText.encode(reduced)))
         }
     }
 
