@@ -57,7 +57,7 @@ public enum GorushFrontEnd {
             services.append(
                 GorushGRPCServer(
                     host: environment.configuration.http.bindAddresses.first ?? "127.0.0.1", port: settings.grpcPort,
-                    services: [grpc, GorushGRPCHealthService()], logger: environment.logger
+                    services: [grpc, GorushGRPCHealthService()], connections: environment.connections, logger: environment.logger
                 )
             )
         }

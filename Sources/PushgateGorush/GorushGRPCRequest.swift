@@ -43,6 +43,17 @@ enum GorushGRPCRequest {
         return notification
     }
 
+    /// Whether every number in `value` is finite: a protobuf `Value` can carry NaN and infinities, which
+    /// JSON (and so every provider's payload) cannot.
+    static func isFinite(_ value: Google_Protobuf_Value) -> Bool {
+        switch value.kind {
+        case .numberValue(let number)?: number.isFinite
+        case .structValue(let object)?: object.fields.values.allSatisfy(Self.isFinite)
+        case .listValue(let list)?: list.values.allSatisfy(Self.isFinite)
+        case .nullValue?, .stringValue?, .boolValue?, nil: true
+        }
+    }
+
     /// A protobuf `Value` as JSON.
     static func json(_ value: Google_Protobuf_Value) -> JSONValue {
         switch value.kind {

@@ -1,6 +1,7 @@
 import GRPCCore
 import PushgateConfig
 import PushgateCore
+import SwiftProtobuf
 
 /// gorush's `proto.Gorush/Send`, on the same path as `POST /api/push`. Unlike gorush, whose reply is
 /// always `success: true`, `success` says whether every token was accepted (asynchronously: queued; with
@@ -18,6 +19,9 @@ struct GorushGRPCService: Proto_Gorush.ServiceProtocol {
         switch route.authenticator.verdict(authorization: authorization) {
         case .allowed(let allowed): apps = allowed
         case .refused(let reason): throw RPCError(code: .unauthenticated, message: reason)
+        }
+        guard request.message.data.fields.values.allSatisfy(GorushGRPCRequest.isFinite) else {
+            throw RPCError(code: .invalidArgument, message: "data holds a number that is not finite (NaN or infinity), which JSON cannot carry")
         }
         let notification = GorushGRPCRequest.notification(from: request.message)
         let result: GorushSender.Result

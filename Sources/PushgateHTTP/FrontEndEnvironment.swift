@@ -24,12 +24,17 @@ public struct FrontEndEnvironment: Sendable {
     /// work it finds to other tasks): one of the event loops, so that each poll costs no hand-over between
     /// threads; nil for Swift's shared pool and `Task.sleep`.
     public var pollExecutor: (any PollExecutor)?
+    /// The open connections of every listener, against their one cap; a front end with a listener of its
+    /// own (gorush's gRPC) counts its connections here too.
+    public var connections: OpenConnections
 
     /// Creates an environment.
     public init(
         configuration: GatewayConfiguration, store: any PushStore, storeIsShared: Bool, dispatcher: Dispatcher,
-        metricsFactory: any MetricsFactory, logger: Logger, pollExecutor: (any PollExecutor)? = nil
+        metricsFactory: any MetricsFactory, logger: Logger, pollExecutor: (any PollExecutor)? = nil,
+        connections: OpenConnections = OpenConnections(limit: 1_024)
     ) {
+        self.connections = connections
         self.pollExecutor = pollExecutor
         self.configuration = configuration
         self.store = store

@@ -125,9 +125,12 @@ public struct Gateway: Sendable {
         case .sqlite: storeIsShared = false
         case .postgres: storeIsShared = true
         }
+        var limits = ListenerLimits(configuration.http)
+        // One cap for every listener's connections together.
+        let connections = OpenConnections(limit: limits.maxConnections)
         let environment = FrontEndEnvironment(
             configuration: configuration, store: store, storeIsShared: storeIsShared, dispatcher: dispatcher,
-            metricsFactory: metricsFactory, logger: logger, pollExecutor: EventLoopTaskExecutor.sharedGroup.first
+            metricsFactory: metricsFactory, logger: logger, pollExecutor: EventLoopTaskExecutor.sharedGroup.first, connections: connections
         )
         // Every front end the gateway serves, each built from its own configuration section.
         var frontEnds = [
@@ -200,13 +203,12 @@ public struct Gateway: Sendable {
         if let reloadSource {
             services.append(ConfigurationReloader(reconfiguration: reconfiguration, signals: reloadSource.signals, logger: logger))
         }
-        var limits = ListenerLimits(configuration.http)
         limits.bodyLimits = GatewayRouterBuilder.bodyLimits(routes: frontEnds.flatMap(\.routes), maxRequestBodySize: configuration.http.maxRequestBodySize)
         for address in configuration.http.bindAddresses {
             services.append(
                 Self.listener(
-                    name: "http", responder: responder, limits: limits, host: address, port: configuration.http.port, logger: logger,
-                    onListening: onListening
+                    name: "http", responder: responder, limits: limits, connections: connections, host: address, port: configuration.http.port,
+                    logger: logger, onListening: onListening
                 )
             )
         }
@@ -219,8 +221,8 @@ public struct Gateway: Sendable {
             )
             services.append(
                 Self.listener(
-                    name: "metrics", responder: metricsResponder, limits: limits, host: configuration.metrics.prometheusAddress,
-                    port: configuration.metrics.prometheusPort, logger: logger, onListening: onListening
+                    name: "metrics", responder: metricsResponder, limits: limits, connections: connections,
+                    host: configuration.metrics.prometheusAddress, port: configuration.metrics.prometheusPort, logger: logger, onListening: onListening
                 )
             )
         }
@@ -319,12 +321,12 @@ public struct Gateway: Sendable {
         name: String,
         responder: Responder,
         limits: ListenerLimits,
+        connections: OpenConnections,
         host: String,
         port: Int,
         logger: Logger,
         onListening: @escaping ListeningHandler
     ) -> any Service where Responder.Context == GatewayRequestContext {
-        let connections = OpenConnections(limit: limits.maxConnections)
         let guardLimits = limits.connectionGuard
         let bodyLimits = limits.bodyLimits
         let gatewayResponder = GatewayResponder(responder: responder, serverName: Self.serverName, dates: HTTPDateCache(), logger: logger)

@@ -1,4 +1,5 @@
 import HummingbirdCore
+import PushgateHTTP
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -102,7 +102,7 @@ struct EventLoopAnsweringTests {
         }
         let ports = AsyncStream.makeStream(of: Int.self)
         let listener = Gateway.listener(
-            name: "test", responder: router.buildResponder(), limits: ListenerLimits(HTTPSettings()), host: "127.0.0.1", port: 0,
+            name: "test", responder: router.buildResponder(), limits: ListenerLimits(HTTPSettings()), connections: OpenConnections(limit: 1_024), host: "127.0.0.1", port: 0,
             logger: TestLogging.quiet, onListening: { _, _, port in ports.continuation.yield(port) }
         )
         let server = Task { try await listener.run() }

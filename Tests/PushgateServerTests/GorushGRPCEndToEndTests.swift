@@ -75,6 +75,19 @@ struct GorushGRPCEndToEndTests {
             unserved.message = "over gRPC"
             #expect(try await gorush.send(unserved, metadata: metadata).success == false)
 
+            // NaN (or an infinity) in data, which JSON cannot carry: INVALID_ARGUMENT, not a store outage
+            // to try again.
+            var nan = request
+            var value = Google_Protobuf_Value()
+            value.numberValue = .nan
+            nan.data = Google_Protobuf_Struct(fields: ["x": value])
+            do {
+                _ = try await gorush.send(nan, metadata: metadata)
+                Issue.record("a NaN in data was served")
+            } catch let error as RPCError {
+                #expect(error.code == .invalidArgument)
+            }
+
             let health = Proto_Health.Client(wrapping: client)
             #expect(try await health.check(Proto_HealthCheckRequest()).status == .serving)
         }

@@ -27,7 +27,7 @@ struct HTTP1EdgeCaseTests {
         settings.idleTimeout = .seconds(60)
         let ports = AsyncStream.makeStream(of: Int.self)
         let listener = Gateway.listener(
-            name: "test", responder: router.buildResponder(), limits: ListenerLimits(settings), host: "127.0.0.1", port: 0,
+            name: "test", responder: router.buildResponder(), limits: ListenerLimits(settings), connections: OpenConnections(limit: 1_024), host: "127.0.0.1", port: 0,
             logger: TestLogging.quiet, onListening: { _, _, port in ports.continuation.yield(port) }
         )
         let server = Task { try await listener.run() }

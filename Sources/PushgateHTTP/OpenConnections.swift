@@ -1,18 +1,20 @@
 import Synchronization
 
-/// The open connections of one listener, against its cap.
-final class OpenConnections: Sendable {
+/// The open connections of every listener together (HTTP, metrics, gorush's gRPC), against one cap: the
+/// descriptors they hold, whichever port a flood comes to, stay below the process's limit.
+public final class OpenConnections: Sendable {
     /// The most connections served at once.
-    let limit: Int
+    public let limit: Int
     private let count = Atomic<Int>(0)
 
-    init(limit: Int) {
+    /// Creates the count, none open.
+    public init(limit: Int) {
         self.limit = limit
     }
 
     /// Counts a new connection in.
     /// - Returns: false (and it is not counted) when the cap is reached.
-    func open() -> Bool {
+    public func open() -> Bool {
         let now = self.count.wrappingAdd(1, ordering: .relaxed).newValue
         guard now <= self.limit else {
             self.count.wrappingSubtract(1, ordering: .relaxed)
@@ -22,10 +24,10 @@ final class OpenConnections: Sendable {
     }
 
     /// A counted connection closed.
-    func close() {
+    public func close() {
         self.count.wrappingSubtract(1, ordering: .relaxed)
     }
 
     /// How many are open now.
-    var current: Int { self.count.load(ordering: .relaxed) }
+    public var current: Int { self.count.load(ordering: .relaxed) }
 }
