@@ -82,7 +82,8 @@ public struct APNsRequestFactory: Sendable {
     /// and explains after a colon.
     /// - Parameter body: the encoded payload.
     public func problem(with notification: PushNotification, body: [UInt8]) -> String? {
-        let limit = notification.kind == .voip ? APNs.maximumVoIPPayloadSize : APNs.maximumPayloadSize
+        // By the push type sent: a VoIP app's alerts (`push_type: voip`) and a sender's `voip` too.
+        let limit = self.pushType(for: notification) == APNsPushType.voip.rawValue ? APNs.maximumVoIPPayloadSize : APNs.maximumPayloadSize
         if body.count > limit {
             return "PayloadTooLarge: \(body.count) bytes, APNs accepts \(limit)"
         }

@@ -33,7 +33,8 @@ enum APNsResponseClassifier {
             // `InvalidProviderToken`, `BadCertificate`, `BadCertificateEnvironment`, `Forbidden`,
             // `MissingProviderToken`, `BadEnvironmentKeyIdInToken` and `UnrelatedKeyIdInToken` among them.
             return .outcome(.credentialsRefused(reason: reasonText))
-        case (429, _), (500...599, _):
+        case (429, _), (500...599, _), (400, "IdleTimeout"?):
+            // IdleTimeout: the connection sat idle too long; the next try goes on another.
             return .outcome(.retryLater(after: retryAfter, reason: reasonText))
         default:
             // BadTopic, PayloadTooLarge and anything new: permanent for this notification.

@@ -74,6 +74,17 @@ struct APNsRequestAndOutcomeTests {
         #expect((factory.problem(with: PushNotification(payload: .object([:]), collapseID: value), body: []) == nil) == (valid || value.isEmpty))
     }
 
+    /// The payload limit follows the push type sent: 5120 bytes for VoIP, whether the sender asked for a
+    /// VoIP push or the app sends its alerts as VoIP (`push_type: voip`); 4096 otherwise.
+    @Test func theVoIPPayloadLimitFollowsThePushTypeSent() {
+        let body = [UInt8](repeating: 0x61, count: 5000)
+        let alert = PushNotification(kind: .alert, payload: .object([:]))
+        #expect(APNsRequestFactory(topic: "im.example", configuredPushType: nil).problem(with: alert, body: body)?.hasPrefix("PayloadTooLarge") == true)
+        #expect(APNsRequestFactory(topic: "im.example", configuredPushType: .voip).problem(with: alert, body: body) == nil)
+        #expect(APNsRequestFactory(topic: "im.example", configuredPushType: nil).problem(with: PushNotification(kind: .voip, payload: .object([:])), body: body) == nil)
+        #expect(APNsRequestFactory(topic: "im.example", configuredPushType: .voip).problem(with: alert, body: body + [UInt8](repeating: 0x61, count: 200)) != nil)
+    }
+
     @Test(arguments: [
         (200, nil, APNsResponseClassifier.Verdict.outcome(.delivered)),
         (410, "Unregistered", .outcome(.invalidToken(reason: "Unregistered"))),
@@ -95,6 +106,7 @@ struct APNsRequestAndOutcomeTests {
         (500, "InternalServerError", .outcome(.retryLater(after: .seconds(7), reason: "InternalServerError"))),
         (503, "Shutdown", .outcome(.retryLater(after: .seconds(7), reason: "Shutdown"))),
         (502, nil, .outcome(.retryLater(after: .seconds(7), reason: "HTTP 502"))),
+        (400, "IdleTimeout", .outcome(.retryLater(after: .seconds(7), reason: "IdleTimeout"))),
         (404, nil, .outcome(.rejected(reason: "HTTP 404"))),
     ] as [(Int, String?, APNsResponseClassifier.Verdict)])
     func statusAndReasonMapToOutcomes(_ status: Int, _ reason: String?, _ expected: APNsResponseClassifier.Verdict) {
