@@ -115,18 +115,22 @@ struct MatrixToUnifiedPushEndToEndTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(2)))
-    func aPushServerThatFailsForAWhileLosesNothingAndTheHomeserverIsAnsweredAtOnce() async throws {
-        let server = RestartingPushServer()
+    /// Runs `body` with a push server stub on loopback, whose answer to each request (its target and body)
+    /// is `status` (`Retry-After: 1` with a 503), and `pushgate serve` with a `"*"` UnifiedPush app allowed
+    /// to reach it.
+    static func withGatewayAndPushServer(
+        status: @escaping @Sendable (_ target: String, _ body: [UInt8]) async -> Int,
+        _ body: @Sendable (_ stubPort: Int, _ gateway: Client, _ process: GatewayProcess) async throws -> Void
+    ) async throws {
         let router = Router()
         router.post("/up/**") { request, _ -> Response in
-            _ = try await request.body.collect(upTo: 1 << 16)
-            let status = await server.attempt(request.head.path ?? "")
+            let bytes = try await request.body.collect(upTo: 1 << 16)
+            let code = await status(request.head.path ?? "", Array(bytes.readableBytesView))
             var headers: HTTPFields = [:]
-            if status == 503 { headers[.retryAfter] = "1" }
-            return Response(status: HTTPResponse.Status(code: status), headers: headers)
+            if code == 503 { headers[.retryAfter] = "1" }
+            return Response(status: HTTPResponse.Status(code: code), headers: headers)
         }
-        var quiet = Logger(label: "restarting-push-server")
+        var quiet = Logger(label: "push-server-stub")
         quiet.logLevel = .critical
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quiet)
         try await app.test(.live) { stub in
@@ -143,11 +147,19 @@ struct MatrixToUnifiedPushEndToEndTests {
                 """)], directory: directory.url.path)
             defer { gateway.signal(SIGTERM) }
             let gatewayPort = try #require(try await gateway.waitForListeners().first { $0.name == "http" }).port
+            try await body(stubPort, Client(base: "http://127.0.0.1:\(gatewayPort)"), gateway)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aPushServerThatFailsForAWhileLosesNothingAndTheHomeserverIsAnsweredAtOnce() async throws {
+        let server = RestartingPushServer()
+        try await Self.withGatewayAndPushServer(status: { target, _ in await server.attempt(target) }) { stubPort, client, gateway in
             let pushkey = "http://127.0.0.1:\(stubPort)/up/restarting?up=1"
             let request: JSONValue = [
                 "notification": ["event_id": "$e1", "room_id": "!r:localhost", "prio": "high", "counts": ["unread": 1], "devices": [["app_id": "chat.fluffy.fluffychat.ABC", "pushkey": .string(pushkey)]]],
             ]
-            let (status, answer) = try await Client(base: "http://127.0.0.1:\(gatewayPort)").call(.POST, "/_matrix/push/v1/notify", request)
+            let (status, answer) = try await client.call(.POST, "/_matrix/push/v1/notify", request)
             #expect(status == 200)
             #expect(answer == ["rejected": []])
             // The outbox tries again (no sooner than Retry-After, with its backoff) until the push server is back.
@@ -174,31 +186,7 @@ struct MatrixToUnifiedPushEndToEndTests {
     @Test(.timeLimit(.minutes(2)))
     func aQueuedNotificationRefusedAsTooLargeGoesInTheEventIDOnlyForm() async throws {
         let server = StrictPushServer()
-        let router = Router()
-        router.post("/up/**") { request, _ -> Response in
-            let body = try await request.body.collect(upTo: 1 << 16)
-            let status = await server.attempt(Array(body.readableBytesView))
-            var headers: HTTPFields = [:]
-            if status == 503 { headers[.retryAfter] = "1" }
-            return Response(status: HTTPResponse.Status(code: status), headers: headers)
-        }
-        var quiet = Logger(label: "strict-push-server")
-        quiet.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quiet)
-        try await app.test(.live) { stub in
-            let stubPort = try #require(stub.port)
-            let directory = try TemporaryDirectory()
-            let gateway = try GatewayProcess(arguments: ["serve", "--config", try directory.write("pushgate.yaml", """
-                http: {bind_addresses: ['127.0.0.1'], port: 0}
-                log: {format: json}
-                database: {url: 'sqlite:store.sqlite'}
-                apps:
-                  "*":
-                    type: unifiedpush
-                    allowed_endpoints: ['127.0.0.1:\(stubPort)']
-                """)], directory: directory.url.path)
-            defer { gateway.signal(SIGTERM) }
-            let gatewayPort = try #require(try await gateway.waitForListeners().first { $0.name == "http" }).port
+        try await Self.withGatewayAndPushServer(status: { _, body in await server.attempt(body) }) { stubPort, client, gateway in
             let pushkey = "http://127.0.0.1:\(stubPort)/up/strict?up=1"
             let request: JSONValue = [
                 "notification": [
@@ -207,7 +195,7 @@ struct MatrixToUnifiedPushEndToEndTests {
                     "devices": [["app_id": "chat.fluffy.fluffychat.ABC", "pushkey": .string(pushkey)]],
                 ],
             ]
-            let (status, answer) = try await Client(base: "http://127.0.0.1:\(gatewayPort)").call(.POST, "/_matrix/push/v1/notify", request)
+            let (status, answer) = try await client.call(.POST, "/_matrix/push/v1/notify", request)
             #expect(status == 200)
             #expect(answer == ["rejected": []])
             let bodies = try #require(

@@ -84,7 +84,7 @@ struct StatusPushRequestHandlerTests {
         let inbound = try self.client.inbound(type: 20, payload: try self.client.pushRequest([self.client.notification()]), signer: self.client.ephemeral)
         // The seen-id write works, the registration read does not.
         #expect(try await self.store.markStatusMessageSeen([0], claim: [1], seenAt: Date()))
-        let failingReads = FailingReadsStore(inner: self.store)
+        let failingReads = ReadCheckedStore.failingReads(self.store)
         let handler = StatusPushRequestHandler(store: failingReads, delivery: self.sink, logger: .quiet)
         let response = try #require(await handler.handle(inbound)?.0)
         #expect(response.reports.map(\.error) == [.unknownErrorType] && response.reports.map(\.success) == [false])
@@ -147,13 +147,29 @@ struct StatusPushRequestHandlerTests {
     }
 }
 
-/// Reads fail, writes pass (to reach the report of a failed registration read).
-final class FailingReadsStore: StatusServerStore {
+/// A store whose registration reads first pass `check` (which throws to fail them); every other call goes
+/// to `inner` (the seen mark included, so a test reaches what follows it).
+final class ReadCheckedStore: StatusServerStore {
     let inner: MemoryStatusStore
-    init(inner: MemoryStatusStore) { self.inner = inner }
+    let check: @Sendable () throws -> Void
+    init(inner: MemoryStatusStore, check: @escaping @Sendable () throws -> Void) {
+        self.inner = inner
+        self.check = check
+    }
     struct ReadFailure: Error {}
-    func statusRegistration(publicKeyHash: [UInt8], installationID: String) async throws -> StatusRegistrationRecord? { throw ReadFailure() }
-    func statusRegistrations(publicKeyHashes: [[UInt8]]) async throws -> [StatusRegistrationRecord] { throw ReadFailure() }
+    /// Reads fail, writes pass (to reach the report of a failed registration read).
+    static func failingReads(_ inner: MemoryStatusStore) -> ReadCheckedStore { ReadCheckedStore(inner: inner) { throw ReadFailure() } }
+    /// Honours cancellation as the gateway's bounded store does: a cancelled caller's read fails at once.
+    static func honouringCancellation(_ inner: MemoryStatusStore) -> ReadCheckedStore { ReadCheckedStore(inner: inner) { try Task.checkCancellation() } }
+
+    func statusRegistration(publicKeyHash: [UInt8], installationID: String) async throws -> StatusRegistrationRecord? {
+        try self.check()
+        return try await self.inner.statusRegistration(publicKeyHash: publicKeyHash, installationID: installationID)
+    }
+    func statusRegistrations(publicKeyHashes: [[UInt8]]) async throws -> [StatusRegistrationRecord] {
+        try self.check()
+        return try await self.inner.statusRegistrations(publicKeyHashes: publicKeyHashes)
+    }
     func saveStatusRegistration(_ record: StatusRegistrationRecord) async throws -> Bool { try await self.inner.saveStatusRegistration(record) }
     func dropStatusRegistration(publicKeyHash: [UInt8], installationID: String, version: UInt64) async throws -> Bool { false }
     func statusRegisteredKeyHashes() async throws -> [[UInt8]] { [] }
@@ -186,30 +202,6 @@ extension StatusPushRequestHandlerTests {
     }
 }
 
-/// Honours cancellation as the gateway's bounded store does: a cancelled caller's read fails at once.
-final class CancellationHonouringStore: StatusServerStore {
-    let inner: MemoryStatusStore
-    init(inner: MemoryStatusStore) { self.inner = inner }
-    func statusRegistration(publicKeyHash: [UInt8], installationID: String) async throws -> StatusRegistrationRecord? {
-        try Task.checkCancellation()
-        return try await self.inner.statusRegistration(publicKeyHash: publicKeyHash, installationID: installationID)
-    }
-    func statusRegistrations(publicKeyHashes: [[UInt8]]) async throws -> [StatusRegistrationRecord] {
-        try Task.checkCancellation()
-        return try await self.inner.statusRegistrations(publicKeyHashes: publicKeyHashes)
-    }
-    func saveStatusRegistration(_ record: StatusRegistrationRecord) async throws -> Bool { try await self.inner.saveStatusRegistration(record) }
-    func dropStatusRegistration(publicKeyHash: [UInt8], installationID: String, version: UInt64) async throws -> Bool { false }
-    func statusRegisteredKeyHashes() async throws -> [[UInt8]] { [] }
-    /// The mark itself passes: the stop comes just after it.
-    func markStatusMessageSeen(_ id: [UInt8], claim: [UInt8], seenAt: Date) async throws -> Bool {
-        try await self.inner.markStatusMessageSeen(id, claim: claim, seenAt: seenAt)
-    }
-    func pruneStatusMessagesSeen(before cutoff: Date) async throws -> Int { 0 }
-    func statusIdentity() async throws -> [UInt8]? { nil }
-    func saveStatusIdentityIfAbsent(_ secret: [UInt8]) async throws -> [UInt8] { secret }
-}
-
 /// Queues only for a caller that is not cancelled, as the outbox's bounded store calls do.
 final class CancellationHonouringSink: StatusNotificationSink {
     let inner = RecordingSink()
@@ -227,7 +219,7 @@ extension StatusPushRequestHandlerTests {
     @Test func aRequestMarkedSeenIsQueuedEvenWhenAStopCancelsItsHandling() async throws {
         try await self.register(self.client.registration())
         let sink = CancellationHonouringSink()
-        let handler = StatusPushRequestHandler(store: CancellationHonouringStore(inner: self.store), delivery: sink, logger: .quiet)
+        let handler = StatusPushRequestHandler(store: ReadCheckedStore.honouringCancellation(self.store), delivery: sink, logger: .quiet)
         let inbound = try self.client.inbound(type: 20, payload: try self.client.pushRequest([self.client.notification()]), signer: self.client.ephemeral)
         let stopping = Task {
             while !Task.isCancelled { await Task.yield() }
