@@ -61,7 +61,9 @@ public enum GorushFrontEnd {
                 )
             )
         }
-        return FrontEnd(name: Self.name, routes: routes, services: services, outcomeObserver: observer, figures: { await stats.figures() }) {
+        // The gateway's own refusals (a body over the limit, one that cannot be read) in gorush's shape.
+        let shaped = routes.map { $0.answeringErrors { status, message in Self.versioned(GorushResponse.error(status, message)) } }
+        return FrontEnd(name: Self.name, routes: shaped, services: services, outcomeObserver: observer, figures: { await stats.figures() }) {
             configuration in
             // What is fixed at start stays (`GorushSettings.reloaded(over:)`; a reload names it as needing a
             // restart); a reloaded file without the section keeps the running settings.

@@ -24,7 +24,8 @@ public enum NextcloudFrontEnd {
         // but the path prefix change live).
         let live = LiveValue((settings: started, routes: routes(started)))
         let served = live.current.routes.enumerated().map { index, route in
-            GatewayRoute(route.method, route.path, maximumBodySize: route.maximumBodySize) { request, context in
+            // The gateway's own refusals (a body over the limit, one that cannot be read) in Nextcloud's shape.
+            GatewayRoute(route.method, route.path, maximumBodySize: route.maximumBodySize, errorAnswer: NextcloudErrorResponse.response) { request, context in
                 try await live.current.routes[index].handler(request, context)
             }
         }

@@ -28,7 +28,7 @@ struct ErrorAnswers: Sendable {
                 }
                 return try GatewayErrorBody.unrecognized.response(from: request, context: context)
             case .contentTooLarge:
-                return try GatewayErrorBody.tooLarge.response(from: request, context: context)
+                return try self.answer(GatewayErrorBody.tooLarge, request: request, context: context)
             default:
                 let message = error.body ?? error.status.reasonPhrase
                 return try GatewayErrorBody(status: error.status, errcode: Self.errcode(for: error.status), message: message)
@@ -36,16 +36,19 @@ struct ErrorAnswers: Sendable {
             }
         case is NIOTooManyBytesError:
             // A streamed body over the limit: the same answer as a declared one.
-            return try GatewayErrorBody.tooLarge.response(from: request, context: context)
+            return try self.answer(GatewayErrorBody.tooLarge, request: request, context: context)
         case let error as HTTPParserError:
             // The client sent a body that cannot be parsed (or went away mid-body): its mistake, not ours.
             context.logger.debug("request body could not be read", metadata: ["error": "\(error)"])
-            return try GatewayErrorBody(status: .badRequest, errcode: "M_BAD_JSON", message: "Malformed HTTP request body")
-                .response(from: request, context: context)
+            return try self.answer(
+                GatewayErrorBody(status: .badRequest, errcode: "M_BAD_JSON", message: "Malformed HTTP request body"), request: request, context: context
+            )
         case let error as ChannelError:
             context.logger.debug("the client went away", metadata: ["error": "\(error)"])
-            return try GatewayErrorBody(status: .badRequest, errcode: "M_UNKNOWN", message: "The connection closed before the request was read")
-                .response(from: request, context: context)
+            return try self.answer(
+                GatewayErrorBody(status: .badRequest, errcode: "M_UNKNOWN", message: "The connection closed before the request was read"),
+                request: request, context: context
+            )
         case let error as any HTTPResponseError:
             return try error.response(from: request, context: context)
         case let error as StoreError:
@@ -58,6 +61,17 @@ struct ErrorAnswers: Sendable {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             return try GatewayErrorBody.internalError.response(from: request, context: context)
         }
+    }
+
+    /// `body` in the shape of the protocol the request's path belongs to (``GatewayRoute/errorAnswer``),
+    /// else in the Matrix shape.
+    private func answer(_ body: GatewayErrorBody, request: Request, context: GatewayRequestContext) throws -> Response {
+        if let shaped = self.routeMethods.errorAnswer(forPath: request.uri.path) {
+            var response = shaped(body.status, body.message)
+            for field in body.headers { response.headers.append(field) }
+            return response
+        }
+        return try body.response(from: request, context: context)
     }
 
     private static func errcode(for status: HTTPResponse.Status) -> String {

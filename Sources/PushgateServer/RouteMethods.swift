@@ -14,6 +14,8 @@ struct RouteMethods: Sendable {
     private let exact: [String: [Method]]
     /// `/**` routes: the path they answer below (with its trailing `/`), and their methods.
     private let below: [(prefix: String, methods: [Method])]
+    /// Each exact path's error shape, when its routes have one.
+    private let errorAnswers: [String: GatewayRoute.ErrorAnswer]
 
     init(routes: [GatewayRoute]) {
         func methods(_ routes: [GatewayRoute]) -> [Method] {
@@ -28,6 +30,19 @@ struct RouteMethods: Sendable {
         self.below = Dictionary(grouping: routes.filter { $0.path.hasSuffix(wildcard) }, by: { String($0.path.dropLast(2)) })
             .map { (prefix: $0.key, methods: methods($0.value)) }
             .sorted { $0.prefix.count > $1.prefix.count }
+        var errorAnswers: [String: GatewayRoute.ErrorAnswer] = [:]
+        for route in routes where !route.path.hasSuffix(wildcard) {
+            if let answer = route.errorAnswer, errorAnswers[route.path] == nil { errorAnswers[route.path] = answer }
+        }
+        self.errorAnswers = errorAnswers
+    }
+
+    /// How the gateway's refusals of a request to `path` are shaped; nil for the Matrix shape.
+    func errorAnswer(forPath path: String) -> GatewayRoute.ErrorAnswer? {
+        guard !self.errorAnswers.isEmpty else { return nil }
+        if let answer = self.errorAnswers[path] { return answer }
+        if path.count > 1, path.hasSuffix("/") { return self.errorAnswers[String(path.dropLast())] }
+        return nil
     }
 
     /// The methods the route found for `path` answers now; nil when no route answers the path.

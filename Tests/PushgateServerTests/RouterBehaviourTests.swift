@@ -27,6 +27,12 @@ struct RouterBehaviourTests {
                 return Response(status: .ok, body: .init(byteBuffer: body))
             },
             GatewayRoute(.get, "/fail") { _, _ in throw Failure() },
+            // A route of a protocol with its own error shape (as gorush's and Nextcloud's are).
+            GatewayRoute(.post, "/shaped", errorAnswer: { status, message in
+                Response(status: status, body: .init(byteBuffer: ByteBuffer(string: "{\"code\":\(status.code),\"message\":\"\(message)\"}")))
+            }) { request, context in
+                Response(status: .ok, body: .init(byteBuffer: try await request.body.collect(upTo: context.maxUploadSize)))
+            },
             GatewayRoute(.post, "/below/**") { _, _ in Response(status: .ok) },
             GatewayRoute(.get, "/items/{id}") { _, context in
                 Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: context.parameters.get("id") ?? "-")))
@@ -124,6 +130,17 @@ struct RouterBehaviourTests {
             request.body = .stream(chunks.asAsyncStream, length: .unknown)
             let streamed = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
             #expect(streamed.status.code == 413)
+
+            // A route with its protocol's own error shape gets the refusal in that shape, declared or streamed.
+            let shaped = try await client.execute(uri: "/shaped", method: .post, body: ByteBuffer(repeating: 0x61, count: 1025))
+            #expect(shaped.status == .contentTooLarge)
+            #expect(String(buffer: shaped.body) == #"{"code":413,"message":"Request body too large"}"#)
+            var shapedStream = HTTPClientRequest(url: "http://127.0.0.1:\(port)/shaped/")
+            shapedStream.method = .POST
+            shapedStream.body = .stream(chunks.asAsyncStream, length: .unknown)
+            let shapedStreamed = try await HTTPClient.shared.execute(shapedStream, timeout: .seconds(10))
+            #expect(shapedStreamed.status.code == 413)
+            #expect(String(buffer: try await shapedStreamed.body.collect(upTo: 4096)) == #"{"code":413,"message":"Request body too large"}"#)
         }
     }
 
