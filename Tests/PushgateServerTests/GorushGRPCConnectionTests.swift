@@ -89,6 +89,9 @@ struct GorushGRPCConnectionTests {
         try await Self.withListener(limits: .init(firstBytes: .seconds(60), silence: .seconds(60)), connections: connections) { port, _ in
             let first = try await Self.connect(port)
             let second = try await Self.connect(port)
+            // Both counted before the third comes (each connection's handler runs on its own event loop).
+            let counted = ContinuousClock.now + .seconds(10)
+            while connections.current < 2, ContinuousClock.now < counted { try await Task.sleep(for: .milliseconds(20)) }
             let third = try await Self.connect(port)
             #expect(await Self.closed(third, within: .seconds(10)) != nil, "a third connection over a cap of 2 stays open")
             #expect(first.isActive && second.isActive)

@@ -23,12 +23,17 @@ struct WebPushProviderTests {
     static let payload: JSONValue = .object(["room_id": .string("!r:example.org"), "unread": .number(3), "event_id": .string("$e")])
 
     /// Runs `body` with a provider (run as a service, shut down afterwards) and a push service stub.
-    static func withProvider(extra: [String] = ["allowed_endpoints: ['127.0.0.1:*']"], _ body: @Sendable (Harness) async throws -> Void) async throws {
+    static func withProvider(
+        extra: [String] = ["allowed_endpoints: ['127.0.0.1:*']"], circuits: OriginCircuits.Settings = OriginCircuits.Settings(),
+        _ body: @Sendable (Harness) async throws -> Void
+    ) async throws {
         let directory = try TestFixtures.TemporaryDirectory()
         let (configuration, key) = try TestFixtures.configuration(in: directory, extra: extra)
         let logs = LogRecorder()
         let logger = logs.logger(label: "webpush-test")
-        let provider = WebPushProvider(configuration: configuration, logger: logger)
+        let provider = WebPushProvider(
+            configuration: configuration, logger: logger, policy: PushEndpointPolicy(allowedEndpoints: configuration.allowedEndpoints), circuits: circuits
+        )
         try await PushServiceStub.withService { port, recorder in
             try await testGracefulShutdown { trigger in
                 try await withThrowingTaskGroup(of: Void.self) { group in
