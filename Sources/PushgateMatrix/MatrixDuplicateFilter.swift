@@ -212,18 +212,22 @@ extension MatrixDuplicateFilter {
     }
 
     /// What tells apart two pushers that share an app and a pushkey (two accounts on one phone), besides
-    /// the event: the pusher's `data` (Element X's per-account `default_payload`) and the counts (each
-    /// user's own), both of which reach the payload. A homeserver repeating a notify sends the same; empty
-    /// when the notification carries neither. The counts as two 4-byte words, then `data`'s JSON text
-    /// (sorted keys); it is the last part hashed, so it needs no length.
+    /// the event: the pusher's `data` (Element X's per-account `default_payload`), the counts (each
+    /// user's own) and the device's tweaks (one account's push rule may highlight the event or sound for
+    /// it, the other's not), all of which reach the payload. A homeserver repeating a notify sends the
+    /// same; empty when the notification carries none of them. The counts as two 4-byte words, then
+    /// `data`'s JSON text (sorted keys), then, when there are tweaks, a 0 byte (never in JSON text) and
+    /// their JSON text; the last part hashed needs no length.
     static func variant(of device: MatrixDevice, in notification: MatrixNotification) -> [UInt8] {
         let data = device.data.flatMap { $0.isEmpty ? nil : $0 }
-        guard data != nil || notification.unread != nil || notification.missedCalls != nil else { return [] }
+        let tweaks = device.tweaks.flatMap { $0.isEmpty ? nil : $0 }
+        guard data != nil || tweaks != nil || notification.unread != nil || notification.missedCalls != nil else { return [] }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(8)
         withUnsafeBytes(of: Int32(clamping: notification.unread ?? -1).littleEndian) { bytes.append(contentsOf: $0) }
         withUnsafeBytes(of: Int32(clamping: notification.missedCalls ?? -1).littleEndian) { bytes.append(contentsOf: $0) }
         if let data, let json = try? JSONText.encode(.object(data)) { bytes += json }
+        if let tweaks, let json = try? JSONText.encode(.object(tweaks)) { bytes += [0] + json }
         return bytes
     }
 }

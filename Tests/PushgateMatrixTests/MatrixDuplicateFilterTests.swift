@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import PushgateCore
 @testable import PushgateMatrix
 import PushgateStore
 import PushgateStoreSQLite
@@ -132,6 +133,28 @@ struct MatrixDuplicateFilterTests {
         #expect(await filter.wasDelivered(filter.key(appID: "a:b", eventID: "c", pushkey: "d")))
         #expect(await filter.wasDelivered(filter.key(appID: "a", eventID: "b:c", pushkey: "d")) == false)
         #expect(await filter.wasDelivered(filter.key(appID: "a:b", eventID: "c", pushkey: "e")) == false)
+    }
+
+    /// Two accounts on one phone share the pushkey: their notifications of one event are told apart by
+    /// the counts, the pusher's data and the device's tweaks (one highlights, the other not); a repeat of
+    /// the same is the same.
+    @Test func theVariantTellsAccountsApartByCountsDataAndTweaks() {
+        func device(data: [String: JSONValue]? = nil, tweaks: [String: JSONValue]? = nil) -> MatrixDevice {
+            MatrixDevice(appID: "im.example", pushkey: "pk", pushkeyTS: nil, data: data, tweaks: tweaks)
+        }
+        var notification = MatrixFixtures.majorTom()
+        notification.unread = nil
+        notification.missedCalls = nil
+        #expect(MatrixDuplicateFilter.variant(of: device(), in: notification).isEmpty)
+        let plain = MatrixDuplicateFilter.variant(of: device(tweaks: [:]), in: notification)
+        #expect(plain.isEmpty, "empty tweaks are none")
+        let highlighted = MatrixDuplicateFilter.variant(of: device(tweaks: ["highlight": true, "sound": "default"]), in: notification)
+        #expect(!highlighted.isEmpty && highlighted != plain)
+        #expect(highlighted == MatrixDuplicateFilter.variant(of: device(tweaks: ["sound": "default", "highlight": true]), in: notification))
+        notification.unread = 2
+        let counted = MatrixDuplicateFilter.variant(of: device(), in: notification)
+        #expect(counted != MatrixDuplicateFilter.variant(of: device(tweaks: ["highlight": true]), in: notification))
+        #expect(counted != MatrixDuplicateFilter.variant(of: device(data: ["format": "event_id_only"]), in: notification))
     }
 
     @Test func withoutASharedStoreTheMemoryAloneAnswers() async {
