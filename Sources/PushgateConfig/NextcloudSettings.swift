@@ -10,7 +10,7 @@
 ///     - {user_agent: 'Nextcloud-Talk', app: com.example.talk.ios, voip_app: com.example.talk.ios.voip}
 ///   alert_text: New notification   # what iOS shows if the app's notification extension cannot
 ///   delivery_timeout: 10       # seconds a batch waits for providers before queueing the rest
-///   max_batch_size: 1000       # entries one POST /notifications may carry (413 beyond)
+///   max_batch_size: 1000       # sizes POST /notifications' body limit, 4 KiB an entry (413 beyond)
 ///   rate_limit:                # fair use per sending server (subscription key, else address); off by default
 ///     notifications: 100000    # entries accepted per window; over it, 429
 ///     window: 3600             # seconds
@@ -46,7 +46,9 @@ public struct NextcloudSettings: Sendable, Equatable {
     public var alertText = "New notification"
     /// How long a batch waits for providers; what is not delivered by then goes to the outbox.
     public var deliveryTimeout: Duration = .seconds(10)
-    /// The most entries one `POST /notifications` may carry.
+    /// The entries `POST /notifications`' body limit is sized for (4 KiB each): a body within the limit
+    /// is handled whole, however many entries it holds, as Nextcloud's server never sends a refused
+    /// batch again.
     public var maxBatchSize = 1000
     /// Fair-use limits per sending server; nil means none.
     public var rateLimit: RateLimit?

@@ -334,7 +334,8 @@ struct NextcloudNotificationRoutesTests {
 
     @Test func unreadableAndOversizeBatchesAreRefusedWithoutSendingAnything() async throws {
         let user = try await NextcloudUser(cloudID: "joe@cloud.example.com", tokenID: 11)
-        try await Self.withProxy { proxy in
+        // A general body limit under the route's own, so that the route's (max_batch_size × 4 KiB) holds.
+        try await Self.withProxy(bodyLimit: 16 * 1024) { proxy in
             let entry = try await proxy.androidEntries([(user, "fcm:joe")])[0]
             for body in ["", "hello=world", "notifications=%7B%7D"] {
                 let (status, text) = try await proxy.post(body)
@@ -342,7 +343,9 @@ struct NextcloudNotificationRoutesTests {
                 #expect(!text.contains("unknown"))
             }
             #expect(try await proxy.post("{\"notifications\": 3}", contentType: "application/json").0 == .badRequest)
-            let oversize = NextcloudServerSide.form(Array(repeating: entry, count: 51))
+            // Over the body limit (max_batch_size 50, 4 KiB an entry): refused whole, before it is read.
+            let oversize = NextcloudServerSide.form(Array(repeating: entry, count: 200))
+            #expect(oversize.utf8.count > 50 * 4096)
             #expect(try await proxy.post(oversize).0 == .contentTooLarge)
             #expect(proxy.totalReceived == 0)
             // The documented JSON form is read too.
@@ -350,6 +353,20 @@ struct NextcloudNotificationRoutesTests {
             #expect(status == .ok)
             #expect(try Self.json(text)["failed"] as? Int == 0)
             #expect(proxy.totalReceived == 1)
+        }
+    }
+
+    /// More entries than `max_batch_size` (50 here) in a body within its limit: every one is handled, as
+    /// Nextcloud's server never sends a refused batch again.
+    @Test func aBatchOfMoreEntriesThanMaxBatchSizeWithinTheBodyLimitIsHandledWhole() async throws {
+        let user = try await NextcloudUser(cloudID: "max@cloud.example.com", tokenID: 14)
+        try await Self.withProxy { proxy in
+            let entry = try await proxy.androidEntries([(user, "fcm:max")])[0]
+            let batch = NextcloudServerSide.form(Array(repeating: entry, count: 60))
+            let (status, body) = try await proxy.post(batch)
+            #expect(status == .ok)
+            #expect(try Self.json(body)["failed"] as? Int == 0)
+            #expect(proxy.totalReceived == 60)
         }
     }
 
