@@ -441,7 +441,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushgateWebPushTests",
-            dependencies: backEndTestDependencies + ["PushgateWebPush", .httpTypes, .nioPosix, .nioSSL]
+            dependencies: backEndTestDependencies + ["PushgateWebPush", .httpTypes, .nioPosix, .nioSSL, .prometheus]
         ),
         .testTarget(
             name: "PushgateProviderSupportTests",

@@ -117,6 +117,9 @@ public final class OriginCircuits: Sendable {
         self.circuits.withLock { $0[origin]?.openUntil != nil }
     }
 
+    /// How many origins' circuits are open now (probes out included).
+    public var openCount: Int { self.circuits.withLock { $0.values.reduce(0) { $0 + ($1.openUntil == nil ? 0 : 1) } } }
+
     /// How many origins are remembered.
     public var count: Int { self.circuits.withLock { $0.count } }
 

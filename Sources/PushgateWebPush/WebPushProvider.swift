@@ -40,26 +40,30 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     private let policy: PushEndpointPolicy
     private let requestSlots: ConcurrencyGate
     private let circuits: OriginCircuits
+    /// `pushgate_push_services_failing{app}`: the push services whose circuit is open.
+    private let failingServices: Gauge?
     private let deliveries = Mutex(0)
     /// Subscriptions parsed from tokens, so a token is parsed once rather than on every delivery.
     private let subscriptions = WebPushSubscriptionCache()
     private let logger: Logger
 
-    /// Creates the provider (connections open on first use); `metricsFactory` records its connections as
-    /// the app's metrics (``ProviderConnectionEvents``).
+    /// Creates the provider (connections open on first use); `metricsFactory` records its connections
+    /// (``ProviderConnectionEvents``) and its failing push services as the app's metrics.
     public convenience init(configuration: WebPushConfiguration, logger: Logger, metricsFactory: (any MetricsFactory)? = nil) {
         self.init(
             configuration: configuration, logger: logger, policy: PushEndpointPolicy(allowedEndpoints: configuration.allowedEndpoints),
-            events: ProviderConnectionEvents(appID: configuration.appID, factory: metricsFactory)
+            events: ProviderConnectionEvents(appID: configuration.appID, factory: metricsFactory), metricsFactory: metricsFactory
         )
     }
 
     init(
         configuration: WebPushConfiguration, logger: Logger, policy: PushEndpointPolicy,
         events: ProviderConnectionEvents = ProviderConnectionEvents(), circuits: OriginCircuits.Settings = OriginCircuits.Settings(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        metricsFactory: (any MetricsFactory)? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.circuits = OriginCircuits(settings: circuits)
+        self.failingServices = metricsFactory.map { Gauge(label: "pushgate_push_services_failing", dimensions: [("app", configuration.appID)], factory: $0) }
+        self.failingServices?.record(0)
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger
@@ -140,6 +144,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
 
     /// Logs a change of `origin`'s circuit.
     private func note(_ change: OriginCircuits.Change, of origin: String) {
+        if change != .none { self.failingServices?.record(self.circuits.openCount) }
         switch change {
         case .none:
             break

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Prometheus
 import PushgateCore
 import PushgateProviderSupport
 import PushgateTestSupport
@@ -25,7 +26,13 @@ struct WebPushOriginCircuitTests {
         // Open 3 s at first: room for a loaded machine between the circuit opening and the checks below.
         var settings = OriginCircuits.Settings()
         settings.initialOpen = .seconds(3)
-        try await WebPushProviderTests.withProvider(circuits: settings) { harness in
+        let registry = PrometheusCollectorRegistry()
+        @Sendable func failingServices() -> String? {
+            String(decoding: registry.emitToBuffer(), as: UTF8.self).split(separator: "\n")
+                .first { $0.hasPrefix("pushgate_push_services_failing{") }.map { String($0.split(separator: " ").last ?? "") }
+        }
+        try await WebPushProviderTests.withProvider(circuits: settings, metricsFactory: PrometheusMetricsFactory(registry: registry)) { harness in
+            #expect(failingServices().flatMap(Double.init) == 0)
             let down = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(failing.port)/push/a")
             let up = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
             // Five failures in a row open the failing service's circuit.
@@ -34,6 +41,7 @@ struct WebPushOriginCircuitTests {
             }
             #expect(failing.snapshot.heads.count == 5)
             #expect(harness.logs.messages(atLeast: .notice).contains("push service failing; its deliveries wait"))
+            #expect(failingServices().flatMap(Double.init) == 1)
             // Its deliveries are answered at once, without a request; the other service's go on.
             for _ in 0..<3 {
                 #expect(Self.isRetryLater(await harness.provider.deliver(Self.notification, to: down, deadline: WebPushProviderTests.soon())))
@@ -54,6 +62,7 @@ struct WebPushOriginCircuitTests {
             #expect(outcome == .delivered)
             #expect(failing.snapshot.heads.count == 6)
             #expect(harness.logs.messages(atLeast: .notice).contains("push service answering again"))
+            #expect(failingServices().flatMap(Double.init) == 0)
             #expect(await harness.provider.deliver(Self.notification, to: down, deadline: WebPushProviderTests.soon()) == .delivered)
             #expect(failing.snapshot.heads.count == 7)
         }

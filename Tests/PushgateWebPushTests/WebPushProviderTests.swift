@@ -1,3 +1,4 @@
+import CoreMetrics
 import Crypto
 import Foundation
 import Logging
@@ -25,14 +26,15 @@ struct WebPushProviderTests {
     /// Runs `body` with a provider (run as a service, shut down afterwards) and a push service stub.
     static func withProvider(
         extra: [String] = ["allowed_endpoints: ['127.0.0.1:*']"], circuits: OriginCircuits.Settings = OriginCircuits.Settings(),
-        _ body: @Sendable (Harness) async throws -> Void
+        metricsFactory: (any MetricsFactory)? = nil, _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         let directory = try TestFixtures.TemporaryDirectory()
         let (configuration, key) = try TestFixtures.configuration(in: directory, extra: extra)
         let logs = LogRecorder()
         let logger = logs.logger(label: "webpush-test")
         let provider = WebPushProvider(
-            configuration: configuration, logger: logger, policy: PushEndpointPolicy(allowedEndpoints: configuration.allowedEndpoints), circuits: circuits
+            configuration: configuration, logger: logger, policy: PushEndpointPolicy(allowedEndpoints: configuration.allowedEndpoints), circuits: circuits,
+            metricsFactory: metricsFactory
         )
         try await PushServiceStub.withService { port, recorder in
             try await testGracefulShutdown { trigger in
