@@ -2,8 +2,9 @@
 /// provider's protocol and reports a closed ``DeliveryOutcome``.
 ///
 /// `deliver` never throws: every transport failure, provider status and reason becomes an outcome.
-/// Implementations bound their own concurrency and put a deadline on every request.
-public protocol PushProvider: Sendable {
+/// Implementations bound their own concurrency and put a deadline on every request. Each is a class: after
+/// a reload, a back end is told from the one that replaced it by identity.
+public protocol PushProvider: AnyObject, Sendable {
     /// The app id (or glob) this provider was configured for.
     var appID: String { get }
     /// The provider it talks to.

@@ -134,7 +134,18 @@ final class AppAdmission: Sendable {
             guard var slot = slots[appID] else { return .none }
             slot.count -= 1
             let current = generation.map { $0 == slot.generation } ?? true
-            let change = circuit && current ? self.record(outcome, probe: probe, in: &slot) : .none
+            let change: CircuitChange
+            if circuit && current {
+                change = self.record(outcome, probe: probe, in: &slot)
+            } else {
+                // An outcome that does not count still hands back the probe it was admitted as (of this
+                // generation: a reset already freed the old one's), so the next delivery probes.
+                if probe && current {
+                    slot.probing = false
+                    slot.credentialsProbing = false
+                }
+                change = .none
+            }
             slots[appID] = slot
             return change
         }
@@ -187,8 +198,9 @@ final class AppAdmission: Sendable {
             return before == reason ? .none : .credentialsFailing(reason: reason)
         }
         if slot.credentialsReason != nil {
-            guard case .retryLater = outcome else {
-                // The provider took the credentials (whatever it said of the device or notification).
+            switch outcome {
+            case .delivered:
+                // The provider took the credentials.
                 slot.credentialsReason = nil
                 slot.credentialsProbeAt = nil
                 slot.failuresInARow = 0
@@ -196,10 +208,16 @@ final class AppAdmission: Sendable {
                 slot.openFor = .zero
                 slot.probing = false
                 return .credentialsRecovered
+            case .retryLater:
+                // A probe that met a transient failure says nothing of the credentials: try again later.
+                slot.credentialsProbeAt = ContinuousClock.now + self.circuit.credentialsProbeInterval
+                return .none
+            case .invalidToken, .rejected, .credentialsRefused:
+                // A token or notification the back end refused itself (a malformed token, a payload over
+                // the limit) never reached the provider's check of the credentials: the probe was handed
+                // back above and the next delivery is one.
+                return .none
             }
-            // A probe that met a transient failure says nothing of the credentials: try again later.
-            slot.credentialsProbeAt = ContinuousClock.now + self.circuit.credentialsProbeInterval
-            return .none
         }
         guard case .retryLater(let requested, _) = outcome else {
             // The provider answered: whatever it said, it is there.

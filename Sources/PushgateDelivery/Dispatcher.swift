@@ -129,7 +129,10 @@ public struct Dispatcher: Sendable {
             "delivery",
             metadata: ["app": "\(provider.appID)", "token": "\(Redaction.fingerprint(token))", "outcome": "\(outcome.label)"]
         )
-        switch self.admission.release(provider.appID, outcome: answered, probe: probe, circuit: provider.sharesOneCircuit, generation: generation) {
+        // A back end a reload retired (looked up before it, admitted after) moves the new one's circuit
+        // and credentials state no more than one that was out during the reload.
+        let counts = provider.sharesOneCircuit && self.directory.holds(provider)
+        switch self.admission.release(provider.appID, outcome: answered, probe: probe, circuit: counts, generation: generation) {
         case .none:
             break
         case .opened(let interval, let failures):

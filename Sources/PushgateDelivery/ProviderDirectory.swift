@@ -17,6 +17,8 @@ public struct ProviderDirectory: Sendable {
     private let globs: [(pattern: AppPattern, provider: any PushProvider)]
     /// Every provider, in configuration order.
     public let providers: [any PushProvider]
+    /// Each provider's identity by its app id, for ``holds(_:)``.
+    private let identities: [String: ObjectIdentifier]
 
     /// Creates a directory of providers, each under its `appID`.
     public init(_ providers: [any PushProvider]) {
@@ -33,6 +35,13 @@ public struct ProviderDirectory: Sendable {
         }
         self.exact = exact
         self.globs = globs
+        self.identities = Dictionary(providers.map { ($0.appID, ObjectIdentifier($0)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Whether `provider` is the back end this directory holds for its app id: false for one a reload
+    /// retired, whose outcomes say nothing of the app's new back end.
+    public func holds(_ provider: any PushProvider) -> Bool {
+        self.identities[provider.appID] == ObjectIdentifier(provider)
     }
 
     /// The back end for `appID`.

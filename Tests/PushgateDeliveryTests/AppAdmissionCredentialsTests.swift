@@ -4,7 +4,7 @@ import Testing
 @testable import PushgateDelivery
 
 /// An app whose credentials the provider refuses: its deliveries fail at once as retry later, one probe
-/// goes through per interval, and any answer of the provider other than a transient failure ends it.
+/// goes through per interval, and a delivered notification ends it.
 @Suite("credentials failing")
 struct AppAdmissionCredentialsTests {
     static func admission(probeEvery interval: Duration) -> AppAdmission {
@@ -41,8 +41,38 @@ struct AppAdmissionCredentialsTests {
         #expect(admission.release("a", outcome: .retryLater(after: nil, reason: "503"), probe: true) == .none)
         try await Task.sleep(for: .milliseconds(400))
         #expect(admission.acquire("a") == .admitted(probe: true))
-        #expect(admission.release("a", outcome: .invalidToken(reason: "Unregistered"), probe: true) == .credentialsRecovered)
+        #expect(admission.release("a", outcome: .delivered, probe: true) == .credentialsRecovered)
         #expect(admission.acquire("a") == .admitted(probe: false))
+    }
+
+    /// A probe the back end refused itself (a token with spaces, a payload over the limit) never reached
+    /// the provider's check of the credentials: the state stays, and the next delivery is the probe.
+    @Test func aProbeRefusedBeforeItReachedTheProviderHandsTheProbeBack() async throws {
+        let admission = Self.admission(probeEvery: .milliseconds(300))
+        #expect(admission.acquire("a") == .admitted(probe: false))
+        _ = admission.release("a", outcome: .credentialsRefused(reason: "InvalidProviderToken"), probe: false)
+        try await Task.sleep(for: .milliseconds(400))
+        for refusedHere: DeliveryOutcome in [.rejected(reason: "PayloadTooLarge"), .invalidToken(reason: "BadDeviceToken")] {
+            #expect(admission.acquire("a") == .admitted(probe: true))
+            #expect(admission.release("a", outcome: refusedHere, probe: true) == .none)
+            #expect(admission.snapshot("a").credentialsFailing, "\(refusedHere.label) says nothing of the credentials")
+        }
+        // At once, not an interval later.
+        #expect(admission.acquire("a") == .admitted(probe: true), "the probe was handed back")
+        #expect(admission.release("a", outcome: .delivered, probe: true) == .credentialsRecovered)
+        #expect(!admission.snapshot("a").credentialsFailing)
+    }
+
+    /// An outcome that does not count (a retired back end's) still hands back the probe it went as.
+    @Test func anOutcomeThatDoesNotCountHandsBackItsProbe() async throws {
+        let admission = Self.admission(probeEvery: .milliseconds(300))
+        #expect(admission.acquire("a") == .admitted(probe: false))
+        _ = admission.release("a", outcome: .credentialsRefused(reason: "InvalidProviderToken"), probe: false)
+        try await Task.sleep(for: .milliseconds(400))
+        let (verdict, generation) = admission.admit("a")
+        #expect(verdict == .admitted(probe: true))
+        #expect(admission.release("a", outcome: .credentialsRefused(reason: "Forbidden"), probe: true, circuit: false, generation: generation) == .none)
+        #expect(admission.acquire("a") == .admitted(probe: true))
     }
 
     @Test func aReloadThatChangesTheAppClearsIt() {
