@@ -109,7 +109,7 @@ public struct Gateway: Sendable {
         let webhooks = Self.webhooks(configuration, logger: logger)
         let backEnds = BackEndSet(services: (appBackEnds + webhooks).map(\.service), logger: logger)
         let deliveryMetrics = DeliveryMetrics(factory: metricsFactory)
-        // The sandbox makes its credentials afresh at each start (its CA lasts a week): nothing to watch.
+        // The sandbox makes its credentials afresh at each start: nothing to watch (until a reload puts apps in its place).
         let credentialWatch = CredentialWatch(
             credentials: sandbox == nil ? configuredApps.flatMap(\.credentials) : [], registry: metrics.registry, logger: logger
         )
@@ -190,7 +190,7 @@ public struct Gateway: Sendable {
             configuration: configuration, apps: running, fixedProviders: webhooks.map(\.provider), load: load,
             sourceDescription: reloadSource?.description ?? "the configuration given at start", sandboxApps: sandbox == nil ? nil : configuration.apps,
             backEnds: backEnds, dispatcher: dispatcher, deliveryMetrics: deliveryMetrics, frontEnds: frontEnds.compactMap(\.reconfigure),
-            credentialWatch: sandbox == nil ? credentialWatch : nil, metricsFactory: metricsFactory, liveGeneration: generation, logger: logger
+            credentialWatch: credentialWatch, metricsFactory: metricsFactory, liveGeneration: generation, logger: logger
         )
         var services: [any Service] = try (sandbox?.services() ?? []) + [
             store, backEnds, worker, sweeper, backlogSampler, credentialWatch, DeliveryCountFlusher(tally: dispatcher.tally, store: store, logger: logger),

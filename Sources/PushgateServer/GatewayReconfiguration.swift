@@ -36,7 +36,8 @@ actor GatewayReconfiguration {
     private let dispatcher: Dispatcher
     private let deliveryMetrics: DeliveryMetrics
     private let frontEnds: [@Sendable (GatewayConfiguration) throws -> Void]
-    /// Told the reloaded apps' credentials; nil with the sandbox, whose credentials are made at each start.
+    /// Told the reloaded apps' credentials (none while the sandbox's demo apps run: their credentials
+    /// are made at each start).
     private let credentialWatch: CredentialWatch?
     private let metricsFactory: any MetricsFactory
     private let metrics: ReloadMetrics
@@ -74,7 +75,8 @@ actor GatewayReconfiguration {
     func reload() -> ReloadMetrics.Outcome {
         let outcome: ReloadMetrics.Outcome
         do {
-            outcome = try self.apply(try self.reloaded())
+            let (new, demo) = try self.reloaded()
+            outcome = try self.apply(new, sandboxAppsOnly: demo)
         } catch let error as ConfigurationError {
             // As `pushgate check-config` prints it.
             self.logger.error("configuration reload failed: invalid configuration in \(self.sourceDescription): \(error); the running configuration stays")
@@ -87,17 +89,19 @@ actor GatewayReconfiguration {
         return outcome
     }
 
-    /// The reloaded configuration, completed as start-up completes it.
-    private func reloaded() throws -> GatewayConfiguration {
+    /// The reloaded configuration, completed as start-up completes it, and whether its apps are the
+    /// sandbox's demo apps.
+    private func reloaded() throws -> (GatewayConfiguration, sandboxAppsOnly: Bool) {
         var new = try self.load()
         if new.apps.isEmpty, let sandboxApps = self.sandboxApps {
             new.apps = sandboxApps
             if new.status == nil { new.status = self.configuration.status }
+            return (new, true)
         }
-        return new
+        return (new, false)
     }
 
-    private func apply(_ new: GatewayConfiguration) throws -> ReloadMetrics.Outcome {
+    private func apply(_ new: GatewayConfiguration, sandboxAppsOnly: Bool) throws -> ReloadMetrics.Outcome {
         let configured = try Gateway.validate(new)
         let fingerprints = Dictionary(new.apps.map { ($0.id, AppFingerprint($0)) }, uniquingKeysWith: { first, _ in first })
         let change = ConfigurationChange(
@@ -111,10 +115,16 @@ actor GatewayReconfiguration {
         // Front ends check their own sections before anything is replaced, so a failure changes nothing.
         let rebuilt = Set(change.added + change.changed)
         var built: [String: ProviderFactory.Built] = [:]
-        for (app, checked) in zip(new.apps, configured) where rebuilt.contains(app.id) {
-            built[app.id] = try ProviderFactory.build(checked, logger: self.logger, metricsFactory: self.metricsFactory)
+        do {
+            for (app, checked) in zip(new.apps, configured) where rebuilt.contains(app.id) {
+                built[app.id] = try ProviderFactory.build(checked, logger: self.logger, metricsFactory: self.metricsFactory)
+            }
+            for reconfigure in self.frontEnds { try reconfigure(new) }
+        } catch {
+            // Back ends built for a reload that fails never serve: their clients are shut down.
+            self.backEnds.retire(built.values.map { self.backEnds.start($0.service) })
+            throw error
         }
-        for reconfigure in self.frontEnds { try reconfigure(new) }
         if change.logChanged {
             GatewayLogSettings.apply(level: Logger.Level(rawValue: new.log.level) ?? .info, format: new.log.format == .json ? .json : .text)
         }
@@ -138,7 +148,7 @@ actor GatewayReconfiguration {
         self.backEnds.retire(retiring, drain: BackEndSet.drain(from: self.configuration, to: new))
         self.apps = running
         self.configuration = new
-        self.credentialWatch?.replace(with: configured.flatMap(\.credentials))
+        self.credentialWatch?.replace(with: sandboxAppsOnly ? [] : configured.flatMap(\.credentials))
         guard !change.isEmpty else {
             self.logger.notice("configuration reloaded: nothing to change", metadata: ["generation": "\(self.generation)"])
             return .unchanged

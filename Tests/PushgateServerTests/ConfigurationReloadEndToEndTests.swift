@@ -294,6 +294,36 @@ struct ConfigurationReloadEndToEndTests {
         #expect(gateway.logEvents.contains { $0["msg"]?.hasPrefix("credentials failing") == true && $0["app"] == "demo.apns" })
     }
 
+    /// A gateway started on the sandbox (no apps) and then reloaded with real apps watches their
+    /// credentials from that reload on (their expiry series, the line naming each; its warnings then come
+    /// from the same checks); the sandbox's own demo credentials are never watched.
+    @Test func appsAReloadAddsToTheSandboxHaveTheirCredentialsWatched() async throws {
+        let directory = try TemporaryDirectory()
+        let a = try await Emulators.start(in: directory, name: "a")
+        defer { a.process.signal(SIGTERM) }
+        // At info, for the line that names each credential.
+        let settings = Self.gatewaySettings.replacingOccurrences(of: "level: notice", with: "level: info")
+        let config = try directory.write("pushgate.yaml", settings)
+        let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        defer { gateway.signal(SIGKILL) }
+        let port = try #require(try await gateway.waitForListeners().first).port
+        #expect(!(try await GorushEndToEndTests.get(port, "/metrics").body.contains("pushgate_credential_expiry_timestamp_seconds{")))
+
+        let real = try a.app("demo.apns").replacingOccurrences(of: "  demo.apns:", with: "  real.apns:")
+        _ = try directory.write("pushgate.yaml", settings + "apps:\n" + real)
+        gateway.signal(SIGHUP)
+        let verdict = try await Self.waitFor(timeout: .seconds(30)) {
+            gateway.logEvents.first { $0["msg"]?.hasPrefix("configuration reload") == true && $0["msg"]?.contains("needs a restart") == false }
+        }
+        #expect(verdict["msg"] == "configuration reloaded", "\(verdict)")
+        let metrics = try await GorushEndToEndTests.get(port, "/metrics").body
+        #expect(metrics.contains(#"pushgate_credential_expiry_timestamp_seconds{app="real.apns",kind="ca_file"}"#), "\(metrics)")
+        #expect(!metrics.contains(#"pushgate_credential_expiry_timestamp_seconds{app="demo."#))
+        #expect(gateway.logEvents.contains { $0["msg"] == "credential" && $0["app"] == "real.apns" && $0["kind"] == "ca_file" })
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(20)) == 0)
+    }
+
     /// A gateway on a free loopback port, logging JSON lines (``GatewayProcess/logEvents``), on SQLite.
     static let gatewaySettings = """
         http: {bind_addresses: ['127.0.0.1'], port: 0}
