@@ -191,10 +191,21 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
         } catch {
             throw ConfigurationError(key: key, "holds no readable certificate: \(ConfigurationError.shownPath(path))")
         }
+        let privateKey: NIOSSLPrivateKey
         do {
-            _ = try NIOSSLPrivateKey(bytes: Array(pem.utf8), format: .pem)
+            privateKey = try NIOSSLPrivateKey(bytes: Array(pem.utf8), format: .pem)
         } catch {
             throw ConfigurationError(key: key, "holds no unencrypted private key: \(ConfigurationError.shownPath(path))")
+        }
+        // A rotated file holding the new certificate with the old key: TLS would refuse it when the
+        // back end is made (at start, or at a reload), with no word of which file.
+        do {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)).map { .certificate($0) }
+            tls.privateKey = .privateKey(privateKey)
+            _ = try NIOSSLContext(configuration: tls)
+        } catch {
+            throw ConfigurationError(key: key, "holds a private key that does not belong to its certificate: \(ConfigurationError.shownPath(path))")
         }
         return CertificateTopic.userID(of: certificate)
     }

@@ -137,5 +137,12 @@ struct APNsConfigurationTests {
         keys["topic"] = "im.example.ios"
         keys["certfile"] = try directory.write("cert-only.pem", authority.serverCertificatePEM)
         #expect(throws: ConfigurationError.self) { try APNsConfiguration(settings: appSettings(id: "a", keys)) }
+        // A rotated file with the new certificate and the old key is refused by check-config already,
+        // naming the file; before, it passed and the back end failed to build at start or at a reload.
+        let other = try SandboxCertificateAuthority()
+        keys["certfile"] = try directory.write("mismatched.pem", authority.serverCertificatePEM + "\n" + other.serverPrivateKeyPEM + "\n")
+        #expect(throws: ConfigurationError(key: "apps.a.certfile", "holds a private key that does not belong to its certificate: \(keys["certfile"]!)")) {
+            try APNsConfiguration(settings: appSettings(id: "a", keys))
+        }
     }
 }
