@@ -6,8 +6,9 @@ import PushgateProviderSupport
 /// One HTTP/2 connection to APNs, pinned to one event loop, opened on first use and opened again after it
 /// closes, dies (an unanswered PING, see ``APNsLiveness``) or the server sends GOAWAY: TCP with keepalive
 /// (through the HTTP proxy's CONNECT tunnel when there is one), TLS with ALPN `h2`, then
-/// ``APNsHTTP2Handler``. After a failed attempt to connect, the next waits for an exponential backoff
-/// with jitter (``ReconnectBackoff``); requests meanwhile fail at once as not processed.
+/// ``APNsHTTP2Handler``. An attempt succeeds when the server's SETTINGS arrive; after one that failed
+/// (refused, TLS refused, or a server that accepted and said nothing), the next waits for an exponential
+/// backoff with jitter (``ReconnectBackoff``); requests meanwhile fail at once as not processed.
 ///
 /// Its state is touched only on its event loop.
 final class APNsConnection: @unchecked Sendable {
@@ -31,13 +32,14 @@ final class APNsConnection: @unchecked Sendable {
     private var ready: (channel: any Channel, handler: APNsHTTP2Handler)?
     private var connecting: EventLoopFuture<Void>?
     private var shutDown = false
-    private var backoff = ReconnectBackoff()
+    private var backoff: ReconnectBackoff
     private let events: APNsConnectionEvents
 
-    init(eventLoop: any EventLoop, target: Target, events: APNsConnectionEvents = APNsConnectionEvents()) {
+    init(eventLoop: any EventLoop, target: Target, events: APNsConnectionEvents = APNsConnectionEvents(), backoff: ReconnectBackoff = ReconnectBackoff()) {
         self.eventLoop = eventLoop
         self.target = target
         self.events = events
+        self.backoff = backoff
     }
 
     /// Sends `request` and waits for APNs' answer or an ``APNsExchangeError`` (or a connection error).
@@ -54,7 +56,11 @@ final class APNsConnection: @unchecked Sendable {
             handler.send(request, deadline: deadline, promise: promise)
             return
         }
+        // The connection being made may take its whole connect timeout (a silent server or proxy): the
+        // request still ends at its own deadline.
+        let expiry = self.eventLoop.scheduleTask(deadline: deadline) { promise.fail(APNsExchangeError.deadlineExceeded) }
         self.connected().whenComplete { result in
+            expiry.cancel()
             switch result {
             case .success:
                 guard let handler = self.ready?.handler else {
@@ -101,10 +107,9 @@ final class APNsConnection: @unchecked Sendable {
         self.connecting = future
         future.whenComplete { result in
             self.connecting = nil
-            switch result {
-            case .success: self.backoff.succeeded()
-            case .failure: self.backoff.failed(at: self.eventLoop.now)
-            }
+            // Success is counted when the server's SETTINGS arrive (TLS and HTTP/2 done), failure here
+            // or when the connection ends before them.
+            if case .failure = result { self.backoff.failed(at: self.eventLoop.now) }
         }
         return future
     }
@@ -139,8 +144,10 @@ final class APNsConnection: @unchecked Sendable {
             // digits, the provider token base64url) or checked by `APNsRequestFactory.problem(with:body:)`
             // before the request is built.
             try pipeline.addHandler(handler)
+            handler.onSettings = { [weak self] in self?.backoff.succeeded() }
             handler.onClosing = { [weak self, weak handler] in
                 guard let self, let handler, self.ready?.handler === handler else { return }
+                if !handler.settingsReceived { self.backoff.failed(at: self.eventLoop.now) }
                 self.ready = nil
             }
             channel.closeFuture.whenComplete { _ in events.closed() }

@@ -202,7 +202,11 @@ extension APNsHTTP2Handler {
             }
         }
         self.outbound.writeHTTP2Settings([], ack: true)
-        self.settingsReceived = true
+        if !self.settingsReceived {
+            self.settingsReceived = true
+            self.onSettings?()
+            self.onSettings = nil
+        }
         self.settingsDeadline?.cancel()
         self.settingsDeadline = nil
         self.sendBlockedData(context: context)

@@ -40,6 +40,8 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
     var streams: [UInt32: APNsHTTP2Stream] = [:]
     /// Streams waiting to be opened, oldest first (one closed meanwhile is skipped).
     var waiting = CircularBuffer<APNsHTTP2Stream>()
+    /// Streams that ended while waiting (their deadline passed) since ``waiting`` was last swept of them.
+    var closedWhileWaiting = 0
     /// Opened streams with body bytes waiting for window, oldest first.
     var blocked = CircularBuffer<APNsHTTP2Stream>()
     var openStreams = 0
@@ -67,6 +69,8 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
     private(set) var isClosing = false
     /// Called once, on the event loop, when the connection stops taking new streams.
     var onClosing: (() -> Void)?
+    /// Called once, on the event loop, when the server's first SETTINGS arrive: the connection is made.
+    var onSettings: (() -> Void)?
 
     /// When to PING and when to give the connection up.
     let liveness: APNsLiveness
@@ -291,6 +295,15 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         if stream.isOpen {
             self.openStreams -= 1
             self.openWaitingStreams(context: context)
+        } else {
+            // A server that holds its stream limit (at zero, say) while it answers PINGs: requests end at
+            // their deadlines, and the queue lets go of them (headers with the provider token, body) once
+            // half of it has ended, instead of growing with every request.
+            self.closedWhileWaiting += 1
+            if self.closedWhileWaiting >= 32, self.closedWhileWaiting * 2 >= self.waiting.count {
+                self.waiting.removeAll { $0.isClosed }
+                self.closedWhileWaiting = 0
+            }
         }
         self.closeIfIdle()
     }
@@ -308,12 +321,15 @@ final class APNsHTTP2Handler: ChannelInboundHandler {
         let streams = self.streams
         self.streams.removeAll()
         self.waiting.removeAll()
+        self.closedWhileWaiting = 0
         self.blocked.removeAll()
         self.openStreams = 0
+        // A stream never opened never left: sending it again cannot duplicate it.
+        let unsent: APNsExchangeError = if case .connectionLost(let why) = error { .notProcessed(why) } else { error }
         for stream in streams.values {
             stream.isClosed = true
             stream.timeout?.cancel()
-            stream.promise.fail(error)
+            stream.promise.fail(stream.isOpen ? error : unsent)
         }
     }
 

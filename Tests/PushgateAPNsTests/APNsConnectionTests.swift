@@ -84,7 +84,8 @@ struct APNsConnectionTests {
 
     /// A server that accepts and then says nothing (no TLS handshake, no SETTINGS) gets no PING answered
     /// either: the connection is given up after the settings timeout, and the request that waited on it,
-    /// never sent, goes on a new connection.
+    /// never sent, goes on a new connection: at once on another event loop's, or, on the same loop, once
+    /// the backoff after that failed attempt has passed (the request meanwhile is retry later).
     @Test func aConnectionThatNeverHearsTheServersSettingsIsGivenUpAndTheRequestSentOnANewOne() async throws {
         try await EmulatorHarness.withEmulator { harness in
             let server = try await ScriptedHTTP2Server(authority: harness.emulator.certificateAuthority) { connection in
@@ -94,8 +95,13 @@ struct APNsConnectionTests {
             configuration.liveness.settingsTimeout = .seconds(1)
             let provider = try APNsProvider(configuration: configuration, logger: TestLogging.quiet)
             let started = ContinuousClock.now
-            let outcome = await provider.deliver(Self.alert, to: deviceToken(), deadline: .now + .seconds(60))
+            var outcome = await provider.deliver(Self.alert, to: deviceToken(), deadline: .now + .seconds(60))
             let elapsed = ContinuousClock.now - started
+            if case .retryLater(_, let reason) = outcome {
+                #expect(reason.contains("connecting again in"), "\(reason)")
+                try await Task.sleep(for: .milliseconds(300))
+                outcome = await provider.deliver(Self.alert, to: deviceToken(), deadline: .now + .seconds(60))
+            }
             #expect(outcome == .delivered)
             // Not before the settings timeout; long before the request's own deadline.
             #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(45), "\(elapsed)")
@@ -107,6 +113,25 @@ struct APNsConnectionTests {
             #expect(server.record.withLock { $0.mutedClosed } == 1, "the silent connection is closed by the client")
             try await provider.shutdown()
             try await server.close()
+        }
+    }
+
+    /// A proxy that accepts and never answers CONNECT holds the connection being made for its whole
+    /// connect timeout (10 s, and as long again for the tunnel): a request waiting for it still ends at its
+    /// own deadline.
+    @Test func aRequestWaitingForAConnectionEndsAtItsDeadline() async throws {
+        try await EmulatorHarness.withEmulator { harness in
+            let mute = try await ScriptedHTTP2Server(authority: harness.emulator.certificateAuthority) { _ in .mute }
+            var configuration = try APNsConfiguration(settings: harness.settings())
+            configuration.proxy = OutboundProxy(url: "http://127.0.0.1:\(mute.port)")
+            let provider = try APNsProvider(configuration: configuration, logger: TestLogging.quiet)
+            let started = ContinuousClock.now
+            let outcome = await provider.deliver(Self.alert, to: deviceToken(), deadline: .now + .milliseconds(500))
+            let elapsed = ContinuousClock.now - started
+            #expect(outcome == .retryLater(after: nil, reason: "deadline passed"))
+            #expect(elapsed < .seconds(8), "\(elapsed)")
+            try await provider.shutdown()
+            try await mute.close()
         }
     }
 

@@ -206,6 +206,24 @@ struct APNsHTTP2HandlerTests {
         #expect(third.answer?.status == 200)
     }
 
+    /// A server that holds SETTINGS_MAX_CONCURRENT_STREAMS at 0 and answers PINGs: every request ends at
+    /// its deadline, and the queue does not keep the ended ones (each with its headers and body).
+    @Test func requestsThatEndWhileWaitingDoNotStayQueued() throws {
+        let peer = try HTTP2TestPeer.connected([(3, 0)], liveness: APNsLiveness(pingInterval: .hours(1), pingTimeout: .hours(1)))
+        let deadline = peer.channel.embeddedEventLoop.now + .seconds(1)
+        let boxes = (0..<100).map { _ in Self.send(peer, deadline: deadline) }
+        peer.channel.embeddedEventLoop.advanceTime(to: deadline + .seconds(1))
+        #expect(boxes.allSatisfy { $0.error == .deadlineExceeded })
+        #expect(peer.handler.waiting.count < 50, "\(peer.handler.waiting.count) ended requests still queued")
+        // The server lifts its limit: a new request goes at once, and none of the ended ones.
+        try peer.sendSettings([(3, 10)])
+        let next = Self.send(peer, deadline: deadline + .seconds(60))
+        let frames = try peer.read()
+        #expect(frames.filter { $0.type == 1 }.count == 1)
+        try peer.answer(frames.first { $0.type == 1 }?.streamID ?? 0)
+        #expect(next.answer?.status == 200)
+    }
+
     /// Frames that end the connection, with the GOAWAY code the client sends.
     static let protocolErrors: [(String, ByteBuffer, UInt32)] = [
         ("a preface that is not SETTINGS", HTTP2TestPeer.frame(type: 6, payload: [UInt8](repeating: 0, count: 8)), 1),
@@ -238,11 +256,13 @@ struct APNsHTTP2HandlerTests {
         let goAway = try #require(frames.first { $0.type == 7 }, "\(what)")
         #expect(goAway.payload.getInteger(at: goAway.payload.readerIndex + 4, as: UInt32.self) == code, "\(what)")
         #expect(!peer.channel.isActive, "\(what)")
-        guard case .connectionLost(let why) = box.error else {
+        // Before the server's SETTINGS the request never left: not processed, so it is sent again.
+        switch (index, box.error) {
+        case (0, .notProcessed(let why)), (1..., .connectionLost(let why)):
+            #expect(why.hasPrefix("HTTP/2 "), "\(what)")
+        default:
             Issue.record("\(what): \(String(describing: box.result))")
-            return
         }
-        #expect(why.hasPrefix("HTTP/2 "), "\(what)")
     }
 }
 
