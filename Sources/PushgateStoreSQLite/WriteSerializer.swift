@@ -12,10 +12,13 @@ final class WriteSerializer: Sendable {
 
     private let state = Mutex(State())
 
-    /// Runs `operation` once every earlier operation has finished.
+    /// Runs `operation` once every earlier operation has finished; one whose task was cancelled while it
+    /// waited (a bounded store call past its deadline, whose caller was told nothing was written) is not
+    /// run. (One already running when its deadline passes still commits.)
     func run<T: Sendable>(_ operation: () async throws -> T) async throws -> T {
         await self.acquire()
         defer { self.release() }
+        try Task.checkCancellation()
         return try await operation()
     }
 
