@@ -41,6 +41,8 @@ public struct Gateway: Sendable {
     /// Everything long-lived, in start order (store first, listeners last; shutdown runs in reverse).
     public let services: [any Service]
     private let reconfiguration: GatewayReconfiguration
+    /// See ``maximumGracefulShutdownDuration(for:)``.
+    private let shutdownLimit: Duration
     private let logger: Logger
 
     /// Where a reload reads the configuration again: what `pushgate serve` was started with.
@@ -227,7 +229,8 @@ public struct Gateway: Sendable {
             )
         }
         return Gateway(
-            store: store, metrics: metrics, dispatcher: dispatcher, services: services, reconfiguration: reconfiguration, logger: logger
+            store: store, metrics: metrics, dispatcher: dispatcher, services: services, reconfiguration: reconfiguration,
+            shutdownLimit: Self.maximumGracefulShutdownDuration(for: configuration), logger: logger
         )
     }
 
@@ -351,10 +354,18 @@ public struct Gateway: Sendable {
         try await self.serviceGroup(gracefulShutdownSignals: gracefulShutdownSignals).run()
     }
 
-    /// How long a graceful shutdown may take before what is still running is cancelled: longer than any
-    /// request's or delivery's deadline (20 s for a Matrix notify) and the 35 s a changed app's old
-    /// connections are kept, so only something that would never end is cut short.
-    public static let maximumGracefulShutdownDuration = Duration.seconds(45)
+    /// How long a graceful shutdown may take before what is still running is cancelled. The group stops
+    /// its services one after another: the listeners wait for their requests in flight (a Matrix notify's
+    /// 20 s, gorush's `sync_timeout`, Nextcloud's `delivery_timeout`), then the outbox worker for its
+    /// deliveries under way (30 s each) and their store writes; the limit covers the two in turn, so only
+    /// something that would never end is cut short (cut short, the store closes under deliveries that
+    /// already reached the provider, and their entries are sent again after the restart). At least 45 s;
+    /// 71 s with the default settings and gorush's 30-s `sync_timeout`.
+    public static func maximumGracefulShutdownDuration(for configuration: GatewayConfiguration) -> Duration {
+        let longestRequest = [MatrixNotifyHandler.deliveryBudget, configuration.gorush?.syncTimeout ?? .zero, configuration.nextcloud.deliveryTimeout].max() ?? .zero
+        let phases = longestRequest + OutboxWorker.Configuration().deliveryTimeout + configuration.databaseTimeout * 2 + .seconds(5)
+        return max(.seconds(45), phases)
+    }
 
     /// The service group that runs the gateway; `triggerGracefulShutdown()` on it stops the gateway cleanly.
     public func serviceGroup(gracefulShutdownSignals: [UnixSignal] = []) -> ServiceGroup {
@@ -363,7 +374,7 @@ public struct Gateway: Sendable {
             gracefulShutdownSignals: gracefulShutdownSignals,
             logger: self.logger
         )
-        configuration.maximumGracefulShutdownDuration = Self.maximumGracefulShutdownDuration
+        configuration.maximumGracefulShutdownDuration = self.shutdownLimit
         return ServiceGroup(configuration: configuration)
     }
 }
