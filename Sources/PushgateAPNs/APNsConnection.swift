@@ -122,8 +122,10 @@ final class APNsConnection: @unchecked Sendable {
             .outboundKeepalive()
         let connected: EventLoopFuture<any Channel>
         if let proxy = target.proxy {
+            // One deadline for the TCP connect and the proxy's CONNECT together.
+            let deadline = NIODeadline.now() + target.connectTimeout
             connected = bootstrap.connect(host: proxy.host, port: proxy.port).flatMap { channel in
-                OutboundProxyTunnel.open(on: channel, to: target.host, port: target.port, through: proxy, timeout: target.connectTimeout)
+                OutboundProxyTunnel.open(on: channel, to: target.host, port: target.port, through: proxy, deadline: deadline)
                     .map { channel }
             }
         } else {

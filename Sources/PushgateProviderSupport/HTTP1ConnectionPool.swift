@@ -365,6 +365,8 @@ public final class HTTP1ConnectionPool: Sendable {
             return MultiThreadedEventLoopGroup.singleton.next().makeFailedFuture(HTTP1ExchangeError.shutDown)
         }
         let timeout = min(self.connectTimeout, max(.milliseconds(1), deadline - .now()))
+        // One deadline for the TCP connect and the proxy's CONNECT together.
+        let connectDeadline = NIODeadline.now() + timeout
         // On the caller's event loop when it runs on one, where its later requests will look first.
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.currentEventLoop ?? MultiThreadedEventLoopGroup.singleton.next())
             .connectTimeout(timeout)
@@ -379,7 +381,7 @@ public final class HTTP1ConnectionPool: Sendable {
                 return address.description
             } ?? origin.host
             connected = bootstrap.connect(host: proxy.host, port: proxy.port).flatMap { channel in
-                OutboundProxyTunnel.open(on: channel, to: target, port: origin.port, through: proxy, timeout: timeout).map { channel }
+                OutboundProxyTunnel.open(on: channel, to: target, port: origin.port, through: proxy, deadline: connectDeadline).map { channel }
             }
         } else if let pinned = addresses.lazy.compactMap({ try? SocketAddress(ipAddress: $0.description, port: origin.port) }).first {
             // The checked address, not a second lookup that could answer differently.

@@ -8,9 +8,10 @@ import NIOHTTP1
 /// as a plain byte stream to the target, ready for TLS.
 public enum OutboundProxyTunnel {
     /// Opens the tunnel on `channel` (connected to `proxy`); fails, closing the channel, when the proxy
-    /// refuses or does not answer within `timeout`.
+    /// refuses or has not answered by `deadline` (the connection's, which the TCP connect to the proxy
+    /// already spent part of).
     public static func open(
-        on channel: any Channel, to host: String, port: Int, through proxy: OutboundProxy, timeout: TimeAmount
+        on channel: any Channel, to host: String, port: Int, through proxy: OutboundProxy, deadline: NIODeadline
     ) -> EventLoopFuture<Void> {
         let established = channel.eventLoop.makePromise(of: Void.self)
         var headers = HTTPHeaders()
@@ -21,7 +22,7 @@ public enum OutboundProxyTunnel {
         let encoder = HTTPRequestEncoder()
         let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes))
         let connectHandler = NIOHTTP1ProxyConnectHandler(
-            targetHost: host, targetPort: port, headers: headers, deadline: .now() + timeout, promise: established
+            targetHost: host, targetPort: port, headers: headers, deadline: deadline, promise: established
         )
         do {
             let pipeline = channel.pipeline.syncOperations
