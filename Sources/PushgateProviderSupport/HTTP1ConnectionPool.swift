@@ -203,6 +203,8 @@ public final class HTTP1ConnectionPool: Sendable {
             throw HTTP1ExchangeError.refused("the request target holds whitespace or control bytes")
         }
         let origin = destination.origin
+        // A caller that gave up sends nothing (a destructive poll's messages would be taken and dropped).
+        try Task.checkCancellation()
         // An idle connection the server has closed meanwhile takes nothing; then a new one is opened. So
         // does one the server closed as the request went out, before a byte of an answer: servers close
         // connections idle for their own keep-alive time (5 s for some), and their close can cross a
@@ -223,6 +225,12 @@ public final class HTTP1ConnectionPool: Sendable {
             // A connection cut short by the request's deadline (the connect timeout is at most the time left) failed by it.
             if NIODeadline.now() >= deadline { throw HTTP1ExchangeError.deadlineExceeded }
             throw error
+        }
+        // The connect does not hear a cancellation: a caller that gave up meanwhile sends nothing, and the
+        // new connection waits for the next request.
+        if Task.isCancelled {
+            self.giveBack(connection, origin: origin)
+            throw CancellationError()
         }
         do {
             return try await self.exchange(on: connection, origin: origin, request: bytes, deadline: deadline)

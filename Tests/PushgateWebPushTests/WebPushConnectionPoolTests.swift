@@ -43,6 +43,24 @@ struct HTTP1ConnectionPoolTests {
         try await server.close()
     }
 
+    /// A caller that gave up (a stopping Waku poller, a delivery past its use) sends nothing: a
+    /// destructive poll's messages would be taken and dropped.
+    @Test func aCancelledCallerSendsNothing() async throws {
+        let server = try await ScriptedHTTP1Server { _ in .answer(status: 201, body: "", close: false) }
+        let pool = try Self.pool()
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/relay/v1/messages"))
+        let request = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await pool.request(.GET, url, headers: HTTPHeaders(), deadline: Self.soon)
+        }
+        await #expect(throws: CancellationError.self) { _ = try await request.value }
+        // The pool still serves a caller that did not give up, and only its request reached the server.
+        #expect(try await pool.request(.POST, url, headers: Self.headers, deadline: Self.soon).status == 201)
+        #expect(server.snapshot.heads.count == 1)
+        await pool.shutdown()
+        try await server.close()
+    }
+
     /// A request that cannot be written is refused as such (not as a lost connection, which would be
     /// retried), nothing of it is sent, and the connection it was given carries the next message.
     /// Endpoints may name any number of origins (one host on many ports, say): past the pool's total of
