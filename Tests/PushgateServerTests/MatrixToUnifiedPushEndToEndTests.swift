@@ -151,17 +151,24 @@ struct MatrixToUnifiedPushEndToEndTests {
         }
     }
 
+    /// Sends `notification` to one FluffyChat pusher at `pushkey` and expects the answer at once, with
+    /// nothing rejected, whatever the push server does later.
+    static func notifyAndExpectAnswerAtOnce(_ client: Client, pushkey: String, _ notification: [String: JSONValue]) async throws {
+        var notification = notification
+        notification["devices"] = [["app_id": "chat.fluffy.fluffychat.ABC", "pushkey": .string(pushkey)]]
+        let (status, answer) = try await client.call(.POST, "/_matrix/push/v1/notify", ["notification": .object(notification)])
+        #expect(status == 200)
+        #expect(answer == ["rejected": []])
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func aPushServerThatFailsForAWhileLosesNothingAndTheHomeserverIsAnsweredAtOnce() async throws {
         let server = RestartingPushServer()
         try await Self.withGatewayAndPushServer(status: { target, _ in await server.attempt(target) }) { stubPort, client, gateway in
-            let pushkey = "http://127.0.0.1:\(stubPort)/up/restarting?up=1"
-            let request: JSONValue = [
-                "notification": ["event_id": "$e1", "room_id": "!r:localhost", "prio": "high", "counts": ["unread": 1], "devices": [["app_id": "chat.fluffy.fluffychat.ABC", "pushkey": .string(pushkey)]]],
-            ]
-            let (status, answer) = try await client.call(.POST, "/_matrix/push/v1/notify", request)
-            #expect(status == 200)
-            #expect(answer == ["rejected": []])
+            try await Self.notifyAndExpectAnswerAtOnce(
+                client, pushkey: "http://127.0.0.1:\(stubPort)/up/restarting?up=1",
+                ["event_id": "$e1", "room_id": "!r:localhost", "prio": "high", "counts": ["unread": 1]]
+            )
             // The outbox tries again (no sooner than Retry-After, with its backoff) until the push server is back.
             let attempts = try await SynapseEndToEndTests.eventually(timeout: .seconds(60)) { () -> Int? in
                 let count = await server.attempts.count
@@ -187,17 +194,13 @@ struct MatrixToUnifiedPushEndToEndTests {
     func aQueuedNotificationRefusedAsTooLargeGoesInTheEventIDOnlyForm() async throws {
         let server = StrictPushServer()
         try await Self.withGatewayAndPushServer(status: { _, body in await server.attempt(body) }) { stubPort, client, gateway in
-            let pushkey = "http://127.0.0.1:\(stubPort)/up/strict?up=1"
-            let request: JSONValue = [
-                "notification": [
+            try await Self.notifyAndExpectAnswerAtOnce(
+                client, pushkey: "http://127.0.0.1:\(stubPort)/up/strict?up=1",
+                [
                     "event_id": "$e1", "room_id": "!r:localhost", "prio": "high", "counts": ["unread": 1], "sender": "@alice:localhost",
                     "sender_display_name": "Alice", "type": "m.room.message", "content": ["msgtype": "m.text", "body": "a message long enough to pass the limit"],
-                    "devices": [["app_id": "chat.fluffy.fluffychat.ABC", "pushkey": .string(pushkey)]],
-                ],
-            ]
-            let (status, answer) = try await client.call(.POST, "/_matrix/push/v1/notify", request)
-            #expect(status == 200)
-            #expect(answer == ["rejected": []])
+                ]
+            )
             let bodies = try #require(
                 try await SynapseEndToEndTests.eventually(timeout: .seconds(60)) { () -> [[UInt8]]? in
                     let bodies = await server.bodies
