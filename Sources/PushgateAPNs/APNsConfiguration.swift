@@ -191,9 +191,10 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
         } catch {
             throw ConfigurationError(key: key, "holds no readable certificate: \(ConfigurationError.shownPath(path))")
         }
+        let bytes = Array(pem.utf8)
         let privateKey: NIOSSLPrivateKey
         do {
-            privateKey = try NIOSSLPrivateKey(bytes: Array(pem.utf8), format: .pem)
+            privateKey = try NIOSSLPrivateKey(bytes: bytes, format: .pem)
         } catch {
             throw ConfigurationError(key: key, "holds no unencrypted private key: \(ConfigurationError.shownPath(path))")
         }
@@ -201,7 +202,7 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
         // back end is made (at start, or at a reload), with no word of which file.
         do {
             var tls = TLSConfiguration.makeClientConfiguration()
-            tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)).map { .certificate($0) }
+            tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(bytes).map { .certificate($0) }
             tls.privateKey = .privateKey(privateKey)
             _ = try NIOSSLContext(configuration: tls)
         } catch {

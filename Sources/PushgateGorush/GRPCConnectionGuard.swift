@@ -100,9 +100,6 @@ final class GRPCOpenChannels: Sendable {
         self.channels.withLock { $0[ObjectIdentifier(channel)] = nil }
     }
 
-    /// How many are open.
-    var count: Int { self.channels.withLock { $0.count } }
-
     /// Closes every connection still open.
     func closeAll() {
         for channel in self.channels.withLock({ Array($0.values) }) { channel.close(promise: nil) }

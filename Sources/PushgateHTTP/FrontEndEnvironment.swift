@@ -32,7 +32,7 @@ public struct FrontEndEnvironment: Sendable {
     public init(
         configuration: GatewayConfiguration, store: any PushStore, storeIsShared: Bool, dispatcher: Dispatcher,
         metricsFactory: any MetricsFactory, logger: Logger, pollExecutor: (any PollExecutor)? = nil,
-        connections: OpenConnections = OpenConnections(limit: 1_024)
+        connections: OpenConnections
     ) {
         self.connections = connections
         self.pollExecutor = pollExecutor

@@ -225,9 +225,11 @@ public struct MatrixNotifyHandler: Sendable {
         duplicateKey: MatrixDuplicateFilter.Key?, deadline: ContinuousClock.Instant
     ) async -> MatrixDeviceResult {
         var sent = push
+        var fallbackSent = false
         var outcome = await self.dispatcher.deliver(sent, via: provider, token: pushkey, deadline: deadline, frontEnd: MatrixFrontEnd.name)
         if case .rejected = outcome, let fallback = bodies?.fallback {
             sent = PushNotification(kind: push.kind, payloadText: fallback)
+            fallbackSent = true
             outcome = await self.dispatcher.deliver(sent, via: provider, token: pushkey, deadline: deadline, frontEnd: MatrixFrontEnd.name)
         }
         switch outcome {
@@ -250,8 +252,8 @@ public struct MatrixNotifyHandler: Sendable {
             let after: Duration? = if case .retryLater(let after, _) = outcome { after } else { nil }
             // Queued in full, with the `event_id_only` form for a push server that refuses it as too large
             // when it is tried again.
-            if sent.reducedPayload == nil, sent.givenPayloadText != bodies?.fallback, let fallback = bodies?.fallback {
-                sent.reducedPayload = try? JSONParser.parse(fallback)
+            if !fallbackSent, let reduced = bodies?.fallbackValue {
+                sent.reducedPayload = reduced
             }
             do {
                 try await self.dispatcher.enqueue(

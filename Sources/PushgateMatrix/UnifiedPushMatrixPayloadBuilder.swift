@@ -23,8 +23,13 @@ public enum UnifiedPushMatrixPayloadBuilder {
         /// The `event_id_only` form, when it differs from ``preferred`` (sent when the push server refuses
         /// the whole notification, as one with a smaller limit than 4096 bytes would).
         public var fallback: [UInt8]? {
+            self.fallbackValue.flatMap { try? JSONText.encode($0) }
+        }
+
+        /// ``fallback`` as a JSON value (what the outbox keeps as a queued notification's reduced payload).
+        var fallbackValue: JSONValue? {
             guard self.hasFallback, case .object(let notification)? = (try? JSONParser.parse(self.preferred))?["notification"] else { return nil }
-            return try? JSONText.encode(UnifiedPushMatrixPayloadBuilder.body(.object(UnifiedPushMatrixPayloadBuilder.eventIDOnly(notification))))
+            return UnifiedPushMatrixPayloadBuilder.body(.object(UnifiedPushMatrixPayloadBuilder.eventIDOnly(notification)))
         }
     }
 

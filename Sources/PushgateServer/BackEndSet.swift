@@ -48,10 +48,13 @@ final class BackEndSet: Service, Sendable {
     /// The drain a reload from `old` to `new` needs: five seconds past the longest deadline of a delivery
     /// that may have looked a back end up before it (a synchronous gorush request, a Nextcloud batch).
     static func drain(from old: GatewayConfiguration, to new: GatewayConfiguration) -> Duration {
-        let deadlines = [old, new].flatMap { configuration in
-            [configuration.gorush?.syncTimeout ?? .zero, configuration.nextcloud.deliveryTimeout]
-        }
-        return (deadlines.max() ?? .zero) + .seconds(5)
+        max(Self.longestDeliveryDeadline(old), Self.longestDeliveryDeadline(new)) + .seconds(5)
+    }
+
+    /// The longest deadline a front end may give a delivery it looked a back end up for before answering
+    /// (a synchronous gorush request, a Nextcloud batch).
+    static func longestDeliveryDeadline(_ configuration: GatewayConfiguration) -> Duration {
+        max(configuration.gorush?.syncTimeout ?? .zero, configuration.nextcloud.deliveryTimeout)
     }
 
     /// The groups of the back ends configured at start, for ``retire(_:)``.

@@ -362,7 +362,7 @@ public struct Gateway: Sendable {
     /// already reached the provider, and their entries are sent again after the restart). At least 45 s;
     /// 71 s with the default settings and gorush's 30-s `sync_timeout`.
     public static func maximumGracefulShutdownDuration(for configuration: GatewayConfiguration) -> Duration {
-        let longestRequest = [MatrixNotifyHandler.deliveryBudget, configuration.gorush?.syncTimeout ?? .zero, configuration.nextcloud.deliveryTimeout].max() ?? .zero
+        let longestRequest = max(MatrixNotifyHandler.deliveryBudget, BackEndSet.longestDeliveryDeadline(configuration))
         let phases = longestRequest + OutboxWorker.Configuration().deliveryTimeout + configuration.databaseTimeout * 2 + .seconds(5)
         return max(.seconds(45), phases)
     }

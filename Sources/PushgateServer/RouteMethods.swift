@@ -40,21 +40,20 @@ struct RouteMethods: Sendable {
     /// How the gateway's refusals of a request to `path` are shaped; nil for the Matrix shape.
     func errorAnswer(forPath path: String) -> GatewayRoute.ErrorAnswer? {
         guard !self.errorAnswers.isEmpty else { return nil }
-        if let answer = self.errorAnswers[path] { return answer }
-        if path.count > 1, path.hasSuffix("/") { return self.errorAnswers[String(path.dropLast())] }
+        return Self.lookUp(path, in: self.errorAnswers)
+    }
+
+    /// `path`'s entry in `table`, or, for a path with a trailing slash, the entry of the path without it.
+    private static func lookUp<Value>(_ path: String, in table: [String: Value]) -> Value? {
+        if let value = table[path] { return value }
+        if path.count > 1, path.hasSuffix("/") { return table[String(path.dropLast())] }
         return nil
     }
 
     /// The methods the route found for `path` answers now; nil when no route answers the path.
     func methods(forPath path: String) -> [HTTPRequest.Method]? {
         let found: [Method]? =
-            if let methods = self.exact[path] {
-                methods
-            } else if path.count > 1, path.hasSuffix("/"), let methods = self.exact[String(path.dropLast())] {
-                methods
-            } else {
-                self.below.first { path.hasPrefix($0.prefix) && path.count > $0.prefix.count }?.methods
-            }
+            Self.lookUp(path, in: self.exact) ?? self.below.first { path.hasPrefix($0.prefix) && path.count > $0.prefix.count }?.methods
         return found?.filter { $0.isAnswering?() ?? true }.map(\.method)
     }
 }
