@@ -31,6 +31,10 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         /// long ago): during an inflow one lane delivers and the answers to the senders keep the rest of
         /// the machine; the other lanes join in to deliver the backlog once the inflow pauses this long.
         public var helperQuietPeriod: Duration = .milliseconds(100)
+        /// The shortest time a lane waits for an app's part of a round before it detaches the part and
+        /// moves on (``OutboxAppPace``): well above a healthy provider's round. Tests that count rounds
+        /// in flight raise it, so that a starved machine's slow round is never detached.
+        var shortestRoundPatience: Duration = OutboxAppPace.defaultFloor
         /// The deadline of one delivery.
         public var deliveryTimeout: Duration = .seconds(30)
         /// Backoff and give-up rules.
@@ -54,7 +58,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     private let observers: [String: any DeliveryOutcomeObserver]
     private let logger: Logger
     private let claimClock = OutboxClaimClock()
-    private let pace = OutboxAppPace()
+    private let pace: OutboxAppPace
     private let outstanding = OutboxOutstandingParts()
     private let backlog = OutboxBacklogMark()
 
@@ -73,6 +77,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         logger: Logger
     ) {
         self.observers = Dictionary(observers.map { ($0.frontEnd, $0) }, uniquingKeysWith: { first, _ in first })
+        self.pace = OutboxAppPace(floor: configuration.shortestRoundPatience)
         self.dispatcher = dispatcher
         self.store = store
         self.metrics = metrics

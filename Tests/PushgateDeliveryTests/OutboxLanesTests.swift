@@ -31,6 +31,9 @@ struct OutboxLanesTests {
         configuration.lanes = 2
         configuration.pollInterval = .milliseconds(10)
         configuration.helperQuietPeriod = .seconds(1)
+        // A starved machine may take longer than the usual patience over a round; a round detached then
+        // would overlap the next one, which is not what this test is about.
+        configuration.shortestRoundPatience = .seconds(60)
         let worker = OutboxWorker(
             dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet
         )
