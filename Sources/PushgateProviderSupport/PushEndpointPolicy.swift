@@ -12,7 +12,8 @@ public import Foundation
 /// - A name's addresses are remembered for ``resolutionLifetime`` (at most ``resolutionCacheSize``
 ///   names), so a busy endpoint costs no resolver call per message; checks of one name while it is
 ///   being looked up wait for that lookup (``LookupsUnderWay``), so a burst of deliveries to one push
-///   server asks the resolver once.
+///   server asks the resolver once. A check waits for a lookup until its delivery's deadline at most
+///   (``Decision/lookupUnfinished``); the lookup goes on and its answer is remembered all the same.
 public struct PushEndpointPolicy: Sendable {
     /// The policy's answer for one endpoint.
     public enum Decision: Sendable, Equatable {
@@ -25,6 +26,9 @@ public struct PushEndpointPolicy: Sendable {
         case unresolved
         /// The resolver says the host name does not exist: trying again will not help.
         case noSuchHost
+        /// The deadline came before the host name's lookup answered: nothing is known of the host yet,
+        /// and the lookup goes on for the next try.
+        case lookupUnfinished
     }
 
     /// How long a name's resolved addresses are used before it is resolved again.
@@ -44,13 +48,18 @@ public struct PushEndpointPolicy: Sendable {
         self.resolver = resolver
     }
 
-    /// Checks `endpoint`, resolving its host when it is a name.
-    public func check(_ endpoint: URL) async -> Decision {
-        await self.check(PushEndpoint(endpoint))
+    /// How many host-name lookups are under way.
+    var lookupsUnderWay: Int { self.lookups.count }
+
+    /// Checks `endpoint`, resolving its host when it is a name, waiting for a lookup until `deadline` at
+    /// most (nil: as long as the resolver takes).
+    public func check(_ endpoint: URL, deadline: ContinuousClock.Instant? = nil) async -> Decision {
+        await self.check(PushEndpoint(endpoint), deadline: deadline)
     }
 
-    /// Checks an endpoint whose parts were read already, resolving its host when it is a name.
-    public func check(_ endpoint: PushEndpoint) async -> Decision {
+    /// Checks an endpoint whose parts were read already, resolving its host when it is a name, waiting for
+    /// a lookup until `deadline` at most (nil: as long as the resolver takes).
+    public func check(_ endpoint: PushEndpoint, deadline: ContinuousClock.Instant? = nil) async -> Decision {
         guard let scheme = endpoint.scheme, scheme == "https" || scheme == "http" else {
             return .refused(reason: "endpoint is not an https URL")
         }
@@ -76,14 +85,22 @@ public struct PushEndpointPolicy: Sendable {
             if let remembered = self.resolutions.addresses(of: name) {
                 addresses = remembered
             } else {
-                switch await self.lookups.answer(for: name, from: self.resolver) {
+                let resolutions = self.resolutions
+                let answer = await self.lookups.answer(
+                    for: name, from: self.resolver, by: deadline ?? .now + HostResolver.lookupTimeout + .seconds(1)
+                ) { answer in
+                    guard case .addresses(let resolved) = answer, !resolved.isEmpty else { return }
+                    resolutions.remember(resolved, of: name, for: Self.resolutionLifetime, limit: Self.resolutionCacheSize)
+                }
+                switch answer {
                 case .addresses(let resolved) where !resolved.isEmpty:
-                    self.resolutions.remember(resolved, of: name, for: Self.resolutionLifetime, limit: Self.resolutionCacheSize)
                     addresses = resolved
                 case .noSuchHost:
                     return .noSuchHost
                 case .addresses, .failed:
                     return .unresolved
+                case nil:
+                    return .lookupUnfinished
                 }
             }
         }

@@ -137,7 +137,7 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
             return (.retryLater(after: nil, reason: "deadline passed before sending"), nil)
         }
         let addresses: [IPAddress]
-        switch await self.policy.check(endpoint) {
+        switch await self.policy.check(endpoint, deadline: deadline) {
         case .allowed(let checked):
             addresses = checked
         case .refused(let reason):
@@ -148,6 +148,9 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
         case .unresolved:
             self.memory.rememberUnavailable(hostKey, pause: nil)
             return (.retryLater(after: nil, reason: "the endpoint's host did not resolve"), nil)
+        case .lookupUnfinished:
+            // Nothing is known of the host yet: the host is not remembered as unavailable.
+            return (.retryLater(after: nil, reason: "the endpoint's host lookup was unfinished at the deadline"), nil)
         }
         var headers = HTTP1HeaderLines()
         do {

@@ -163,10 +163,12 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         _ notification: PushNotification, to subscription: WebPushSubscription, topic: String?, deadline: ContinuousClock.Instant
     ) async -> (outcome: DeliveryOutcome, status: Int?, server: OriginCircuits.Result) {
         let addresses: [IPAddress]
-        switch await self.policy.check(subscription.target.endpoint) {
+        switch await self.policy.check(subscription.target.endpoint, deadline: deadline) {
         case .allowed(let checked): addresses = checked
         case .refused(let reason): return (.rejected(reason: reason), nil, .notSent)
         case .unresolved, .noSuchHost: return (.retryLater(after: nil, reason: "endpoint host did not resolve"), nil, .failed)
+        // Nothing is known of the push service yet: not one of its failures.
+        case .lookupUnfinished: return (.retryLater(after: nil, reason: "endpoint host lookup unfinished at the deadline"), nil, .notSent)
         }
         let body: [UInt8]
         do {

@@ -94,6 +94,44 @@ struct PushEndpointPolicyTests {
         #expect(lookups.count == 25)
     }
 
+    /// A check waits for a slow lookup until its delivery's deadline, not the resolver's 10 s; the lookup
+    /// goes on, and the next check takes its answer without asking again.
+    @Test func aCheckWaitsForALookupUntilItsDeadlineAndTheLookupGoesOn() async {
+        let lookups = LookupCounter()
+        let resolver = HostResolver(lookup: { _ in
+            lookups.add()
+            try? await Task.sleep(for: .seconds(1))
+            return .addresses([IPAddress(literal: "93.184.216.34")!])
+        })
+        let policy = PushEndpointPolicy(allowedEndpoints: nil, resolver: resolver)
+        let allowed = PushEndpointPolicy.Decision.allowed(addresses: [IPAddress(literal: "93.184.216.34")!])
+        let started = ContinuousClock.now
+        #expect(await policy.check(URL(string: "https://slow.example/sub/1")!, deadline: .now + .milliseconds(100)) == .lookupUnfinished)
+        #expect(ContinuousClock.now - started < .milliseconds(900))
+        // A deadline already past: no wait at all.
+        #expect(await policy.check(URL(string: "https://slow.example/sub/2")!, deadline: .now - .seconds(1)) == .lookupUnfinished)
+        #expect(await policy.check(URL(string: "https://slow.example/sub/3")!, deadline: .now + .seconds(30)) == allowed)
+        #expect(lookups.count == 1)
+        // Remembered: answered at once from now on, even with no time left.
+        #expect(await policy.check(URL(string: "https://slow.example/sub/4")!, deadline: .now) == allowed)
+        #expect(lookups.count == 1)
+    }
+
+    /// A lookup nobody waits for any more still ends and leaves the list of lookups under way.
+    @Test func aLookupLeftByItsCallersRemembersItsAnswerAndEnds() async throws {
+        let resolver = HostResolver(lookup: { _ in
+            try? await Task.sleep(for: .milliseconds(200))
+            return .addresses([IPAddress(literal: "93.184.216.34")!])
+        })
+        let policy = PushEndpointPolicy(allowedEndpoints: nil, resolver: resolver)
+        #expect(await policy.check(URL(string: "https://slow.example/sub")!, deadline: .now) == .lookupUnfinished)
+        #expect(policy.lookupsUnderWay == 1)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while policy.lookupsUnderWay > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(policy.lookupsUnderWay == 0)
+        #expect(await policy.check(URL(string: "https://slow.example/sub")!, deadline: .now) == .allowed(addresses: [IPAddress(literal: "93.184.216.34")!]))
+    }
+
     @Test func plainHTTPNeedsAnAllowedEndpointsEntry() async {
         #expect(await Self.check("http://push.example/sub") == .refused(reason: "endpoint is not https"))
         #expect(await Self.check("http://127.0.0.1:8080/sub", allowed: ["127.0.0.1:*"]) == .allowed(addresses: []))

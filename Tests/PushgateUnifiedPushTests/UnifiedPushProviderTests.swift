@@ -242,6 +242,26 @@ struct UnifiedPushProviderTests {
             #expect(lookups.names == ["gone.example", "flaky.example"])
         }
     }
+
+    /// A lookup unfinished at the delivery's deadline is retried later without leaving the host alone:
+    /// the next delivery takes the lookup's answer (here a private address: refused).
+    @Test func aLookupUnfinishedAtTheDeadlineIsRetriedWithoutLeavingTheHostAlone() async throws {
+        let lookups = LookedUpNames()
+        let resolver = HostResolver(lookup: { host in
+            lookups.add(host)
+            try? await Task.sleep(for: .seconds(1))
+            return .addresses([IPAddress(literal: "10.1.2.3")!])
+        })
+        try await Self.withProvider(allowed: nil, resolver: resolver) { harness in
+            let started = ContinuousClock.now
+            let first = await harness.provider.deliver(Self.notification, to: "https://slow.example/up/1", deadline: .now + .milliseconds(100))
+            #expect(first.label == "retry_later")
+            #expect(ContinuousClock.now - started < .milliseconds(900))
+            #expect(await harness.provider.deliver(Self.notification, to: "https://slow.example/up/2", deadline: Self.soon()).label == "invalid_token")
+            #expect(lookups.names == ["slow.example"])
+            #expect(await harness.requests.isEmpty)
+        }
+    }
 }
 
 /// The names a resolver was asked for, in order.
