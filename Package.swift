@@ -389,6 +389,7 @@ let package = Package(
         .testTarget(
             name: "PushgateMatrixTests",
             dependencies: [
+                "PushgateConfig",
                 "PushgateUnifiedPush",
                 .httpTypes,
                 .crypto,

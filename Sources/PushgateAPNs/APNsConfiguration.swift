@@ -47,7 +47,8 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
     public var server: APNsServer
     /// Where requests go: `base_url` when set, else the environment's host.
     public var baseURL: URL
-    /// The configured `push_type`, used for alert notifications; nil sends the kind's own push type.
+    /// Sygnal's `push_type` (checked here, read by the Matrix front end, which states it on its
+    /// notifications); nil: each notification's kind gives its push type.
     public var pushType: APNsPushType?
     /// `convert_device_token_to_hex`: front ends base64-decode pushkeys into hex when true (default).
     public var convertDeviceTokenToHex: Bool

@@ -53,7 +53,7 @@ public final class APNsProvider: PushProvider, Service, CustomStringConvertible 
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger
-        self.requests = APNsRequestFactory(topic: configuration.topic, configuredPushType: configuration.pushType)
+        self.requests = APNsRequestFactory(topic: configuration.topic)
         self.gate = ConcurrencyGate(permits: configuration.inflightRequestLimit)
 
         var tls = TLSConfiguration.makeClientConfiguration()

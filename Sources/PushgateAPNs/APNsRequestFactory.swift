@@ -1,17 +1,15 @@
 public import Foundation
 public import PushgateCore
 
-/// Builds the `apns-*` headers of one notification, from the app's settings.
+/// Builds the `apns-*` headers of one notification: what its front end stated, and the app's topic.
+/// (Sygnal's per-app `push_type` is the Matrix front end's: it states it on its notifications.)
 public struct APNsRequestFactory: Sendable {
     /// The app's topic (bundle id).
     public var topic: String
-    /// The configured `push_type`, which replaces `alert` for alert notifications.
-    public var configuredPushType: APNsPushType?
 
     /// Creates a factory.
-    public init(topic: String, configuredPushType: APNsPushType?) {
+    public init(topic: String) {
         self.topic = topic
-        self.configuredPushType = configuredPushType
     }
 
     /// The `apns-push-type` of a notification: the one its front end chose, else the one of its kind.
@@ -22,7 +20,7 @@ public struct APNsRequestFactory: Sendable {
     /// The `apns-push-type` for a notification kind.
     public func pushType(for kind: PushKind) -> String {
         switch kind {
-        case .alert: self.configuredPushType?.rawValue ?? APNsPushType.alert.rawValue
+        case .alert: APNsPushType.alert.rawValue
         case .background: APNsPushType.background.rawValue
         case .voip: APNsPushType.voip.rawValue
         }

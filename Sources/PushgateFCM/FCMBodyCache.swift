@@ -30,14 +30,12 @@ final class FCMBodyCache: Sendable {
     /// How many recent notifications are kept.
     static let capacity = 2
 
-    private let options: [String: JSONValue]
     private let entries = Mutex<[Entry]>([])
     /// A token no real one equals, written where the token goes when a template is made.
     private let placeholder: String
 
-    /// Creates an empty cache for an app's `fcm_options`.
-    init(options: [String: JSONValue]) {
-        self.options = options
+    /// Creates an empty cache.
+    init() {
         var generator = SystemRandomNumberGenerator()
         self.placeholder = "pushgate-token-" + (0..<4).map { _ in String(generator.next() as UInt64, radix: 16) }.joined()
     }
@@ -75,7 +73,7 @@ final class FCMBodyCache: Sendable {
     }
 
     private func encode(_ notification: PushNotification, token: String) -> [UInt8]? {
-        guard let message = FCMMessage.body(options: self.options, notification: notification, token: token) else { return nil }
+        guard let message = FCMMessage.body(notification: notification, token: token) else { return nil }
         return try? JSONText.encode(message)
     }
 

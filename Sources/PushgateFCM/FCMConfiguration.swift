@@ -29,7 +29,8 @@ public struct FCMConfiguration: Sendable {
     public var maxConnections: Int
     /// The most deliveries waiting or in flight; beyond it deliveries are answered `retryLater` at once.
     public var inflightRequestLimit: Int
-    /// The base of every message (`fcm_options`), merged under the notification's payload.
+    /// Sygnal's `fcm_options`: the base the Matrix front end merges its messages over (checked here, read
+    /// by that front end; other front ends' messages are sent as they state them).
     public var fcmOptions: [String: JSONValue]
     /// Sygnal's `send_badge_counts` (read by front ends that build the payload).
     public var sendBadgeCounts: Bool

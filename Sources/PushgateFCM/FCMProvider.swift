@@ -57,7 +57,7 @@ public final class FCMProvider: PushProvider, Service, CustomStringConvertible {
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger
-        self.bodies = FCMBodyCache(options: configuration.fcmOptions)
+        self.bodies = FCMBodyCache()
         self.gate = ConcurrencyGate(permits: configuration.maxConnections, limit: configuration.inflightRequestLimit)
         self.accessTokens = GoogleAccessTokenProvider(account: configuration.serviceAccount, key: key, httpClient: connections.tokenClient, now: now)
     }

@@ -1,4 +1,5 @@
 public import PushgateConfig
+import PushgateCore
 public import PushgateHTTP
 
 /// The Matrix Push Gateway API as one ``FrontEnd``: always on, as it is Sygnal's only protocol.
@@ -25,15 +26,28 @@ public enum MatrixFrontEnd {
         apps.contains { $0.kind == .unifiedpush }
     }
 
-    /// The Matrix payload options of every app (Sygnal's `send_badge_counts`, `convert_device_token_to_hex`).
+    /// The Matrix options of every app (Sygnal's `send_badge_counts`, `convert_device_token_to_hex`, and
+    /// the APNs `push_type` and FCM `fcm_options` that Sygnal applies to every notification of the app;
+    /// their back ends check them, and other front ends' notifications go without them).
     /// - Throws: ``ConfigurationError`` naming a key of the wrong type.
     public static func appOptions(_ apps: [AppSettings]) throws -> [String: MatrixAppOptions] {
         var options: [String: MatrixAppOptions] = [:]
         for app in apps {
-            options[app.id] = MatrixAppOptions(
+            var appOptions = MatrixAppOptions(
                 sendBadgeCounts: try app.options.bool("send_badge_counts") ?? true,
                 convertDeviceTokenToHex: try app.options.bool("convert_device_token_to_hex") ?? true
             )
+            switch app.kind {
+            case .apns:
+                if let pushType = try app.options.string("push_type"), !pushType.isEmpty { appOptions.apnsPushType = pushType }
+            case .gcm:
+                if let section = try app.options.section("fcm_options"), case .object(let members) = JSONValue(section.map) {
+                    appOptions.fcmOptions = members
+                }
+            default:
+                break
+            }
+            options[app.id] = appOptions
         }
         return options
     }

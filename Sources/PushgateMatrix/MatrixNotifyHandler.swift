@@ -291,9 +291,12 @@ public struct MatrixNotifyHandler: Sendable {
                 token = Hex.lowercase(bytes)
             }
             let payload = APNsMatrixPayloadBuilder.payload(for: notification, device: device, sendBadgeCounts: options.sendBadgeCounts)
-            return (MatrixPayloadMessage(payload, priority: priority), token)
+            return (MatrixPayloadMessage(payload, priority: priority, apnsPushType: options.apnsPushType), token)
         case .fcm:
-            let payload = FCMMatrixPayloadBuilder.payload(for: notification, device: device, sendBadgeCounts: options.sendBadgeCounts)
+            var payload = FCMMatrixPayloadBuilder.payload(for: notification, device: device, sendBadgeCounts: options.sendBadgeCounts)
+            if !options.fcmOptions.isEmpty, case .send(let message) = payload {
+                payload = .send(JSONValue.object(options.fcmOptions).merging(message))
+            }
             return (MatrixPayloadMessage(payload, priority: priority), device.pushkey)
         case .webPush:
             switch WebPushMatrixPayloadBuilder.message(for: notification, device: device) {
@@ -323,9 +326,9 @@ enum MatrixPayloadMessage {
     case skip
     case reject(reason: String)
 
-    init(_ payload: MatrixPayload, priority: PushPriority) {
+    init(_ payload: MatrixPayload, priority: PushPriority, apnsPushType: String? = nil) {
         switch payload {
-        case .send(let body): self = .send(PushNotification(kind: .alert, priority: priority, payload: body))
+        case .send(let body): self = .send(PushNotification(kind: .alert, priority: priority, payload: body, apnsPushType: apnsPushType))
         case .skip: self = .skip
         case .reject(let reason): self = .reject(reason: reason)
         }

@@ -5,20 +5,25 @@ import Testing
 
 @Suite("APNs headers and outcome mapping")
 struct APNsRequestAndOutcomeTests {
-    @Test func configuredPushTypeReplacesAlertOnly() {
-        let factory = APNsRequestFactory(topic: "im.example", configuredPushType: .background)
+    /// The push type is the one stated, else the kind's; the app's `push_type` (Sygnal's) is the Matrix
+    /// front end's to state, so an alert that states none goes as `alert` (as apns2 sends gorush's).
+    @Test func thePushTypeIsTheStatedOneElseTheKinds() {
+        let factory = APNsRequestFactory(topic: "im.example")
         let alert = PushNotification(kind: .alert, priority: .high, payload: .object([:]))
         let voip = PushNotification(kind: .voip, priority: .high, payload: .object([:]))
-        #expect(factory.pushType(for: .alert) == "background")
-        #expect(factory.priority(for: alert) == "5")
+        #expect(factory.pushType(for: alert) == "alert")
+        #expect(factory.priority(for: alert) == "10")
         #expect(factory.pushType(for: .voip) == "voip")
         #expect(factory.priority(for: voip) == "10")
+        let statedBackground = PushNotification(kind: .alert, priority: .high, payload: .object([:]), apnsPushType: "background")
+        #expect(factory.pushType(for: statedBackground) == "background")
+        #expect(factory.priority(for: statedBackground) == "5")
         #expect(factory.topic(for: .voip) == "im.example.voip")
-        #expect(APNsRequestFactory(topic: "im.example.voip", configuredPushType: nil).topic(for: .voip) == "im.example.voip")
+        #expect(APNsRequestFactory(topic: "im.example.voip").topic(for: .voip) == "im.example.voip")
     }
 
     @Test func headersCarryExpirationAndCollapseID() {
-        let factory = APNsRequestFactory(topic: "im.example", configuredPushType: nil)
+        let factory = APNsRequestFactory(topic: "im.example")
         let notification = PushNotification(kind: .alert, priority: .normal, payload: .object([:]), timeToLive: 60, collapseID: "c")
         let id = UUID()
         let headers = factory.headers(for: notification, apnsID: id, now: Date(timeIntervalSince1970: 1000.7))
@@ -36,7 +41,7 @@ struct APNsRequestAndOutcomeTests {
     /// `apns-priority`, `apns-expiration` or `apns-collapse-id` (as apns2 sends a gorush request without
     /// them); a background push is still sent at 5, as APNs requires.
     @Test func nothingTheFrontEndLeftOutIsAdded() {
-        let factory = APNsRequestFactory(topic: "im.example", configuredPushType: nil)
+        let factory = APNsRequestFactory(topic: "im.example")
         let id = UUID()
         let headers = factory.headers(for: PushNotification(kind: .alert, payload: .object([:])), apnsID: id, now: Date(timeIntervalSince1970: 1000))
         #expect(headers.map(\.name) == ["apns-topic", "apns-push-type", "apns-id"])
@@ -46,7 +51,7 @@ struct APNsRequestAndOutcomeTests {
     }
 
     @Test func aFrontEndsTopicPushTypeIDAndExpirationAreSentOrRefused() {
-        let factory = APNsRequestFactory(topic: "im.example", configuredPushType: .background)
+        let factory = APNsRequestFactory(topic: "im.example")
         let live = PushNotification(
             kind: .alert, priority: .high, payload: .object([:]), timeToLive: 60, apnsTopic: "im.example.push-type.liveactivity",
             apnsPushType: "liveactivity", apnsID: "0E3F8C2A-1B2C-4D5E-8F90-A1B2C3D4E5F6", expiration: 1_700_000_000
@@ -69,20 +74,22 @@ struct APNsRequestAndOutcomeTests {
         ("x\t", false), ("a\rb", false), ("a\nb", false), ("a\u{0}b", false),
     ])
     func headerValuesThatHTTP2ForbidsAreRefused(_ value: String, _ valid: Bool) {
-        let factory = APNsRequestFactory(topic: "im.example", configuredPushType: .background)
+        let factory = APNsRequestFactory(topic: "im.example")
         #expect(APNsRequestFactory.isValidFieldValue(value) == valid)
         #expect((factory.problem(with: PushNotification(payload: .object([:]), collapseID: value), body: []) == nil) == (valid || value.isEmpty))
     }
 
     /// The payload limit follows the push type sent: 5120 bytes for VoIP, whether the sender asked for a
-    /// VoIP push or the app sends its alerts as VoIP (`push_type: voip`); 4096 otherwise.
+    /// VoIP push or stated the VoIP push type (the Matrix front end for an app with `push_type: voip`);
+    /// 4096 otherwise.
     @Test func theVoIPPayloadLimitFollowsThePushTypeSent() {
         let body = [UInt8](repeating: 0x61, count: 5000)
         let alert = PushNotification(kind: .alert, payload: .object([:]))
-        #expect(APNsRequestFactory(topic: "im.example", configuredPushType: nil).problem(with: alert, body: body)?.hasPrefix("PayloadTooLarge") == true)
-        #expect(APNsRequestFactory(topic: "im.example", configuredPushType: .voip).problem(with: alert, body: body) == nil)
-        #expect(APNsRequestFactory(topic: "im.example", configuredPushType: nil).problem(with: PushNotification(kind: .voip, payload: .object([:])), body: body) == nil)
-        #expect(APNsRequestFactory(topic: "im.example", configuredPushType: .voip).problem(with: alert, body: body + [UInt8](repeating: 0x61, count: 200)) != nil)
+        #expect(APNsRequestFactory(topic: "im.example").problem(with: alert, body: body)?.hasPrefix("PayloadTooLarge") == true)
+        let statedVoIP = PushNotification(kind: .alert, payload: .object([:]), apnsPushType: "voip")
+        #expect(APNsRequestFactory(topic: "im.example").problem(with: statedVoIP, body: body) == nil)
+        #expect(APNsRequestFactory(topic: "im.example").problem(with: PushNotification(kind: .voip, payload: .object([:])), body: body) == nil)
+        #expect(APNsRequestFactory(topic: "im.example").problem(with: statedVoIP, body: body + [UInt8](repeating: 0x61, count: 200)) != nil)
     }
 
     @Test(arguments: [

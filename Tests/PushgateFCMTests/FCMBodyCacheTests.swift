@@ -5,8 +5,6 @@ import Testing
 /// The cached bodies must be the bytes the message encodes to for each token, whatever came before.
 @Suite("FCM request bodies from a notification's template")
 struct FCMBodyCacheTests {
-    static let options: [String: JSONValue] = ["fcm_options": .object(["analytics_label": .string("gorush")]), "android": .object(["ttl": .string("60s")])]
-
     static let notifications: [PushNotification] = [
         PushNotification(payload: .object(["notification": .object(["title": .string("Hi"), "body": .string("a \"quoted\" token: tok")])])),
         PushNotification(priority: .normal, payload: .object(["data": .object(["k": .string("v"), "n": .string("1")])]), timeToLive: 30, collapseID: "c"),
@@ -22,7 +20,7 @@ struct FCMBodyCacheTests {
     ]
 
     static func expected(_ notification: PushNotification, _ token: String) -> [UInt8]? {
-        guard let message = FCMMessage.body(options: Self.options, notification: notification, token: token) else { return nil }
+        guard let message = FCMMessage.body(notification: notification, token: token) else { return nil }
         return try? JSONText.encode(message)
     }
 
@@ -31,28 +29,28 @@ struct FCMBodyCacheTests {
     /// states some.
     @Test func nothingTheFrontEndLeftOutIsAdded() throws {
         let data: JSONValue = ["data": ["k": "v"]]
-        #expect(FCMMessage.body(options: [:], notification: PushNotification(payload: data), token: "t") == ["message": ["data": ["k": "v"], "token": "t"]])
+        #expect(FCMMessage.body(notification: PushNotification(payload: data), token: "t") == ["message": ["data": ["k": "v"], "token": "t"]])
         #expect(
-            FCMMessage.body(options: [:], notification: PushNotification(kind: .background, payload: data), token: "t")
+            FCMMessage.body(notification: PushNotification(kind: .background, payload: data), token: "t")
                 == ["message": ["data": ["k": "v"], "token": "t"]]
         )
         #expect(
-            FCMMessage.body(options: [:], notification: PushNotification(payload: data, timeToLive: 30), token: "t")
+            FCMMessage.body(notification: PushNotification(payload: data, timeToLive: 30), token: "t")
                 == ["message": ["data": ["k": "v"], "android": ["ttl": "30s"], "token": "t"]]
         )
         #expect(
-            FCMMessage.body(options: [:], notification: PushNotification(priority: .high, payload: data, collapseID: "c"), token: "t")
+            FCMMessage.body(notification: PushNotification(priority: .high, payload: data, collapseID: "c"), token: "t")
                 == ["message": ["data": ["k": "v"], "android": ["priority": "HIGH", "collapse_key": "c"], "token": "t"]]
         )
-        // The app's `fcm_options.android` is the operator's statement, sent as it is.
+        // A stated field wins over the payload's nothing, and the payload's own member over a stated one.
         #expect(
-            FCMMessage.body(options: ["android": ["ttl": "60s"]], notification: PushNotification(payload: data), token: "t")
-                == ["message": ["data": ["k": "v"], "android": ["ttl": "60s"], "token": "t"]]
+            FCMMessage.body(notification: PushNotification(priority: .high, payload: ["android": ["ttl": "5s"]], timeToLive: 60), token: "t")
+                == ["message": ["android": ["ttl": "5s", "priority": "HIGH"], "token": "t"]]
         )
     }
 
     @Test func everyBodyIsTheDirectEncodingWhateverTheOrder() {
-        let cache = FCMBodyCache(options: Self.options)
+        let cache = FCMBodyCache()
         var generator = SystemRandomNumberGenerator()
         // Runs of one notification (as the outbox hands them over) mixed with interleaving.
         for round in 0..<400 {
@@ -65,7 +63,7 @@ struct FCMBodyCacheTests {
     }
 
     @Test func theThirdTokenOfANotificationUsesItsTemplate() {
-        let cache = FCMBodyCache(options: Self.options)
+        let cache = FCMBodyCache()
         let notification = Self.notifications[1]
         for token in ["one", "two", "three", "four"] {
             #expect(cache.body(for: notification, token: token) == Self.expected(notification, token))

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import PushgateConfig
 import PushgateCore
 import PushgateDelivery
 import PushgateHTTP
@@ -48,14 +49,14 @@ struct MatrixNotifyRouteTests {
     }()
 
     static func withGateway(
-        _ providers: [any PushProvider],
+        _ providers: [any PushProvider], apps: [String: MatrixAppOptions] = [:],
         _ body: @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("matrix-\(UUID().uuidString).sqlite").path
         let store = try await SQLiteStore.open(path: path, logger: Self.quiet)
         let metrics = GatewayMetrics()
         let dispatcher = Dispatcher(directory: ProviderDirectory(providers), store: store, metrics: DeliveryMetrics(factory: NOOPMetricsHandler.instance), logger: Self.quiet)
-        let handler = MatrixNotifyHandler(dispatcher: dispatcher, apps: [:], store: store, metrics: MatrixMetrics(factory: NOOPMetricsHandler.instance), logger: Self.quiet)
+        let handler = MatrixNotifyHandler(dispatcher: dispatcher, apps: apps, store: store, metrics: MatrixMetrics(factory: NOOPMetricsHandler.instance), logger: Self.quiet)
         let router = GatewayRouterBuilder.build(routes: handler.routes, metrics: metrics, maxRequestBodySize: 1 << 20)
         var app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Self.quiet)
         app.addServices(store)
@@ -199,6 +200,41 @@ struct MatrixNotifyRouteTests {
 
     /// Web Push gets Sygnal's headers, stated by the front end: `Urgency: low` for `prio: low`, `normal`
     /// otherwise, and for an `only_last_per_room` pusher the room's exact Sygnal Topic.
+    /// Sygnal's per-app `push_type` (APNs) and `fcm_options` (FCM) apply to the app's Matrix
+    /// notifications: the front end states the push type and merges its FCM message over the options (the
+    /// message's own members win: `android.priority` over `fcm_options.android.priority`, as Sygnal merges
+    /// it). The back ends add neither, so other front ends' notifications go without them.
+    @Test func sygnalsPushTypeAndFCMOptionsAreStatedOnMatrixNotifications() async throws {
+        let yaml = """
+            apps:
+              im.example.ios: {type: apns, keyfile: /dev/null, key_id: K, team_id: T, topic: im.example.ios, push_type: voip}
+              im.example.android:
+                type: gcm
+                fcm_options: {android: {priority: normal, ttl: 3600s, notification: {channel_id: messages}}, apns: {payload: {aps: {mutable-content: 1}}}}
+              im.example.plain: {type: apns, keyfile: /dev/null, key_id: K, team_id: T, topic: im.example.plain}
+            """
+        let options = try MatrixFrontEnd.appOptions(GatewayConfiguration(yaml: yaml).apps)
+        #expect(options["im.example.ios"]?.apnsPushType == "voip")
+        #expect(options["im.example.plain"]?.apnsPushType == nil)
+        #expect(options["im.example.android"]?.fcmOptions["apns"] == ["payload": ["aps": ["mutable-content": 1]]])
+        let ios = RecordingProvider(appID: "im.example.ios", platform: .apns)
+        let plain = RecordingProvider(appID: "im.example.plain", platform: .apns)
+        let android = RecordingProvider(appID: "im.example.android", platform: .fcm)
+        try await Self.withGateway([ios, plain, android], apps: options) { client async throws in
+            let devices = #"""
+                {"app_id":"im.example.ios","pushkey":"AAEC"},{"app_id":"im.example.plain","pushkey":"AAEC"},
+                {"app_id":"im.example.android","pushkey":"fcm-1"}
+                """#
+            #expect(try await Self.notify(client, Self.request(devices: devices)) == (.ok, ["rejected": []]))
+            #expect(ios.deliveries.map(\.notification.apnsPushType) == ["voip"])
+            #expect(plain.deliveries.map(\.notification.apnsPushType) == [nil])
+            let message = try #require(android.deliveries.first?.notification.payload)
+            #expect(message["apns"] == ["payload": ["aps": ["mutable-content": 1]]])
+            #expect(message["android"] == ["priority": "high", "ttl": "3600s", "notification": ["channel_id": "messages"]])
+            #expect(message["data"]?["event_id"] == "$e1")
+        }
+    }
+
     @Test func webPushNotificationsStateSygnalsUrgencyAndTopic() async throws {
         let web = RecordingProvider(appID: "im.example.web", platform: .webPush)
         try await Self.withGateway([web]) { client async throws in
