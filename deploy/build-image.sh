@@ -14,7 +14,7 @@
 #     read-only into the build, and SwiftPM's cache of package repositories is lent to it as a copy.
 # The build step reaches the packages' git repositories through the host's network.
 #
-# Needs root (debootstrap), podman and buildah (installed from Debian's packages when missing), and
+# Needs root (debootstrap), podman, buildah and python3 (installed from Debian's packages when missing), and
 # DEBIAN_MIRROR (default http://deb.debian.org/debian). Slow: a release build from scratch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,10 +46,20 @@ clean_up() {
 trap clean_up EXIT
 
 # --- Tools ------------------------------------------------------------------------------------------------
+# Installs Debian's PACKAGES; the package lists are read once a run, before the first install.
+apt_lists_read=0
+install_debian() { # install_debian PACKAGE...
+  if [ "$apt_lists_read" = 0 ]; then apt-get update -qq; apt_lists_read=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
 if ! command -v podman >/dev/null 2>&1 || ! command -v buildah >/dev/null 2>&1 || ! command -v debootstrap >/dev/null 2>&1; then
   log "installing Debian's podman, buildah and debootstrap"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman buildah debootstrap >/dev/null
+  install_debian podman buildah debootstrap
+fi
+# The checks at the end run python3 on the host: a free port, the start-up log, GET /health.
+if ! command -v python3 >/dev/null 2>&1; then
+  log "installing Debian's python3"
+  install_debian python3
 fi
 toolchain=${SWIFT_TOOLCHAIN:-$(dirname "$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")")}
 [ -x "$toolchain/usr/bin/swift" ] || fail "no Swift toolchain at $toolchain (set SWIFT_TOOLCHAIN to the directory holding usr/bin/swift)"
@@ -95,7 +105,7 @@ buildah_runtime=()
 limits=()
 if ! probe=$(podman run --rm --network host "$runtime_base" true 2>&1); then
   log "podman's default runtime cannot start a container here: $probe"
-  command -v runc >/dev/null 2>&1 || { apt-get install -y -qq runc >/dev/null 2>&1 || true; }
+  command -v runc >/dev/null 2>&1 || { install_debian runc >/dev/null 2>&1 || true; }
   runc=$(command -v runc) || fail "runc is missing (Debian's runc package)"
   podman_runtime=(--runtime "$runc")
   buildah_runtime=(--runtime "$runc")

@@ -6,7 +6,7 @@ import Testing
 /// caused for real: the gateway and the sandbox's emulators run in a network namespace of the test's own
 /// (`unshare -n`), and nftables drops every packet of the connection the gateway had open. Every
 /// notification sent after that arrives at the emulator exactly once, over a new connection.
-@Suite("Dead provider connections, in a network namespace")
+@Suite("Dead provider connections, in a network namespace", .enabled(if: getuid() == 0, "a network namespace of its own (unshare -n) and nftables need root"))
 struct DeadProviderConnectionTests {
     static let driver = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("NetworkFailures/dead_connection.py").path
 

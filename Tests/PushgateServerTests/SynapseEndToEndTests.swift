@@ -116,6 +116,8 @@ struct SynapseEndToEndTests {
             log: {format: json}
             database: {url: 'sqlite:store.sqlite'}
             """)], directory: directory.url.path)
+        // Stopped last, after Synapse; set up here so that it is stopped also when Synapse fails to start.
+        defer { gateway.signal(SIGTERM) }
         let gatewayPort = try #require(try await gateway.waitForListeners().first { $0.name == "http" }).port
         let subscription = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: directory.url.appendingPathComponent("pushgate-sandbox/webpush-subscription.json")))
         let endpoint = try #require(subscription["endpoint"]?.stringValue)
@@ -124,10 +126,7 @@ struct SynapseEndToEndTests {
 
         // Synapse, configured for loopback and open registration.
         let (synapse, client) = try await Self.startHomeserver(python: python, directory: directory)
-        defer {
-            synapse.signal(SIGTERM)
-            gateway.signal(SIGTERM)
-        }
+        defer { synapse.signal(SIGTERM) }
 
         let alice = try await client.register("alice")
         let bob = try await client.register("bob")

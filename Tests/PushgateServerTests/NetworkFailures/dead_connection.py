@@ -13,6 +13,7 @@ notification arrived at the emulator, how often, and which connections the gatew
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -22,6 +23,8 @@ BINARY, WORK, PROVIDER = sys.argv[1], sys.argv[2], sys.argv[3]
 # The APNs app's ping_timeout (seconds); the tests use 2, benchmarks/dead-connection.sh the default 5.
 PING_TIMEOUT = float(os.environ.get("PING_TIMEOUT", "2"))
 AFTER_DROP = 10
+# nft lives in /usr/sbin, which a PATH may lack (sudo's secure_path keeps it, a login shell's may not).
+NFT = shutil.which("nft") or "/usr/sbin/nft"
 DEADLINE = 120.0
 
 
@@ -132,7 +135,7 @@ gorush:
             # The whole 4-tuple: the kernel may give the same local port to a connection elsewhere.
             rules += f"  tcp sport {local} tcp dport {emulator_port} drop\n  tcp sport {emulator_port} tcp dport {local} drop\n"
         rules += " }\n}\n"
-        run("nft", "-f", "-", stdin=rules)
+        run(NFT, "-f", "-", stdin=rules)
         dropped_at = time.monotonic()
 
         sent = {}
