@@ -100,6 +100,10 @@ struct APNsRequestAndOutcomeTests {
         (400, "DeviceTokenNotForTopic", .outcome(.invalidToken(reason: "DeviceTokenNotForTopic"))),
         (400, "TopicDisallowed", .outcome(.invalidToken(reason: "TopicDisallowed"))),
         (413, "PayloadTooLarge", .outcome(.rejected(reason: "PayloadTooLarge"))),
+        // The app's topic, not the device's token: the pusher stays (the Matrix front end answers 502).
+        (400, "BadTopic", .outcome(.rejected(reason: "BadTopic"))),
+        (400, "MissingTopic", .outcome(.rejected(reason: "MissingTopic"))),
+        (400, "BadCollapseId", .outcome(.rejected(reason: "BadCollapseId"))),
         (403, "InvalidProviderToken", .outcome(.credentialsRefused(reason: "InvalidProviderToken"))),
         (403, "BadCertificate", .outcome(.credentialsRefused(reason: "BadCertificate"))),
         (403, "BadCertificateEnvironment", .outcome(.credentialsRefused(reason: "BadCertificateEnvironment"))),

@@ -1,4 +1,5 @@
 import Foundation
+import Prometheus
 import PushgateCore
 import PushgateDelivery
 import Testing
@@ -10,11 +11,9 @@ struct ProviderCircuitTests {
     static let notification = PushNotification(payload: .object(["data": .object(["k": .string("v")])]))
     static let down = DeliveryOutcome.retryLater(after: nil, reason: "connection refused")
 
-    static func dispatcher(_ providers: [ScriptedProvider]) async throws -> Dispatcher {
+    static func dispatcher(_ providers: [ScriptedProvider], metrics: DeliveryMetrics = DeliveryMetrics(factory: NoMetrics.factory)) async throws -> Dispatcher {
         let (store, _) = try await DispatcherAndOutboxTests.openStore()
-        return Dispatcher(
-            directory: ProviderDirectory(providers), store: store, metrics: DeliveryMetrics(factory: NoMetrics.factory), logger: TestLogging.quiet
-        )
+        return Dispatcher(directory: ProviderDirectory(providers), store: store, metrics: metrics, logger: TestLogging.quiet)
     }
 
     @Test func fiveFailuresInARowOpenTheCircuitAndLaterDeliveriesFailWithoutReachingTheProvider() async throws {
@@ -49,17 +48,30 @@ struct ProviderCircuitTests {
         #expect(provider.deliveredTokens.count == 11)
     }
 
+    /// The state is a metric: `pushgate_provider_circuit_open` 1 while open, the openings and the
+    /// deliveries refused meanwhile counted.
     @Test func aProbeAfterTheIntervalClosesTheCircuitWhenTheProviderIsBack() async throws {
         let provider = ScriptedProvider(appID: "app", script: ["t": [Self.down, Self.down, Self.down, Self.down, Self.down, .delivered]])
-        let dispatcher = try await Self.dispatcher([provider])
+        let registry = PrometheusCollectorRegistry()
+        let metrics = DeliveryMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        metrics.prepare(appIDs: ["app"])
+        let dispatcher = try await Self.dispatcher([provider], metrics: metrics)
+        func value(_ metric: String) -> Double? { OutboxBacklogSamplerTests.value(registry, metric, app: "app") }
+        #expect(value("pushgate_provider_circuit_open") == 0)
+        #expect(value("pushgate_provider_circuit_opened_total") == 0)
         for _ in 0..<5 { _ = await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) }
         guard case .retryLater = await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) else {
             Issue.record("expected an open circuit")
             return
         }
+        #expect(value("pushgate_provider_circuit_open") == 1)
+        #expect(value("pushgate_provider_circuit_opened_total") == 1)
+        #expect(value("pushgate_provider_circuit_refusals_total") == 1)
         try await Task.sleep(for: .milliseconds(1_100))
         #expect(await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) == .delivered)
         #expect(provider.deliveredTokens.count == 6)
+        #expect(value("pushgate_provider_circuit_open") == 0)
+        #expect(value("pushgate_provider_circuit_opened_total") == 1)
         // Closed: every delivery reaches the provider again.
         for _ in 0..<10 {
             #expect(await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) == .delivered)

@@ -24,7 +24,7 @@ struct UnifiedPushGatewayRouteTests {
     static let quiet = MatrixNotifyRouteTests.quiet
 
     /// A push server on loopback answering each request with the status its path's second segment names
-    /// (503 with `Retry-After: 7`).
+    /// (503 with `Retry-After: 7`), after a second when the third begins with `slow`.
     actor PushServer {
         struct Received: Sendable {
             let target: String
@@ -43,6 +43,8 @@ struct UnifiedPushGatewayRouteTests {
                 await server.record(Received(target: target, body: try? JSONDecoder().decode(JSONValue.self, from: Data(String(buffer: bytes).utf8))))
                 let segments = (target.split(separator: "?").first ?? "").split(separator: "/")
                 let status = segments.count > 1 ? Int(segments[1]) ?? 404 : 404
+                // `/up/<status>/slow…`: answered after a second.
+                if segments.count > 2, segments[2].hasPrefix("slow") { try await Task.sleep(for: .seconds(1)) }
                 var headers: HTTPFields = [:]
                 if status == 503 { headers[.retryAfter] = "7" }
                 return Response(status: HTTPResponse.Status(code: status), headers: headers)
@@ -143,19 +145,24 @@ struct UnifiedPushGatewayRouteTests {
             let malformed = "not a url at all"
             let private_ = "https://10.0.0.1/up/200"
             let failing = "\(base)/up/503/upBusy?up=1"
+            // Not in canonical form (the scheme in capitals, an escaped tilde): echoed as it came, as
+            // Synapse finds the pusher by the pushkey's exact text.
+            let uncanonical = base.replacingOccurrences(of: "http://", with: "HTTP://") + "/up/404/%7eup?b=2&a=1"
             let (status, body) = try await MatrixNotifyRouteTests.notify(
                 client,
                 Self.request([
                     Self.device(delivered), Self.device(gone), Self.device(malformed), Self.device(slash), Self.device(failing),
-                    Self.device(expired), Self.device("fcm-token", app: "fcm.app"), Self.device(private_),
+                    Self.device(expired), Self.device("fcm-token", app: "fcm.app"), Self.device(private_), Self.device(uncanonical),
                 ])
             )
             // One malformed URL fails only its own device; the temporary failure is not rejected, and the
             // answer is 200 rather than 502: it is queued.
             #expect(status == .ok)
-            #expect(body == ["rejected": [.string(gone), .string(malformed), .string(expired), .string(private_)]])
+            #expect(body == ["rejected": [.string(gone), .string(malformed), .string(expired), .string(private_), .string(uncanonical)]])
             let targets = Set(await server.received.map(\.target))
-            #expect(targets == ["/up/200/upAbC?up=1", "/up/201/topic/?up=1&x=%2Fy", "/up/404/upGone?up=1&b=2&a=1", "/up/410/upX", "/up/503/upBusy?up=1"])
+            #expect(
+                targets == ["/up/200/upAbC?up=1", "/up/201/topic/?up=1&x=%2Fy", "/up/404/upGone?up=1&b=2&a=1", "/up/410/upX", "/up/503/upBusy?up=1", "/up/404/%7eup?b=2&a=1"]
+            )
             #expect(fcm.deliveries.map(\.token) == ["fcm-token"])
             // What the endpoint received: the notification without its devices (no app id, pushkey or secret).
             let received = try #require(await server.received.first { $0.target == "/up/200/upAbC?up=1" }?.body)
@@ -166,6 +173,21 @@ struct UnifiedPushGatewayRouteTests {
             #expect(queued.first?.message.appID == "up.*")
             // Retry-After: 7 is honoured.
             #expect(queued.first.map { $0.message.notBefore > Date().addingTimeInterval(3) } == true)
+        }
+    }
+
+    /// A notification's devices are delivered at once, not one after another: four endpoints that each
+    /// take a second to answer cost the homeserver's request about one second.
+    @Test func theDevicesOfANotificationAreDeliveredInParallel() async throws {
+        try await Self.withGateway { client, base, server, _, _ in
+            let devices = (1...4).map { Self.device("\(base)/up/200/slow\($0)?up=1") }
+            let started = ContinuousClock.now
+            let (status, body) = try await MatrixNotifyRouteTests.notify(client, Self.request(devices))
+            let took = ContinuousClock.now - started
+            #expect(status == .ok && body == ["rejected": []])
+            #expect(await server.received.count == 4)
+            // One after another would take at least 4 s.
+            #expect(took < .seconds(3), "\(took)")
         }
     }
 
