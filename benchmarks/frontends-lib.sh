@@ -259,6 +259,18 @@ stop_disk_probe() {
   disk_syncs=${disk_syncs:--}
 }
 
+# The machine's stolen and total CPU ticks so far, all cores (/proc/stat's `cpu` line): on a virtual
+# machine, steal is the time the hypervisor gave the cores to other guests while this one wanted them. A
+# run's share of it says how far its figures are the neighbours' as much as the gateway's.
+steal_ticks() {
+  awk '/^cpu / { total = 0; for (i = 2; i <= NF; i++) total += $i; print $9, total }' /proc/stat
+}
+
+# The share of the machine's CPU time stolen between two steal_ticks readings, as "12.3 %".
+steal_share() { # steal_share "STEAL TOTAL" "STEAL TOTAL"
+  python3 -c 'import sys; s0, t0, s1, t1 = map(int, sys.argv[1:]); print(f"{100 * (s1 - s0) / max(1, t1 - t0):.1f} %")' $1 $2
+}
+
 # The machine's speed just now, as a reference beside a run's CPU figures: P-256 ECDH operations a second
 # on one core (`openssl speed`, one second), the operation that costs a Web Push message most. On a shared
 # virtual machine it drops in the spells when neighbours are busy; a CPU figure taken in such a spell is

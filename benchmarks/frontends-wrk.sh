@@ -31,7 +31,8 @@
 # (sandbox and nginx, from /proc) and of wrk (/usr/bin/time) per request, the rate at which all of them
 # together would keep every core busy, the gateway's peak RSS (VmHWM), the answers
 # that were not 2xx, the machine's reference speed just before and just after the run
-# (`machine_reference`: P-256 ECDH/s on one core, which drops in a shared machine's slow spells), and a CHECK that each 200 became exactly one delivery per notification: nginx's
+# (`machine_reference`: P-256 ECDH/s on one core, which drops in a shared machine's slow spells), the share
+# of the machine's CPU time the hypervisor stole during wrk (`steal_share`, from /proc/stat), and a CHECK that each 200 became exactly one delivery per notification: nginx's
 # logged POSTs for Web Push and UnifiedPush, the gateway's pushgate_deliveries_total{outcome="delivered"} for APNs and
 # FCM, after waiting (bounded) for the count to settle. wrk counts only requests whose answer arrived, so
 # up to CONNECTIONS requests cut off at the end may be delivered too: that difference is reported; fewer
@@ -67,10 +68,11 @@ for case in $CASES; do
   base=$(settle "$case" "$port" 0 60)
 
   reference_before=$(machine_reference)
-  ticks_before=$(cpu_ticks "$gateway"); kernel_before=$(kernel_ticks "$gateway"); provider_before=$(provider_ticks)
+  ticks_before=$(cpu_ticks "$gateway"); kernel_before=$(kernel_ticks "$gateway"); provider_before=$(provider_ticks); steal_before=$(steal_ticks)
   /usr/bin/time -f '%U %S' -o "$work/wrk-cpu.txt" \
     timeout 3600 wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --timeout 30s --latency -s "$lua" "$url" -- "$mode" "$material" run > "$work/wrk.txt"
   ticks_after=$(cpu_ticks "$gateway"); kernel_after=$(kernel_ticks "$gateway"); provider_after=$(provider_ticks)
+  stolen=$(steal_share "$steal_before" "$(steal_ticks)")
   reference="$reference_before/$(machine_reference)"
 
   n=$(per_request "$case")
@@ -82,9 +84,9 @@ for case in $CASES; do
 
   row=$(python3 - "$case" "$work/wrk.txt" "$n" "$ok" "$((total - base))" "$ticks_before" "$ticks_after" "$(getconf CLK_TCK)" \
     "$rss" "$CONNECTIONS" "$problems" "$((kernel_after - kernel_before))" "$((provider_after - provider_before))" \
-    "$(cat "$work/wrk-cpu.txt")" "$(nproc)" "$reference" <<'PY'
+    "$(cat "$work/wrk-cpu.txt")" "$(nproc)" "$reference" "$stolen" <<'PY'
 import re, sys
-case, wrk_file, n, ok, delivered, t0, t1, hz, rss, connections, problems, kernel, provider, wrk_cpu, cores, reference = sys.argv[1:]
+case, wrk_file, n, ok, delivered, t0, t1, hz, rss, connections, problems, kernel, provider, wrk_cpu, cores, reference, stolen = sys.argv[1:]
 reference = " / ".join(f"{int(x):,}" if x.isdigit() else x for x in reference.split("/"))
 n, ok, delivered, connections = int(n), int(ok), int(delivered), int(connections)
 text = open(wrk_file).read()
@@ -122,13 +124,13 @@ print(f"{case}: {rps:,.0f} requests/s" + (f" = {rps * n:,.0f} notifications/s" i
       + f" (every process's CPU fills {cores} cores at {all_busy:,.0f} requests/s)"
       + f"; peak RSS {int(rss) / 1024:.1f} MiB; {requests} requests, non-2xx {non2xx}" + (f" ({others})" if others else "")
       + (f"; {socket.group(0)}" if socket else "") + f"; 200s not all delivered {undelivered}; log warnings/errors {problems}"
-      + f"; machine reference before/after {reference} P-256 ECDH/s",
+      + f"; machine reference before/after {reference} P-256 ECDH/s; CPU time stolen by the hypervisor during wrk {stolen}",
       file=sys.stderr)
 print(f"CHECK {case}: {check}", file=sys.stderr)
 print(f"| {case} | {rps:,.0f} | " + (f"{rps * n:,.0f}" if n > 1 else "") + f" | {lat[50]:.2f} / {lat[90]:.2f} / {lat[99]:.2f} | "
       f"{cpu_ms / requests:.3f} | " + (f"{cpu_ms / requests / n:.4f}" if n > 1 else "")
       + f" | {provider_ms / requests:.3f} / {wrk_ms / requests:.3f} | {all_busy:,.0f} | {int(rss) / 1024:.1f} MiB | {non2xx} | "
-      + ("ok" if check.startswith("ok") else "MISMATCH") + f" ({difference:+d}) | {reference} |")
+      + ("ok" if check.startswith("ok") else "MISMATCH") + f" ({difference:+d}) | {reference} | {stolen} |")
 PY
   )
   rows+=("$row")
@@ -140,6 +142,6 @@ done
 
 echo
 echo "$(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD), wrk -t2 -c$CONNECTIONS -d$DURATION"
-echo "| case | requests/s | notifications/s | p50 / p90 / p99 ms | CPU ms/request | CPU ms/notification | provider side / wrk CPU ms/request | all cores busy at (requests/s) | peak RSS | non-2xx | check (deliveries − 200s × n) | machine reference, P-256 ECDH/s before/after |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| case | requests/s | notifications/s | p50 / p90 / p99 ms | CPU ms/request | CPU ms/notification | provider side / wrk CPU ms/request | all cores busy at (requests/s) | peak RSS | non-2xx | check (deliveries − 200s × n) | machine reference, P-256 ECDH/s before/after | stolen |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"

@@ -32,7 +32,8 @@
 # and of wrk (/usr/bin/time); from the three, the rate at which they together would keep every core busy;
 # and the disk's sync latency during wrk (p50/p99/max of a probe's fsync every 100 ms, frontends-lib.sh),
 # which an async answer's latency follows: it waits for the outbox entry's fsync; and the machine's
-# reference speed before wrk and after the last delivery (frontends-lib.sh's machine_reference).
+# reference speed before wrk and after the last delivery (frontends-lib.sh's machine_reference), and the
+# share of the machine's CPU time the hypervisor stole during wrk (steal_share).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:-.build-release/release/pushgate}")
@@ -110,11 +111,13 @@ YAML
     gateway_ticks=$(cpu_ticks "$gateway"); sandbox_ticks=$(cpu_ticks "$sandbox")
     [ -n "${PROFILE:-}" ] && { perf record -F 999 -g -p "$gateway" -o "$PROFILE-$mode-$shape.data" > /dev/null 2>&1 & profiler=$!; }
     reference_before=$(machine_reference)
+    steal_before=$(steal_ticks)
     start=$(date +%s.%N)
     start_disk_probe
     /usr/bin/time -f '%U %S' -o "$work/wrk-cpu.txt" \
       wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$work/$shape.lua" "http://127.0.0.1:$port/api/push" > "$work/wrk.txt"
     stop_disk_probe
+    stolen=$(steal_share "$steal_before" "$(steal_ticks)")
     [ -n "${PROFILE:-}" ] && { kill -INT "$profiler"; wait "$profiler" || true; }
     per_request=1; [ "$shape" = android100 ] && per_request=100
     accepted=$(( $(awk '/requests in/ { print $1 }' "$work/wrk.txt") * per_request ))
@@ -137,9 +140,9 @@ YAML
     lat=$(awk '$1 ~ /^(50|90|99)%$/ { printf "%s=%s ", $1, $2 }' "$work/wrk.txt")
     errors=$(grep -E 'Non-2xx|Socket errors' "$work/wrk.txt" | tr '\n' ' ' || true)
     python3 - "$mode" "$shape" "$rps" "$lat" "$accepted" "$delivered" "$start" "$last" "$rss" "$errors" \
-      "$gateway_ticks" "$sandbox_ticks" "$(getconf CLK_TCK)" "$(cat "$work/wrk-cpu.txt")" "$(nproc)" "$disk_syncs" "$reference" <<'PY'
+      "$gateway_ticks" "$sandbox_ticks" "$(getconf CLK_TCK)" "$(cat "$work/wrk-cpu.txt")" "$(nproc)" "$disk_syncs" "$reference" "$stolen" <<'PY'
 import sys
-mode, shape, rps, lat, accepted, delivered, start, last, rss, errors, gateway, sandbox, hz, wrk_cpu, cores, disk, reference = sys.argv[1:]
+mode, shape, rps, lat, accepted, delivered, start, last, rss, errors, gateway, sandbox, hz, wrk_cpu, cores, disk, reference, stolen = sys.argv[1:]
 seconds = float(last) - float(start)
 per_token = lambda ticks: 1000 * int(ticks) / int(hz) / max(int(delivered), 1)
 wrk_ms = sum(float(x) for x in wrk_cpu.split()[-2:]) * 1000 / max(int(delivered), 1)
@@ -148,7 +151,7 @@ all_busy = int(cores) * 1000 / (per_token(gateway) + per_token(sandbox) + wrk_ms
 print(f"{mode:5} {shape:10} requests/s {float(rps):8.0f}  latency {lat} accepted {int(accepted):7d} delivered {int(delivered):7d} "
       f"in {seconds:5.1f} s = {int(delivered) / seconds:7.0f} tokens/s  peak RSS {int(rss) / 1024:5.1f} MiB  "
       f"CPU ms/token gateway {per_token(gateway):.3f} emulators {per_token(sandbox):.3f} wrk {wrk_ms:.3f} "
-      f"(all {cores} cores busy at {all_busy:,.0f} tokens/s) disk syncs during wrk {disk}  machine reference {reference} {errors}")
+      f"(all {cores} cores busy at {all_busy:,.0f} tokens/s) disk syncs during wrk {disk}  machine reference {reference}  stolen during wrk {stolen} {errors}")
 PY
   done
 done
