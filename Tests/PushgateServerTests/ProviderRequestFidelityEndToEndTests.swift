@@ -184,8 +184,8 @@ struct ProviderRequestFidelityEndToEndTests {
     /// Matrix → FCM and APNs as Sygnal sends them: FCM v1 `{"data": {…strings…}, "android": {"priority":
     /// "high"|"normal"}, "token"}` (§10.4 of the Matrix reference: Sygnal's `prio` lower-case); APNs
     /// `apns-priority` 10 for `prio: high` and 5 for `low`, the app's topic, no `apns-expiration` or
-    /// `apns-collapse-id`. Pushgate also sends `apns-push-type: alert`, which Sygnal sends only when
-    /// `push_type` is configured (a difference the README lists).
+    /// `apns-collapse-id`, and Sygnal's full payload. Pushgate also sends `apns-push-type: alert`, which
+    /// Sygnal sends only when `push_type` is configured (a difference the README lists).
     @Test(.timeLimit(.minutes(3)))
     func matrixSendsWhatSygnalSends() async throws {
         try await Self.withGateway { gateway in
@@ -215,6 +215,16 @@ struct ProviderRequestFidelityEndToEndTests {
                 #expect(try await gateway.post("/_matrix/push/v1/notify", notify(prio, "matrix-apns-\(prio)", device: apns)) == (200, #"{"rejected":[]}"#))
                 let sent = try await gateway.delivery("apns", containing: "matrix-apns-\(prio)")
                 #expect(Self.apnsHeaders(sent) == ["apns-topic": "im.pushgate.sandbox", "apns-priority": priority, "apns-push-type": "alert"], "\(prio)")
+                // Sygnal's full payload (§9.4–9.6 of the Matrix reference, as its `test_expected`): the
+                // loc-key for a text message in a named room, [from, room, body], the badge from `unread`,
+                // and `room_id` and `event_id` at the top.
+                #expect(
+                    try Self.json(sent["body"]?.stringValue ?? "")
+                        == Self.json(#"""
+                            {"room_id":"!r:example.org","event_id":"$matrix-apns-\#(prio)",
+                             "aps":{"alert":{"loc-key":"MSG_FROM_USER_IN_ROOM_WITH_CONTENT","loc-args":["Alice","Room","matrix-apns-\#(prio)"]},"badge":2}}
+                            """#), "\(prio)"
+                )
             }
         }
     }
