@@ -438,7 +438,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushgateUnifiedPushTests",
-            dependencies: backEndTestDependencies + ["PushgateUnifiedPush", .nioPosix]
+            dependencies: backEndTestDependencies + ["PushgateUnifiedPush", .nioPosix, .prometheus, .coreMetrics]
         ),
         .testTarget(
             name: "PushgateWebPushTests",

@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import CoreMetrics
+import Prometheus
 import PushgateCore
 import PushgateProviderSupport
 import ServiceLifecycleTestKit
@@ -46,10 +48,10 @@ struct UnifiedPushProviderTests {
     /// Runs `body` with a provider (run as a service, shut down afterwards) and a push server stub.
     static func withProvider(
         allowed: [String]? = ["127.0.0.1:*"], requestTimeout: Duration = .seconds(30), resolver: HostResolver = Self.resolver,
-        _ body: @Sendable (Harness) async throws -> Void
+        metricsFactory: (any MetricsFactory)? = nil, _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         let configuration = UnifiedPushConfiguration(appID: "up", allowedEndpoints: allowed, requestTimeout: requestTimeout)
-        let provider = UnifiedPushProvider(configuration: configuration, logger: Self.quiet, resolver: resolver)
+        let provider = UnifiedPushProvider(configuration: configuration, logger: Self.quiet, resolver: resolver, metricsFactory: metricsFactory)
         try await UnifiedPushEndpointStub.withServer { port, recorder in
             try await testGracefulShutdown { trigger in
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -185,6 +187,34 @@ struct UnifiedPushProviderTests {
             #expect(await harness.provider.deliver(Self.notification, to: "https://internal.example/up/200", deadline: Self.soon()).label == "invalid_token")
             #expect(await harness.requests.count == 1)
         }
+    }
+
+    /// `pushgate_unifiedpush_deliveries_total` counts by the endpoint's host and outcome, never its path or
+    /// query (the URL is a capability).
+    @Test func deliveriesAreCountedByHostAndOutcomeWithoutTheURL() async throws {
+        let registry = PrometheusCollectorRegistry()
+        try await Self.withProvider(metricsFactory: PrometheusMetricsFactory(registry: registry)) { harness in
+            #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/200/secretA?up=1", deadline: Self.soon()) == .delivered)
+            #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/201/secretB", deadline: Self.soon()) == .delivered)
+            #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/404/secretC", deadline: Self.soon()).label == "invalid_token")
+            let text = String(decoding: registry.emitToBuffer(), as: UTF8.self)
+            let host = "127.0.0.1:\(harness.port)"
+            #expect(text.contains(#"pushgate_unifiedpush_deliveries_total{app="up",host="\#(host)",outcome="delivered"} 2"#), "\(text)")
+            #expect(text.contains(#"pushgate_unifiedpush_deliveries_total{app="up",host="\#(host)",outcome="invalid_token"} 1"#), "\(text)")
+            #expect(!text.contains("secret") && !text.contains("/up/"))
+        }
+    }
+
+    /// Hosts come from pushkeys users choose: past 200 of them, the rest share the series `other`.
+    @Test func hostsPastTheLimitShareOneSeries() {
+        let registry = PrometheusCollectorRegistry()
+        let metrics = UnifiedPushHostMetrics(appID: "up", factory: PrometheusMetricsFactory(registry: registry))
+        for index in 0..<(UnifiedPushHostMetrics.hostLimit + 5) { metrics.record(host: "h\(index).example", outcome: "delivered") }
+        metrics.record(host: "h0.example", outcome: "delivered")
+        let text = String(decoding: registry.emitToBuffer(), as: UTF8.self)
+        #expect(text.contains(#"pushgate_unifiedpush_deliveries_total{app="up",host="h0.example",outcome="delivered"} 2"#))
+        #expect(text.contains(#"pushgate_unifiedpush_deliveries_total{app="up",host="other",outcome="delivered"} 5"#))
+        #expect(!text.contains("h200.example"))
     }
 
     @Test func anEndpointFoundGoneOrFailingIsLeftAloneForAWhile() async throws {
