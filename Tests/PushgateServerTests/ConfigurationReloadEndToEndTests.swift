@@ -226,8 +226,16 @@ struct ConfigurationReloadEndToEndTests {
         let port = try #require(try await gateway.waitForListeners().first).port
         let body = #"{"notifications":[{"platform":2,"tokens":["reload-auth"],"message":"m"}]}"#
         #expect(try await GorushEndToEndTests.post(port, "/api/push", body, bearer: "first-secret").status == 200)
+        // At notice, requests are not logged; the reload below lowers the level to info.
+        #expect(!gateway.logEvents.contains { $0["msg"] == "handled request" })
+        let metricsBefore = try await GorushEndToEndTests.get(port, "/metrics").body
+        #expect(metricsBefore.contains("pushgate_config_generation 1"), "\(metricsBefore)")
 
-        _ = try directory.write("pushgate.yaml", common + "gorush: {android_app: other.fcm, auth_tokens: [second-secret], sync: true}\n")
+        _ = try directory.write(
+            "pushgate.yaml",
+            common.replacingOccurrences(of: "level: notice", with: "level: info")
+                + "gorush: {android_app: other.fcm, auth_tokens: [second-secret], sync: true}\n"
+        )
         let reload = try await GatewayProcess.run(["reload", "--pid-file", directory.path("pushgate.pid")])
         #expect(reload.status == 0, "\(reload.errors)")
         let verdict = try await Self.waitFor(timeout: .seconds(30)) {
@@ -237,6 +245,13 @@ struct ConfigurationReloadEndToEndTests {
         #expect(try await GorushEndToEndTests.post(port, "/api/push", body, bearer: "first-secret").status == 401)
         let answer = try await GorushEndToEndTests.post(port, "/api/push", body, bearer: "second-secret")
         #expect(answer.status == 200 && answer.body.contains(#""success":"ok""#), "\(answer.body)")
+        // The new log level took effect: requests are logged now.
+        _ = try await Self.waitFor(timeout: .seconds(10)) { gateway.logEvents.first { $0["msg"] == "handled request" } }
+        // The reload is counted, with its generation and time.
+        let metricsAfter = try await GorushEndToEndTests.get(port, "/metrics").body
+        #expect(metricsAfter.contains("pushgate_config_generation 2"), "\(metricsAfter)")
+        #expect(metricsAfter.contains(#"pushgate_config_reloads_total{outcome="applied"} 1"#), "\(metricsAfter)")
+        #expect(metricsAfter.contains("pushgate_config_last_reload_success_timestamp_seconds "))
         // No restart needed for any of it.
         #expect(!gateway.logEvents.contains { $0["msg"]?.contains("needs a restart") == true })
         gateway.signal(SIGTERM)
