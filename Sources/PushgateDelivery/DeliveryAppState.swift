@@ -6,6 +6,9 @@ public struct DeliveryAppState: Sendable, Equatable {
     public var circuitOpen: Bool
     /// Whether the provider refuses the app's credentials.
     public var credentialsFailing: Bool
+    /// Whether the app has one circuit per push service or host (Web Push, UnifiedPush) instead of
+    /// ``circuitOpen``, which is then always false.
+    public var circuitsPerServer = false
     /// The provider's latency over this instance's recent deliveries, median and 99th percentile, in
     /// milliseconds; nil before the first.
     public var latencyMilliseconds: (p50: Double, p99: Double)?
@@ -20,6 +23,7 @@ public struct DeliveryAppState: Sendable, Equatable {
 
     public static func == (lhs: DeliveryAppState, rhs: DeliveryAppState) -> Bool {
         lhs.inFlight == rhs.inFlight && lhs.circuitOpen == rhs.circuitOpen && lhs.credentialsFailing == rhs.credentialsFailing
+            && lhs.circuitsPerServer == rhs.circuitsPerServer
             && lhs.latencyMilliseconds?.p50 == rhs.latencyMilliseconds?.p50 && lhs.latencyMilliseconds?.p99 == rhs.latencyMilliseconds?.p99
     }
 }

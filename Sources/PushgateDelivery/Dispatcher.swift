@@ -173,14 +173,16 @@ public struct Dispatcher: Sendable {
         )
     }
 
-    /// `appID`'s state on this instance now: deliveries in flight, its circuit, its credentials and its
-    /// provider's recent latency.
+    /// `appID`'s state on this instance now: deliveries in flight, its circuit (or that it has one per push
+    /// service), its credentials and its provider's recent latency.
     public func state(of appID: String) -> DeliveryAppState {
         let snapshot = self.admission.snapshot(appID)
-        return DeliveryAppState(
+        var state = DeliveryAppState(
             inFlight: snapshot.inFlight, circuitOpen: snapshot.circuitOpen, credentialsFailing: snapshot.credentialsFailing,
             latencyMilliseconds: self.latencies.percentiles(appID: appID)
         )
+        if case .found(let provider) = self.directory.lookup(appID), !provider.sharesOneCircuit { state.circuitsPerServer = true }
+        return state
     }
 
     /// Whether `appID`'s provider is failing now (its circuit is open, see ``AppAdmission``).

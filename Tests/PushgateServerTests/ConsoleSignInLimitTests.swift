@@ -60,6 +60,30 @@ struct ConsoleSignInLimitTests {
         }
     }
 
+    /// A proxy's own Authorization header (Basic, or a Bearer token of its own) beside a signed-in
+    /// browser's cookie is not a sign-in: the session answers, and nothing counts against the address.
+    /// Alone, another scheme is no try either (401, never 429); the bearer scheme is read in any case.
+    @Test func aProxysAuthorizationHeaderBesideASessionIsNoSignIn() async throws {
+        try await Self.withConsole(limit: 3) { client in
+            let signIn = try await client.execute(
+                uri: "/console/session", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "token=" + Self.token)
+            )
+            let cookie = try #require(signIn.headers[.setCookie]?.split(separator: ";").first.map(String.init))
+            for authorization in ["Basic dTpw", "Bearer eyJhbGciOiJSUzI1NiJ9.proxy.jwt", "Basic dTpw", "Bearer x", "Basic dTpw"] {
+                let answer = try await client.execute(
+                    uri: "/console/api/overview", method: .get, headers: [.authorization: authorization, .cookie: cookie]
+                )
+                #expect(answer.status == .ok, "\(authorization)")
+            }
+            for _ in 0..<5 {
+                #expect(try await client.execute(uri: "/console/api/overview", method: .get, headers: [.authorization: "Basic dTpw"]).status == .unauthorized)
+            }
+            #expect(try await client.execute(uri: "/console/api/overview", method: .get, headers: [.authorization: "bearer " + Self.token]).status == .ok)
+            #expect(try await Self.overview(client, bearer: Self.token) == .ok)
+        }
+    }
+
     /// Tries sent at once cannot all pass the check before the first is counted: of 20 wrong tokens sent
     /// together, no more than the limit are checked.
     @Test func triesSentAtOnceAreCountedAsTheyStart() async throws {

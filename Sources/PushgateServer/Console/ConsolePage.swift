@@ -254,7 +254,7 @@ enum ConsolePage {
             parts.append("p50 \(ConsoleOverview.milliseconds(latency.p50)), p99 \(ConsoleOverview.milliseconds(latency.p99))")
         }
         parts.append("\(state.inFlight) in flight")
-        parts.append(state.circuitOpen ? "circuit open" : "circuit closed")
+        parts.append(state.circuitsPerServer ? "circuits per push service" : state.circuitOpen ? "circuit open" : "circuit closed")
         if state.credentialsFailing { parts.append("credentials refused") }
         return parts.joined(separator: ", ")
     }

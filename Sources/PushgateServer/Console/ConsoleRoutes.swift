@@ -86,6 +86,15 @@ struct ConsoleRoutes: Sendable {
         address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
     }
 
+    /// The token of an `Authorization: Bearer …` header (the scheme in any case, RFC 9110 §11.1); nil for
+    /// none or another scheme, which is not a try at the console's tokens.
+    static func bearerToken(_ request: Request) -> String? {
+        guard let authorization = request.headers.value(of: .authorization) else { return nil }
+        let scheme = "bearer "
+        guard authorization.utf8.count > scheme.utf8.count, authorization.prefix(scheme.count).lowercased() == scheme else { return nil }
+        return String(authorization.dropFirst(scheme.count).drop { $0 == " " })
+    }
+
     static func cookie(_ request: Request) -> String? {
         for field in request.headers where field.name == .cookie {
             for part in field.value.split(separator: ";") {
@@ -112,22 +121,25 @@ struct ConsoleRoutes: Sendable {
         case refused
     }
 
-    /// Who sent `request`: a bearer token's admin, a session's, or the sandbox's loopback visitor. A bearer
+    /// Who sent `request`: a session's admin, a bearer token's, or the sandbox's loopback visitor. A bearer
     /// token is a sign-in: a wrong one counts against the address as a failed sign-in does, and an
-    /// address refused sign-ins is refused with any token.
+    /// address refused sign-ins is refused with any token. An Authorization header of another scheme is
+    /// not a try (a proxy's own credentials).
     func identify(_ request: Request, context: GatewayRequestContext) -> Identity {
-        if let authorization = request.headers.value(of: .authorization) {
+        // A session's cookie first: a proxy in front (nginx's auth_basic, an OAuth proxy) may add an
+        // Authorization header of its own to every request of a signed-in browser.
+        if let id = Self.cookie(request), let session = self.sessions.session(id: id) {
+            return .caller(Caller(admin: session.admin, session: session, bearer: false))
+        }
+        if let token = Self.bearerToken(request) {
             let address = self.signInAddress(request, context: context)
             guard self.limiter.begin(address) else { return .refused }
-            guard authorization.hasPrefix("Bearer "), let admin = self.admins.current.admin(presenting: String(authorization.dropFirst(7))) else {
+            guard let admin = self.admins.current.admin(presenting: token) else {
                 self.logger.notice("console: failed sign-in with a bearer token", metadata: ["client": "\(address)"])
                 return .nobody
             }
             self.limiter.succeeded(address)
             return .caller(Caller(admin: admin, session: nil, bearer: true))
-        }
-        if let id = Self.cookie(request), let session = self.sessions.session(id: id) {
-            return .caller(Caller(admin: session.admin, session: session, bearer: false))
         }
         if self.openToLoopback, Self.isLoopback(Self.clientAddress(context)) {
             return .caller(Caller(admin: ConsoleAdmins.Admin(fingerprint: "sandbox", readOnly: false), session: nil, bearer: false))

@@ -261,6 +261,9 @@ try:
         check(shown == counts, f"{app}'s row shows {counts} (shows {shown})")
     provider = settled(lambda: driver.find_element(By.CSS_SELECTOR, '[data-app-id="demo.apns"] [data-testid="provider-state"]').text)
     check("p50 " in provider and "p99 " in provider and "circuit closed" in provider, f"the provider's latency and circuit are shown ({provider})")
+    web_provider = settled(lambda: driver.find_element(By.CSS_SELECTOR, '[data-app-id="demo.webpush"] [data-testid="provider-state"]').text)
+    check("circuits per push service" in web_provider and "circuit closed" not in web_provider,
+          f"a Web Push app's circuits are per push service, not one that always reads closed ({web_provider})")
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-refreshed"))
     check(True, "the script refreshed the figures from the API")
     def delivered_points():
