@@ -98,11 +98,21 @@ actor GatewayReconfiguration {
             if new.status == nil { new.status = self.configuration.status }
             return (new, true)
         }
+        // A file that lost its apps (`app:` for `apps:`, an emptied section) would remove every app, and
+        // the Matrix front end would then reject every pushkey, which homeservers answer by deleting
+        // their pushers: refused, as an invalid file is.
+        if new.apps.isEmpty, !self.configuration.apps.isEmpty {
+            throw ConfigurationError(
+                key: "apps", "configures no apps, and a reload may not remove every app (a pusher's app that is gone is rejected, and its homeserver deletes it); restart to run without apps"
+            )
+        }
         return (new, false)
     }
 
     private func apply(_ new: GatewayConfiguration, sandboxAppsOnly: Bool) throws -> ReloadMetrics.Outcome {
         let configured = try Gateway.validate(new)
+        // As at start: a misspelt key of an app (`allowed_endpoint`) is named, never ignored silently.
+        for key in configured.flatMap(\.unknownKeys) { self.logger.warning("configuration: unknown key \(key) (ignored)") }
         let fingerprints = Dictionary(new.apps.map { ($0.id, AppFingerprint($0)) }, uniquingKeysWith: { first, _ in first })
         let change = ConfigurationChange(
             from: self.configuration, to: new, started: self.startConfiguration, running: self.apps.mapValues(\.fingerprint),

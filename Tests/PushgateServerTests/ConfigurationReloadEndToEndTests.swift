@@ -259,6 +259,41 @@ struct ConfigurationReloadEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: directory.path("pushgate.pid")))
     }
 
+    /// A reload whose file lost its apps (`app:` for `apps:`) is refused and changes nothing, where it
+    /// would have removed every app (and homeservers would have deleted every pusher on the rejections);
+    /// a misspelt key of an app is named at a reload as at start.
+    @Test func aReloadThatWouldRemoveEveryAppIsRefusedAndMisspeltKeysAreNamed() async throws {
+        let directory = try TemporaryDirectory()
+        let a = try await Emulators.start(in: directory, name: "a")
+        defer { a.process.signal(SIGTERM) }
+        let gorush = "gorush: {android_app: demo.fcm, auth_tokens: [first-secret], sync: true}\n"
+        let apps = "apps:\n\(try a.app("demo.fcm"))"
+        let config = try directory.write("pushgate.yaml", Self.gatewaySettings + apps + gorush)
+        let gateway = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        defer { gateway.signal(SIGKILL) }
+        let port = try #require(try await gateway.waitForListeners().first).port
+        let body = #"{"notifications":[{"platform":2,"tokens":["reload-apps"],"message":"m"}]}"#
+
+        _ = try directory.write("pushgate.yaml", Self.gatewaySettings + apps.replacingOccurrences(of: "apps:", with: "app:") + gorush)
+        gateway.signal(SIGHUP)
+        let refused = try await Self.waitFor(timeout: .seconds(30)) {
+            gateway.logEvents.first { $0["msg"]?.hasPrefix("configuration reload") == true }
+        }
+        #expect(refused["msg"]?.hasPrefix("configuration reload failed") == true, "\(refused)")
+        #expect(refused["msg"]?.contains("apps") == true, "\(refused)")
+        let answer = try await GorushEndToEndTests.post(port, "/api/push", body, bearer: "first-secret")
+        #expect(answer.status == 200 && answer.body.contains(#""success":"ok""#), "\(answer.body)")
+
+        _ = try directory.write("pushgate.yaml", Self.gatewaySettings + apps + "    max_connection: 5\n" + gorush)
+        gateway.signal(SIGHUP)
+        let named = try await Self.waitFor(timeout: .seconds(30)) {
+            gateway.logEvents.first { $0["msg"]?.contains("unknown key apps.demo.fcm.max_connection") == true }
+        }
+        #expect(named["level"] == "warning", "\(named)")
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(20)) == 0)
+    }
+
     /// An APNs app whose key the provider refuses: queued notifications wait (credentials failing, not
     /// dropped and not retried in a tight loop); the key fixed by a reload, they are all delivered.
     @Test func notificationsQueuedWhileCredentialsFailAreDeliveredOnceTheyAreFixed() async throws {
