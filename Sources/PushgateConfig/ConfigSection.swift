@@ -33,14 +33,15 @@ public struct ConfigSection: Sendable {
         ConfigurationError(key: self.keyPath(key), "expected \(expected), found \(value.typeName)")
     }
 
-    /// A string; numbers and booleans written without quotes are accepted as their text.
+    /// A string; numbers and booleans written without quotes are accepted as the text written (a key id
+    /// `0123456701` is not the octal number it reads as in YAML 1.1, nor a team id `1234E56789` infinity).
     public func string(_ key: String) throws -> String? {
         switch self.present(key) {
         case nil: nil
         case .string(let value)?: value
-        case .int(let value)?: String(value)
-        case .double(let value)?: String(value)
-        case .bool(let value)?: String(value)
+        case .int(let value)?: self.map.writtenText(key) ?? String(value)
+        case .double(let value)?: self.map.writtenText(key) ?? String(value)
+        case .bool(let value)?: self.map.writtenText(key) ?? String(value)
         case let value?: throw self.mismatch(key, "a string", value)
         }
     }

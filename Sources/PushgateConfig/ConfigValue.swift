@@ -27,6 +27,8 @@ public struct ConfigMap: Sendable, Equatable {
     /// The keys, in file order.
     public private(set) var keys: [String] = []
     private var values: [String: ConfigValue] = [:]
+    /// The text as written of plain scalars YAML typed as a boolean or a number, by key.
+    private var writtenTexts: [String: String] = [:]
 
     /// An empty mapping.
     public init() {}
@@ -38,7 +40,19 @@ public struct ConfigMap: Sendable, Equatable {
             if self.values[key] == nil, newValue != nil { self.keys.append(key) }
             if newValue == nil { self.keys.removeAll { $0 == key } }
             self.values[key] = newValue
+            self.writtenTexts[key] = nil
         }
+    }
+
+    /// How `key`'s value was written, when it is a plain scalar YAML read as a boolean or a number
+    /// (`0123456701`, an octal integer; `1234E56789`, a float): what a key that takes text reads.
+    public func writtenText(_ key: String) -> String? {
+        self.writtenTexts[key]
+    }
+
+    /// Records how `key`'s value (set already) was written.
+    mutating func recordWrittenText(_ text: String, for key: String) {
+        self.writtenTexts[key] = text
     }
 
     /// The entries, in file order.

@@ -80,7 +80,14 @@ enum YAMLConfigLoader {
                 }
                 let childPath = path.isEmpty ? key : "\(path).\(key)"
                 if map[key] != nil { throw ConfigurationError(key: childPath, "is given twice") }
-                map[key] = try self.value(valueNode, path: childPath)
+                let value = try self.value(valueNode, path: childPath)
+                map[key] = value
+                switch (valueNode, value) {
+                case (.scalar(let scalar), .bool), (.scalar(let scalar), .int), (.scalar(let scalar), .double):
+                    map.recordWrittenText(scalar.string, for: key)
+                default:
+                    break
+                }
             }
             return .map(map)
         case .alias:

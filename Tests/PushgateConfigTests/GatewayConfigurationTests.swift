@@ -217,6 +217,23 @@ struct GatewayConfigurationTests {
         #expect(configuration.http.bindAddresses == ["0.0.0.0"])
     }
 
+    /// A key that takes text reads what was written, where YAML 1.1 types a plain scalar as a number or
+    /// a boolean: an APNs key id with a leading zero (an octal integer), a team id with one `E` among
+    /// digits (a float: infinity), a text `Yes`. Keys that take numbers read them as YAML does.
+    @Test func textKeysReadWhatWasWrittenWhereYAMLSeesANumber() throws {
+        let configuration = try GatewayConfiguration(yaml: """
+            apps:
+              im.example.ios: {type: apns, key_id: 0123456701, team_id: 1234E56789, topic: Yes, max_connections: 010, ping_interval: 30}
+            """)
+        let options = configuration.apps[0].options
+        #expect(try options.string("key_id") == "0123456701")
+        #expect(try options.string("team_id") == "1234E56789")
+        #expect(try options.string("topic") == "Yes")
+        #expect(try options.int("max_connections") == 8)
+        #expect(try options.int("ping_interval") == 30)
+        #expect(try options.string("ping_interval") == "30")
+    }
+
     @Test func databaseURLs() throws {
         #expect(try DatabaseSettings.parse(url: "sqlite:/var/lib/pushgate/db.sqlite") == .sqlite(path: "/var/lib/pushgate/db.sqlite"))
         #expect(try DatabaseSettings.parse(url: "sqlite://relative.sqlite") == .sqlite(path: "relative.sqlite"))
