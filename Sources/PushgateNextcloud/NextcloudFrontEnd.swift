@@ -36,19 +36,27 @@ public enum NextcloudFrontEnd {
         }
     }
 
-    /// Every app the `nextcloud` section names must be configured under `apps`.
-    /// - Throws: ``ConfigurationError`` naming the key that names an unknown app.
+    /// Every app the `nextcloud` section names must be configured under `apps`, and of a type its key can
+    /// use: `fcm_app` an FCM app, `apns_app` and every `voip_app` APNs apps, a route's `app` either.
+    /// - Throws: ``ConfigurationError`` naming the key that names an unknown app or one of another type.
     public static func check(_ configuration: GatewayConfiguration) throws {
-        let known = Set(configuration.apps.map(\.id))
+        let kinds = Dictionary(configuration.apps.map { ($0.id, $0.kind) }, uniquingKeysWith: { first, _ in first })
         let settings = configuration.nextcloud
-        var named: [(String, String?)] = [
-            ("nextcloud.fcm_app", settings.fcmApp), ("nextcloud.apns_app", settings.apnsApp), ("nextcloud.apns_voip_app", settings.apnsVoipApp),
+        let fcm: Set<AppSettings.Kind> = [.gcm]
+        let apns: Set<AppSettings.Kind> = [.apns]
+        var named: [(String, String?, Set<AppSettings.Kind>)] = [
+            ("nextcloud.fcm_app", settings.fcmApp, fcm), ("nextcloud.apns_app", settings.apnsApp, apns),
+            ("nextcloud.apns_voip_app", settings.apnsVoipApp, apns),
         ]
         for (index, route) in settings.routes.enumerated() {
-            named += [("nextcloud.routes[\(index)].app", route.app), ("nextcloud.routes[\(index)].voip_app", route.voipApp)]
+            named += [("nextcloud.routes[\(index)].app", route.app, fcm.union(apns)), ("nextcloud.routes[\(index)].voip_app", route.voipApp, apns)]
         }
-        for case (let key, let app?) in named where !known.contains(app) {
-            throw ConfigurationError(key: key, "names \(app), which is not configured under apps")
+        for case (let key, let app?, let allowed) in named {
+            guard let kind = kinds[app] else { throw ConfigurationError(key: key, "names \(app), which is not configured under apps") }
+            guard allowed.contains(kind) else {
+                let expected = allowed.map(\.rawValue).sorted().joined(separator: " or ")
+                throw ConfigurationError(key: key, "names \(app), a \(kind.rawValue) app; expected a \(expected) app")
+            }
         }
     }
 }

@@ -219,6 +219,16 @@ struct ServeProcessTests {
         let result = try await GatewayProcess.run(["check-config", "--config", config])
         #expect(result.status == 2)
         #expect(result.errors.contains("nextcloud.fcm_app"))
+        // An app of the wrong type for its key is refused too, naming both.
+        let p8 = try directory.write("key.p8", try P256.Signing.PrivateKey().pemRepresentation)
+        let wrongType = try directory.write("wrong.yaml", """
+            apps:
+              files.ios: {type: apns, keyfile: \(p8), key_id: ABCDEFGHIJ, team_id: TEAM123456, topic: files.ios}
+            nextcloud: {fcm_app: files.ios}
+            """)
+        let refused = try await GatewayProcess.run(["check-config", "--config", wrongType])
+        #expect(refused.status == 2)
+        #expect(refused.errors.contains("nextcloud.fcm_app") && refused.errors.contains("expected a gcm app"), "\(refused.errors)")
     }
 
     @Test func checkConfigReadsTheAppsKeyFiles() async throws {
