@@ -34,6 +34,12 @@ public enum DatabaseSettings: Sendable, Equatable {
         let maximumConnections = try section.int("max_connections", in: 1...1000) ?? 20
         self = try Self.parse(url: url, key: section.keyPath("url"), maximumConnections: maximumConnections)
         warnings += section.unknownKeys(known: Self.knownKeys).map { "unknown key \($0) (ignored)" }
+        // A misspelt `sslmode` (`ssl_mode`) would leave TLS at `prefer` without a word.
+        if case .postgres = self, let items = URLComponents(string: url)?.queryItems {
+            for name in Set(items.map(\.name)).subtracting(["sslmode"]).sorted() {
+                warnings.append("\(section.keyPath("url")): parameter \(name) is not read (ignored; Pushgate reads sslmode only)")
+            }
+        }
     }
 
     /// Parses a database URL.

@@ -252,6 +252,22 @@ struct GatewayConfigurationTests {
         #expect(!display.contains("p:ss"))
     }
 
+    /// A URL parameter Pushgate does not read is named: a misspelt `ssl_mode=require` would otherwise
+    /// leave TLS at `prefer` without a word. The password never shows in the warning.
+    @Test func databaseURLParametersNotReadAreWarnedOf() throws {
+        let configuration = try GatewayConfiguration(
+            yaml: "database: {url: 'postgres://push:s3cret@db.internal/pg?ssl_mode=require&sslmode=disable&application_name=gw'}"
+        )
+        #expect(
+            configuration.warnings == [
+                "database.url: parameter application_name is not read (ignored; Pushgate reads sslmode only)",
+                "database.url: parameter ssl_mode is not read (ignored; Pushgate reads sslmode only)",
+            ]
+        )
+        #expect(!configuration.warnings.joined().contains("s3cret"))
+        #expect(try GatewayConfiguration(yaml: "database: {url: 'postgres://push@db/pg?sslmode=require'}").warnings.isEmpty)
+    }
+
     @Test func legacySygnalDatabaseSectionIsIgnoredWithAWarning() throws {
         let configuration = try GatewayConfiguration(yaml: "database: {name: sqlite3, args: {dbfile: sygnal.db}}")
         #expect(configuration.database == .default)
