@@ -143,6 +143,12 @@ public struct GorushSettings: Sendable, Equatable {
                     + "(set auth_tokens, or allow_unauthenticated: true for callers that send no credentials)"
             )
         }
+        if self.allowUnauthenticated, self.authTokens.contains(where: { $0.apps != nil }) {
+            warnings.append(
+                "\(section.keyPath("allow_unauthenticated")): callers that send no token may use every app, so the apps "
+                    + "limits of auth_tokens bind only callers that send one"
+            )
+        }
         warnings += section.unknownKeys(known: Self.knownKeys).map { "unknown key \($0) (ignored)" }
     }
 

@@ -147,5 +147,10 @@ struct GorushPlannerTests {
         let unserved = try GatewayConfiguration(yaml: "gorush: {ios_app: a}")
         #expect(unserved.warnings.contains { $0.contains("neither auth_tokens nor allow_unauthenticated") })
         #expect(unserved.gorush?.isServed == false)
+        // Tokens limited to some apps beside unauthenticated callers, who may use every app: said so.
+        let open = try GatewayConfiguration(yaml: "gorush: {allow_unauthenticated: true, auth_tokens: [{token: t-0123456789, apps: [a]}]}")
+        #expect(open.warnings.contains { $0.hasPrefix("gorush.allow_unauthenticated: callers that send no token may use every app") }, "\(open.warnings)")
+        let scoped = try GatewayConfiguration(yaml: "gorush: {auth_tokens: [{token: t-0123456789, apps: [a]}]}")
+        #expect(scoped.warnings.isEmpty, "\(scoped.warnings)")
     }
 }
