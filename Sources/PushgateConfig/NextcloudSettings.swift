@@ -102,6 +102,7 @@ public struct NextcloudSettings: Sendable, Equatable {
         self.apnsApp = try section.string("apns_app")
         self.apnsVoipApp = try section.string("apns_voip_app")
         if case .list(let items)? = section.map["routes"] {
+            var routeWarnings: [String] = []
             self.routes = try items.enumerated().map { index, item in
                 let key = "\(section.keyPath("routes"))[\(index)]"
                 guard case .map(let map) = item else { throw ConfigurationError(key: key, "expected a mapping with user_agent and app") }
@@ -110,8 +111,11 @@ public struct NextcloudSettings: Sendable, Equatable {
                     throw ConfigurationError(key: key, "needs user_agent (a regular expression) and app")
                 }
                 guard (try? Regex(pattern)) != nil else { throw ConfigurationError(key: route.keyPath("user_agent"), "is not a valid regular expression") }
+                // A misspelt `voip_app` would send a route's calls through the default VoIP app.
+                routeWarnings += route.unknownKeys(known: ["user_agent", "app", "voip_app"]).map { "unknown key \($0) (ignored)" }
                 return Route(userAgentPattern: pattern, app: app, voipApp: try route.string("voip_app"))
             }
+            warnings += routeWarnings
         } else if let value = section.map["routes"], value != .null {
             throw ConfigurationError(key: section.keyPath("routes"), "expected a list, found \(value.typeName)")
         }

@@ -49,6 +49,21 @@ public struct FCMConfiguration: Sendable {
         "inflight_request_limit", "fcm_options", "send_badge_counts", "base_url", "ca_file",
     ]
 
+    /// The members of an FCM HTTP v1 `Message` that `fcm_options` may set (the token and target are each
+    /// notification's), and of its `android` section (`AndroidConfig`).
+    static let messageKeys: Set<String> = ["data", "notification", "android", "webpush", "apns", "fcm_options"]
+    static let androidKeys: Set<String> = [
+        "collapse_key", "priority", "ttl", "restricted_package_name", "data", "notification", "fcm_options", "direct_boot_ok",
+    ]
+
+    /// The keys of `fcm_options` (and of its `android`) that are not FCM's: a misspelt `andriod` is sent as
+    /// it is and FCM refuses every message with 400.
+    static func unknownMessageKeys(_ options: ConfigSection) throws -> [String] {
+        var unknown = options.unknownKeys(known: Self.messageKeys)
+        if let android = try options.section("android") { unknown += android.unknownKeys(known: Self.androidKeys) }
+        return unknown
+    }
+
     /// Reads and checks the app's settings, loading the service-account file.
     /// - Throws: ``ConfigurationError`` naming the first key that cannot be used.
     public init(settings: AppSettings) throws {
@@ -104,7 +119,7 @@ public struct FCMConfiguration: Sendable {
         } else {
             self.caFile = nil
         }
-        self.unknownKeys = section.unknownKeys(known: Self.knownKeys)
+        self.unknownKeys = section.unknownKeys(known: Self.knownKeys) + (try section.section("fcm_options").map(Self.unknownMessageKeys) ?? [])
     }
 
     /// The message endpoint: `<base_url>/v1/projects/<project_id>/messages:send`.

@@ -104,6 +104,7 @@ public struct Gateway: Sendable {
         for key in configuredApps.flatMap(\.unknownKeys) {
             logger.warning("configuration: unknown key \(key) (ignored)")
         }
+        for warning in configuredApps.flatMap(\.warnings) { logger.warning("configuration: \(warning)") }
         let store = BoundedStore(try await StoreFactory.open(configuration.database, callTimeout: configuration.databaseTimeout, logger: logger), timeout: configuration.databaseTimeout)
         let metrics = GatewayMetrics()
         let metricsFactory = PrometheusMetricsFactory(registry: metrics.registry)
@@ -236,10 +237,11 @@ public struct Gateway: Sendable {
 
     /// Checks everything start-up would check without opening anything: every app's settings and key
     /// files.
-    /// - Returns: warnings about keys that are ignored.
+    /// - Returns: warnings about keys that are ignored and settings seldom meant.
     /// - Throws: ``ConfigurationError`` naming the key at fault.
     public static func check(_ configuration: GatewayConfiguration) throws -> [String] {
-        try Self.validate(configuration).flatMap(\.unknownKeys).map { "unknown key \($0) (ignored)" }
+        let configured = try Self.validate(configuration)
+        return configured.flatMap(\.unknownKeys).map { "unknown key \($0) (ignored)" } + configured.flatMap(\.warnings)
     }
 
     /// What every app's credentials say about themselves (identities, certificate dates), for

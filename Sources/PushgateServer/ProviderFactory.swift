@@ -38,6 +38,26 @@ enum ProviderFactory {
             }
         }
 
+        /// Settings that are valid but seldom meant: an `allowed_endpoints` glob that matches every host
+        /// (`*`) lets endpoints reach private and loopback addresses, over plain http too.
+        var warnings: [String] {
+            switch self {
+            case .webPush(let configuration): Self.endpointWarnings(configuration.allowedEndpoints, appID: configuration.appID)
+            case .unifiedPush(let configuration): Self.endpointWarnings(configuration.allowedEndpoints, appID: configuration.appID)
+            case .fcm, .apns, .hms: []
+            }
+        }
+
+        private static func endpointWarnings(_ globs: [String]?, appID: String) -> [String] {
+            (globs ?? []).filter { glob in
+                let pattern = HostGlob(glob)
+                return pattern.matches("10.0.0.1:443") && pattern.matches("127.0.0.1:8080")
+            }.map { glob in
+                "apps.\(appID).allowed_endpoints: \(glob) matches every host, so endpoints may be private or loopback addresses "
+                    + "and plain http (internal services reachable through pushkeys); list the push services' hosts instead"
+            }
+        }
+
         /// What the app's credentials say about themselves (certificate files are read again).
         var credentials: [ProviderCredential] {
             switch self {

@@ -182,6 +182,9 @@ struct GatewayConfigurationTests {
         #expect(configuration.nextcloud.maxBatchSize == 1000)
         #expect(configuration.nextcloud.identityProof == .init())
         #expect(configuration.warnings.isEmpty)
+        // A misspelt key of a route is named.
+        let misspelt = try GatewayConfiguration(yaml: "nextcloud: {routes: [{user_agent: Talk, app: talk.ios, voip_ap: talk.ios.voip}]}")
+        #expect(misspelt.warnings == ["unknown key nextcloud.routes[0].voip_ap (ignored)"])
     }
 
     @Test func nextcloudLimitsAndTheIdentityProofAreRead() throws {

@@ -79,6 +79,16 @@ struct FCMConfigurationTests {
         #expect(configuration.fcmOptions["android"] == .object(["notification": .object(["channel_id": .string("c")])]))
         #expect(configuration.fcmOptions["apns"] == .object(["headers": .object(["apns-priority": .string("10")])]))
         #expect(configuration.unknownKeys == ["apps.\(testAppID).surprise"])
+        // fcm_options members FCM does not know (misspelt, or a message's target) are named.
+        let misspelt = try FCMConfiguration(settings: try appSettings([
+            "type: gcm", "api_version: v1", "project_id: example-project", "service_account_file: \(path)",
+            "fcm_options: {andriod: {ttl: 60s}, token: t, android: {priorty: high, ttl: 60s}}",
+        ]))
+        #expect(
+            misspelt.unknownKeys == [
+                "apps.\(testAppID).fcm_options.andriod", "apps.\(testAppID).fcm_options.token", "apps.\(testAppID).fcm_options.android.priorty",
+            ]
+        )
     }
 
     @Test func pushgateExtensionsAreChecked() throws {

@@ -207,6 +207,14 @@ struct ServeProcessTests {
         #expect(result.output.contains("matrix: UnifiedPush gateway discovery on GET /_matrix/push/v1/notify"))
         #expect(result.errors.contains("apps.*.colour"))
 
+        #expect(!result.errors.contains("matches every host"))
+
+        // A glob that matches every host opens private and loopback addresses: valid, and warned of.
+        let open = try directory.write("open.yaml", "apps:\n  \"*\": {type: unifiedpush, allowed_endpoints: ['*']}\n")
+        let warned = try await GatewayProcess.run(["check-config", "--config", open])
+        #expect(warned.status == 0, "\(warned.errors)")
+        #expect(warned.errors.contains("apps.*.allowed_endpoints: * matches every host"), "\(warned.errors)")
+
         let invalid = try directory.write("invalid.yaml", "apps:\n  \"*\": {type: unifiedpush, ttl: -1}\n")
         let refused = try await GatewayProcess.run(["check-config", "--config", invalid])
         #expect(refused.status == 2)
