@@ -68,8 +68,11 @@ enum ConsolePage {
         if viewer.openToLoopback {
             body += #"<p class="banner" role="status" data-testid="sandbox-banner">Built-in sandbox: the console is open without a token to clients on this machine only.</p>"#
         }
+        // Always there, hidden without a problem, so that the live refresh can show one (console.js).
         if let problem = overview.problem {
-            body += #"<p class="error" role="alert">\#(HTMLText.escape(problem))</p>"#
+            body += #"<p class="error" role="alert" data-testid="problem">\#(HTMLText.escape(problem))</p>"#
+        } else {
+            body += #"<p class="error" role="alert" data-testid="problem" hidden></p>"#
         }
         body += "<main>\n"
         body += self.gateway(overview)

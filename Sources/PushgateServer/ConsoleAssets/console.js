@@ -65,21 +65,41 @@
     });
   }
 
+  // The banner above the page: a problem's text, or hidden.
+  function showProblem(text) {
+    var banner = document.querySelector('[data-testid="problem"]');
+    if (!banner) return;
+    if (text) {
+      if (banner.textContent !== text) banner.textContent = text;
+      banner.hidden = false;
+    } else {
+      banner.hidden = true;
+    }
+  }
+
   function apply(overview) {
+    // Without the store's answer (`problem`), its figures are unknown, not zero: those shown stay, the
+    // banner says why, and only this instance's own figures (provider lines, uptime) are refreshed.
+    var storeAnswered = !overview.problem;
+    showProblem(overview.problem);
+    if (overview.gateway) {
+      setText(document, "gateway-store", overview.gateway.store + ", " + (overview.gateway.store_healthy ? "answering" : "not answering"));
+    }
     (overview.apps || []).forEach(function (app) {
       var rows = document.querySelectorAll('[data-testid="app-row"]');
       for (var i = 0; i < rows.length; i++) {
         if (rows[i].getAttribute("data-app-id") !== app.id) continue;
+        setText(rows[i], "provider-state", providerState(app));
+        if (!storeAnswered) continue;
         OUTCOMES.forEach(function (outcome) {
           setText(rows[i], "count-" + dashed(outcome), app.last_hour[outcome]);
           setText(rows[i], "day-" + dashed(outcome), "(" + app.last_day[outcome] + ")");
         });
         setText(rows[i], "outbox-pending", app.outbox_pending);
         setText(rows[i], "outbox-age", duration(app.outbox_oldest_age_seconds));
-        setText(rows[i], "provider-state", providerState(app));
       }
     });
-    if (overview.outbox) {
+    if (overview.outbox && storeAnswered) {
       setText(document, "outbox-total", overview.outbox.pending);
       setText(document, "outbox-oldest", duration(overview.outbox.oldest_age_seconds));
     }
@@ -94,7 +114,7 @@
       });
     });
     if (overview.instances) setText(document, "gateway-instances", overview.instances.join(", "));
-    drawChart(overview.chart);
+    if (storeAnswered) drawChart(overview.chart);
     document.body.setAttribute("data-refreshed", String(Date.now()));
   }
 
@@ -102,10 +122,14 @@
     fetch("/console/api/overview", { credentials: "same-origin", headers: { "Accept": "application/json" } })
       .then(function (response) {
         if (response.status === 401) { window.location.assign("/console/session"); return null; }
-        return response.ok ? response.json() : null;
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        return response.json();
       })
       .then(function (overview) { if (overview) apply(overview); })
-      .catch(function () { /* the next refresh tries again */ });
+      .catch(function (error) {
+        // The figures shown are older than they look: said so until a refresh succeeds (the next tries).
+        showProblem("The figures could not be refreshed (" + error.message + "); those shown are from " + new Date(Number(document.body.getAttribute("data-refreshed")) || Date.now()).toLocaleTimeString() + ".");
+      });
   }
 
   document.addEventListener("DOMContentLoaded", function () {

@@ -293,6 +293,37 @@ try:
     check(not any(re.match(r"^\d{4}-\d\d-\d\dT", text) for text in figures.values()),
           f"the script writes times as the page does ({figures})")
 
+    # The store stops answering: the API says so in `problem`, its counts zero. The page keeps the counts
+    # it shows (unknown now, not zero), shows the problem and the store as not answering; a refresh that
+    # fails says the figures are old; once the API answers again, the banner goes.
+    before = settled(lambda: row_counts("demo.apns"))
+    driver.execute_script("""
+        window.realFetch = window.fetch;
+        window.fetch = function (url, options) {
+          return window.realFetch(url, options).then(function (response) { return response.json(); }).then(function (overview) {
+            overview.problem = "The store did not answer (simulated outage)";
+            overview.gateway.store_healthy = false;
+            (overview.apps || []).forEach(function (app) {
+              Object.keys(app.last_hour).forEach(function (outcome) { app.last_hour[outcome] = 0; });
+              app.outbox_pending = 0;
+            });
+            return new Response(JSON.stringify(overview), { status: 200, headers: { "Content-Type": "application/json" } });
+          });
+        };""")
+    problem = lambda: driver.find_element(By.CSS_SELECTOR, '[data-testid="problem"]')
+    wait.until(lambda d: settled(lambda: problem().is_displayed() and "simulated outage" in problem().text))
+    check(True, "a store outage the API reports is shown in the banner")
+    check(settled(lambda: row_counts("demo.apns")) == before, f"the counts shown stay, not zeros ({row_counts('demo.apns')} against {before})")
+    check("not answering" in driver.find_element(By.CSS_SELECTOR, '[data-testid="gateway-store"]').text, "the store is shown as not answering")
+    driver.execute_script("window.fetch = function () { return Promise.resolve(new Response('', { status: 503 })); };")
+    wait.until(lambda d: settled(lambda: "could not be refreshed (HTTP 503)" in problem().text))
+    check(True, "a refresh that fails says the figures shown are old")
+    driver.execute_script("window.fetch = window.realFetch;")
+    wait.until(lambda d: settled(lambda: not problem().is_displayed()))
+    check("answering" in driver.find_element(By.CSS_SELECTOR, '[data-testid="gateway-store"]').text
+          and "not answering" not in driver.find_element(By.CSS_SELECTOR, '[data-testid="gateway-store"]').text,
+          "the banner goes and the store is answering again once the API answers")
+
     # A test push, filled and sent with the keyboard alone, reaches the sandbox's emulator, and its outcome is shown.
     check(tab_to("test-app"), "Tab reaches the test push form's app")
     check(driver.execute_script(FOCUS_SHOWN), "the focused app list shows its focus")
