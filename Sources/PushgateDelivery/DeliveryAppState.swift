@@ -21,6 +21,11 @@ public struct DeliveryAppState: Sendable, Equatable {
         self.latencyMilliseconds = latencyMilliseconds
     }
 
+    /// The circuit as one of three states: `open`, `closed`, or `per_service` (``circuitsPerServer``).
+    public var circuit: String {
+        self.circuitsPerServer ? "per_service" : self.circuitOpen ? "open" : "closed"
+    }
+
     public static func == (lhs: DeliveryAppState, rhs: DeliveryAppState) -> Bool {
         lhs.inFlight == rhs.inFlight && lhs.circuitOpen == rhs.circuitOpen && lhs.credentialsFailing == rhs.credentialsFailing
             && lhs.circuitsPerServer == rhs.circuitsPerServer

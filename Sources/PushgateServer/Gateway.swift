@@ -101,10 +101,7 @@ public struct Gateway: Sendable {
         }
         // A configuration error must stop start-up before anything is opened.
         let configuredApps = try Self.validate(configuration)
-        for key in configuredApps.flatMap(\.unknownKeys) {
-            logger.warning("configuration: unknown key \(key) (ignored)")
-        }
-        for warning in configuredApps.flatMap(\.warnings) { logger.warning("configuration: \(warning)") }
+        for warning in configuredApps.configurationWarnings { logger.warning("configuration: \(warning)") }
         let store = BoundedStore(try await StoreFactory.open(configuration.database, callTimeout: configuration.databaseTimeout, logger: logger), timeout: configuration.databaseTimeout)
         let metrics = GatewayMetrics()
         let metricsFactory = PrometheusMetricsFactory(registry: metrics.registry)
@@ -240,8 +237,7 @@ public struct Gateway: Sendable {
     /// - Returns: warnings about keys that are ignored and settings seldom meant.
     /// - Throws: ``ConfigurationError`` naming the key at fault.
     public static func check(_ configuration: GatewayConfiguration) throws -> [String] {
-        let configured = try Self.validate(configuration)
-        return configured.flatMap(\.unknownKeys).map { "unknown key \($0) (ignored)" } + configured.flatMap(\.warnings)
+        try Self.validate(configuration).configurationWarnings
     }
 
     /// What every app's credentials say about themselves (identities, certificate dates), for

@@ -112,8 +112,7 @@ actor GatewayReconfiguration {
     private func apply(_ new: GatewayConfiguration, sandboxAppsOnly: Bool) throws -> ReloadMetrics.Outcome {
         let configured = try Gateway.validate(new)
         // As at start: a misspelt key of an app (`allowed_endpoint`) is named, never ignored silently.
-        for key in configured.flatMap(\.unknownKeys) { self.logger.warning("configuration: unknown key \(key) (ignored)") }
-        for warning in configured.flatMap(\.warnings) { self.logger.warning("configuration: \(warning)") }
+        for warning in configured.configurationWarnings { self.logger.warning("configuration: \(warning)") }
         let fingerprints = Dictionary(new.apps.map { ($0.id, AppFingerprint($0)) }, uniquingKeysWith: { first, _ in first })
         let change = ConfigurationChange(
             from: self.configuration, to: new, started: self.startConfiguration, running: self.apps.mapValues(\.fingerprint),

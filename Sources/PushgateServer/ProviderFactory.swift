@@ -128,3 +128,11 @@ enum ProviderFactory {
         }
     }
 }
+
+extension [ProviderFactory.Configured] {
+    /// What start-up, a reload and check-config say of the apps' settings: each unknown key, then the
+    /// settings seldom meant (``ProviderFactory/Configured/warnings``).
+    var configurationWarnings: [String] {
+        self.flatMap(\.unknownKeys).map { "unknown key \($0) (ignored)" } + self.flatMap(\.warnings)
+    }
+}

@@ -28,7 +28,7 @@
     var parts = [];
     if (app.latency_ms) parts.push("p50 " + milliseconds(app.latency_ms.p50) + ", p99 " + milliseconds(app.latency_ms.p99));
     parts.push(app.in_flight + " in flight");
-    parts.push(app.circuit === "per_service" ? "circuits per push service" : app.circuit === "open" ? "circuit open" : "circuit closed");
+    parts.push(app.circuit === "per_service" ? "circuits per push service" : "circuit " + app.circuit);
     if (app.credentials === "refused") parts.push("credentials refused");
     return parts.join(", ");
   }
