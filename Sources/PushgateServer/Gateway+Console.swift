@@ -32,7 +32,7 @@ extension Gateway {
         }
         return ConsoleRoutes(
             admins: LiveValue(ConsoleAdmins(settings.adminTokens)), sessions: ConsoleSessions(), limiter: ConsoleSignInLimiter(),
-            openToLoopback: sandbox && settings.adminTokens.isEmpty, trustForwardedProto: settings.trustForwardedProto, overview: overview,
+            sandbox: sandbox, trustForwardedProto: settings.trustForwardedProto, overview: overview,
             testPush: ConsoleTestPush(dispatcher: dispatcher, timeout: .seconds(20), logger: logger), logger: logger
         )
     }

@@ -20,6 +20,13 @@ struct ConsoleSignInLimitTests {
     static let token = "0123456789abcdef-admin"
 
     static func withConsole(limit: Int, _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        try await Self.withConsole(limit: limit, sandbox: false, tokens: [.init(token: Self.token)]) { client, _ in try await body(client) }
+    }
+
+    /// A console with the given admin tokens, in the sandbox or not; `body` gets the client and the routes.
+    static func withConsole(
+        limit: Int, sandbox: Bool, tokens: [ConsoleSettings.AdminToken], _ body: @Sendable (any TestClientProtocol, ConsoleRoutes) async throws -> Void
+    ) async throws {
         let directory = try TemporaryDirectory()
         let store = BoundedStore(try await SQLiteStore.open(path: directory.path("store.sqlite"), logger: TestLogging.quiet), timeout: .seconds(5))
         let overview = ConsoleOverviewSource(
@@ -29,13 +36,13 @@ struct ConsoleSignInLimitTests {
         )
         let dispatcher = Dispatcher(directory: ProviderDirectory([]), store: store, metrics: DeliveryMetrics(factory: NOOPMetricsHandler.instance), logger: TestLogging.quiet)
         let console = ConsoleRoutes(
-            admins: LiveValue(ConsoleAdmins([.init(token: Self.token)])), sessions: ConsoleSessions(), limiter: ConsoleSignInLimiter(limit: limit),
-            openToLoopback: false, trustForwardedProto: false, overview: overview,
+            admins: LiveValue(ConsoleAdmins(tokens)), sessions: ConsoleSessions(), limiter: ConsoleSignInLimiter(limit: limit),
+            sandbox: sandbox, trustForwardedProto: false, overview: overview,
             testPush: ConsoleTestPush(dispatcher: dispatcher, timeout: .seconds(5), logger: TestLogging.quiet), logger: TestLogging.quiet
         )
         let router = GatewayRouterBuilder.build(routes: console.routes, metrics: GatewayMetrics(), maxRequestBodySize: 65_536)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: TestLogging.quiet)
-        try await app.test(.live) { client in try await body(client) }
+        try await app.test(.live) { client in try await body(client, console) }
     }
 
     static func overview(_ client: any TestClientProtocol, bearer: String) async throws -> HTTPResponse.Status {

@@ -22,8 +22,9 @@ struct ConsoleRoutes: Sendable {
     let admins: LiveValue<ConsoleAdmins>
     let sessions: ConsoleSessions
     let limiter: ConsoleSignInLimiter
-    /// The built-in sandbox without admin tokens: loopback clients are admitted without a token.
-    let openToLoopback: Bool
+    /// Whether this is the built-in sandbox, whose console admits loopback clients without a token while
+    /// no admin token is configured (``openToLoopback``).
+    let sandbox: Bool
     /// Whether `X-Forwarded-Proto: https` marks the request as TLS.
     let trustForwardedProto: Bool
     let overview: ConsoleOverviewSource
@@ -60,12 +61,17 @@ struct ConsoleRoutes: Sendable {
 
     /// Takes a reloaded configuration's admin tokens. Sessions of a token that is no longer configured, or
     /// whose read-only flag changed, end at once.
+    /// The sandbox's loopback visitors' sessions end too once the reloaded configuration has admin tokens.
     func replaceAdmins(_ tokens: [ConsoleSettings.AdminToken]) {
         let admins = ConsoleAdmins(tokens)
         self.admins.replace(admins)
-        let openToLoopback = self.openToLoopback
+        let openToLoopback = self.sandbox && admins.isEmpty
         self.sessions.keep { session in admins.contains(session.admin) || (openToLoopback && session.admin.fingerprint == "sandbox") }
     }
+
+    /// Whether loopback clients are admitted without a token: in the built-in sandbox while the running
+    /// configuration (as last reloaded) has no admin token.
+    var openToLoopback: Bool { self.sandbox && self.admins.current.isEmpty }
 
     // MARK: Who is asking
 

@@ -77,7 +77,29 @@
     }
   }
 
+  // The configuration generation the page was written for, and its apps' ids in order.
+  var renderedGeneration = null;
+
+  function shownApps() {
+    var rows = document.querySelectorAll('[data-testid="app-row"]');
+    return Array.prototype.map.call(rows, function (row) { return row.getAttribute("data-app-id"); }).join("\n");
+  }
+
+  // A reload of the configuration that added or removed apps: the page (its table and the test push's
+  // list of apps) is written again by the server. Only for a generation the page was not written for, so
+  // a page that differs from the API for another reason is not loaded again and again.
+  function appsChanged(overview) {
+    if (!overview.gateway || renderedGeneration === null) return false;
+    if (String(overview.gateway.configuration_generation) === renderedGeneration) return false;
+    var listed = (overview.apps || []).map(function (app) { return app.id; }).join("\n");
+    return listed !== shownApps();
+  }
+
   function apply(overview) {
+    if (appsChanged(overview)) {
+      window.location.reload();
+      return;
+    }
     // Without the store's answer (`problem`), its figures are unknown, not zero: those shown stay, the
     // banner says why, and only this instance's own figures (provider lines, uptime) are refreshed.
     var storeAnswered = !overview.problem;
@@ -134,6 +156,8 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     if (!document.querySelector('[data-testid="apps-table"]')) return;
+    var generation = document.querySelector('[data-testid="gateway-generation"]');
+    if (generation) renderedGeneration = generation.textContent.trim();
     refresh();
     window.setInterval(refresh, 5000);
   });

@@ -324,6 +324,27 @@ try:
           and "not answering" not in driver.find_element(By.CSS_SELECTOR, '[data-testid="gateway-store"]').text,
           "the banner goes and the store is answering again once the API answers")
 
+    # A reload of the configuration that adds an app (simulated: the API's answer gains an app and a new
+    # generation): the page is loaded again, so its table and the test push's list are the server's new
+    # ones; the server's real answer then matches the page, and it is not loaded again.
+    driver.execute_script("""
+        window.pushgateBeforeReload = true;
+        window.realFetch = window.fetch;
+        window.fetch = function (url, options) {
+          return window.realFetch(url, options).then(function (response) { return response.json(); }).then(function (overview) {
+            overview.gateway.configuration_generation += 1;
+            overview.apps.push(JSON.parse(JSON.stringify(overview.apps[0])));
+            overview.apps[overview.apps.length - 1].id = "added.by.reload";
+            return new Response(JSON.stringify(overview), { status: 200, headers: { "Content-Type": "application/json" } });
+          });
+        };""")
+    wait.until(lambda d: settled(lambda: d.execute_script("return window.pushgateBeforeReload") is None
+                                 and d.find_element(By.TAG_NAME, "body").get_attribute("data-refreshed")))
+    check(True, "an overview with other apps of a new configuration generation loads the page again")
+    loaded = driver.execute_script("window.pushgateAfterReload = true; return document.body.getAttribute('data-refreshed');")
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-refreshed") != loaded)
+    check(driver.execute_script("return window.pushgateAfterReload") is True, "the server's own answer does not load the page again")
+
     # A test push, filled and sent with the keyboard alone, reaches the sandbox's emulator, and its outcome is shown.
     check(tab_to("test-app"), "Tab reaches the test push form's app")
     check(driver.execute_script(FOCUS_SHOWN), "the focused app list shows its focus")

@@ -1,0 +1,48 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import PushgateConfig
+@testable import PushgateServer
+import Testing
+
+/// The sandbox's console is open to loopback clients only while the running configuration has no admin
+/// token: a reload that adds tokens closes it (and ends the loopback visitor's session), one that removes
+/// them all opens it again.
+@Suite("Console in the sandbox, reloaded")
+struct ConsoleSandboxReloadTests {
+    @Test func aReloadThatAddsAdminTokensClosesTheLoopbackConsole() async throws {
+        try await ConsoleSignInLimitTests.withConsole(limit: 5, sandbox: true, tokens: []) { client, console in
+            #expect(console.openToLoopback)
+            #expect(try await client.execute(uri: "/console/api/overview", method: .get).status == .ok)
+            // The page starts a session for the loopback visitor.
+            let page = try await client.execute(uri: "/console", method: .get)
+            #expect(page.status == .ok)
+            let cookie = try #require(page.headers[.setCookie]?.split(separator: ";").first.map(String.init))
+            #expect(try await client.execute(uri: "/console/api/overview", method: .get, headers: [.cookie: cookie]).status == .ok)
+
+            console.replaceAdmins([.init(token: ConsoleSignInLimitTests.token)])
+            #expect(!console.openToLoopback)
+            #expect(try await client.execute(uri: "/console/api/overview", method: .get).status == .unauthorized)
+            #expect(try await client.execute(uri: "/console/api/overview", method: .get, headers: [.cookie: cookie]).status == .unauthorized)
+            let redirected = try await client.execute(uri: "/console", method: .get)
+            #expect(redirected.status == .seeOther)
+            #expect(redirected.headers[.location] == "/console/session")
+            #expect(try await ConsoleSignInLimitTests.overview(client, bearer: ConsoleSignInLimitTests.token) == .ok)
+
+            console.replaceAdmins([])
+            #expect(console.openToLoopback)
+            #expect(try await client.execute(uri: "/console/api/overview", method: .get).status == .ok)
+        }
+    }
+
+    /// Outside the sandbox no configuration opens the console to loopback clients.
+    @Test func outsideTheSandboxNoReloadOpensIt() async throws {
+        try await ConsoleSignInLimitTests.withConsole(limit: 5, sandbox: false, tokens: [.init(token: ConsoleSignInLimitTests.token)]) { (client, console) async throws in
+            console.replaceAdmins([])
+            #expect(!console.openToLoopback)
+            #expect(try await client.execute(uri: "/console/api/overview", method: .get).status == .unauthorized)
+        }
+    }
+}
