@@ -35,6 +35,10 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         /// moves on (``OutboxAppPace``): well above a healthy provider's round. Tests that count rounds
         /// in flight raise it, so that a starved machine's slow round is never detached.
         var shortestRoundPatience: Duration = OutboxAppPace.defaultFloor
+        /// The pauses before a round's outcome is written again when the store refused the write (a
+        /// database slow or away for a moment): entries whose outcome is never written are claimed again
+        /// when their leases end, and delivered again. Tries stop a second before the earliest lease ends.
+        var recordRetryPauses: [Duration] = [.milliseconds(500), .seconds(2)]
         /// The deadline of one delivery.
         public var deliveryTimeout: Duration = .seconds(30)
         /// Backoff and give-up rules.
@@ -147,6 +151,8 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         let tokens: [String]
         let attempts: Int
         let createdAt: Date
+        /// When this worker's claim on it ends (at the latest).
+        let leaseUntil: Date
         /// Nil when a claimed entry cannot be read.
         let content: OutboxContent?
     }
@@ -159,7 +165,10 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         // when the lease ends, so no other worker ever delivers it while this one does.
         let leaseNeeded = Date().addingTimeInterval(self.configuration.deliveryTimeout.timeInterval + 1)
         var work = self.wakeUp.handOff.take(self.configuration.batchSize).filter { $0.leaseUntil > leaseNeeded }.map { entry in
-            Work(id: entry.id, appID: entry.appID, frontEnd: entry.frontEnd, tokens: entry.tokens, attempts: 1, createdAt: entry.createdAt, content: entry.content)
+            Work(
+                id: entry.id, appID: entry.appID, frontEnd: entry.frontEnd, tokens: entry.tokens, attempts: 1, createdAt: entry.createdAt,
+                leaseUntil: entry.leaseUntil, content: entry.content
+            )
         }
         let handedOver = work.reduce(0) { $0 + $1.tokens.count }
         // The store is asked when nothing was handed over, and otherwise once a poll interval, so entries
@@ -272,8 +281,11 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     /// (entries queued together share their payload: each distinct payload is decoded once).
     private func claim(limit: Int) async -> [Work] {
         let entries: [OutboxEntry]
+        // The store's lease starts no earlier than this.
+        let claimed = Date()
+        let leaseUntil = claimed.addingTimeInterval(self.configuration.lease.timeInterval)
         do {
-            entries = try await self.store.claimDue(now: Date(), limit: limit, leaseFor: self.configuration.lease, owner: self.owner)
+            entries = try await self.store.claimDue(now: claimed, limit: limit, leaseFor: self.configuration.lease, owner: self.owner)
         } catch {
             self.logger.warningUnlessStopping("outbox: cannot claim entries", error: error)
             return []
@@ -291,7 +303,7 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             }
             return Work(
                 id: entry.id, appID: entry.message.appID, frontEnd: entry.message.frontEnd, tokens: entry.message.pushTokens, attempts: entry.attempts,
-                createdAt: entry.createdAt, content: content
+                createdAt: entry.createdAt, leaseUntil: leaseUntil, content: content
             )
         }
     }
@@ -371,7 +383,9 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     private func reschedule(_ retries: [OutboxRetry], finishing finished: [Settled]) async {
         guard !retries.isEmpty else { return }
         do {
-            _ = try await self.store.reschedule(retries, owner: self.owner)
+            try await self.recordOutcome(leaseUntil: finished.map(\.work.leaseUntil).min() ?? .distantPast) {
+                _ = try await self.store.reschedule(retries, owner: self.owner)
+            }
         } catch {
             // The leases run out and the entries are tried again: at-least-once rather than lost.
             self.logger.error("outbox: cannot record retries", metadata: ["entries": "\(retries.count)", "error": "\(error)"])
@@ -384,13 +398,34 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     private func complete(_ finished: [Settled]) async {
         guard !finished.isEmpty else { return }
         do {
-            _ = try await self.store.complete(ids: finished.map(\.work.id), owner: self.owner)
+            try await self.recordOutcome(leaseUntil: finished.map(\.work.leaseUntil).min() ?? .distantPast) {
+                _ = try await self.store.complete(ids: finished.map(\.work.id), owner: self.owner)
+            }
         } catch {
             // The leases run out and the entries are delivered again: at-least-once rather than lost.
             self.logger.error("outbox: cannot record outcomes", metadata: ["entries": "\(finished.count)", "error": "\(error)"])
             return
         }
         await self.report(finished)
+    }
+
+    /// Runs `write` (a round's outcome), again after each of ``Configuration/recordRetryPauses`` while it
+    /// fails and the entries' leases (the earliest ends at `leaseUntil`) leave a second after the pause;
+    /// rethrows the last failure. Both writes it runs are conditional on this worker's claim, so a write
+    /// that did commit before its failure was reported changes nothing the second time.
+    private func recordOutcome(leaseUntil: Date, _ write: () async throws -> Void) async throws {
+        var pauses = self.configuration.recordRetryPauses[...]
+        while true {
+            do {
+                return try await write()
+            } catch {
+                guard !(error is CancellationError), let pause = pauses.popFirst(),
+                      Date().addingTimeInterval(pause.timeInterval + 1) < leaseUntil
+                else { throw error }
+                self.logger.notice("outbox: writing a round's outcome failed; trying again", metadata: ["retry_in": "\(pause)", "error": "\(error)"])
+                try? await Task.sleep(for: pause)
+            }
+        }
     }
 
     /// Tells each front end that asked for a report the outcome of each of its finished tokens.
