@@ -16,10 +16,10 @@ import Synchronization
 /// - FCM: `ConcurrencyGate(permits: max_connections, limit: inflight_request_limit)`: at most
 ///   `max_connections` requests at once (one per HTTP/1.1 connection); more wait for one until their
 ///   deadline, but once `inflight_request_limit` deliveries run or wait, the next is refused at once.
-/// - Web Push: `ConcurrencyGate(permits: max_connections)`: at most `max_connections` requests at once;
-///   more wait until their deadline (or until their delivery is cancelled). Its
-///   `inflight_request_limit` bounds whole deliveries (encryption included), so the back end counts
-///   those itself.
+/// - Web Push and UnifiedPush: `ConcurrencyGate(permits: max_connections)` shared by every origin, and
+///   one per origin in use with three quarters of them (`OriginRequestSlots`); more wait until their
+///   deadline (or until their delivery is cancelled). Web Push's `inflight_request_limit` bounds whole
+///   deliveries (encryption included), so the back end counts those itself.
 ///
 /// ```swift
 /// let gate = ConcurrencyGate(permits: 20, limit: 512)

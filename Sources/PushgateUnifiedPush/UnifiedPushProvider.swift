@@ -34,7 +34,7 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
     private let configuration: UnifiedPushConfiguration
     private let connections: HTTP1ConnectionPool
     private let policy: PushEndpointPolicy
-    private let requestSlots: ConcurrencyGate
+    private let requestSlots: OriginRequestSlots
     private let deliveries = Mutex(0)
     private let memory = UnifiedPushEndpointMemory()
     private let hostMetrics: UnifiedPushHostMetrics
@@ -52,7 +52,7 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
         self.configuration = configuration
         self.logger = logger
         self.policy = PushEndpointPolicy(allowedEndpoints: configuration.allowedEndpoints, resolver: resolver)
-        self.requestSlots = ConcurrencyGate(permits: configuration.maxConnections)
+        self.requestSlots = OriginRequestSlots(permits: configuration.maxConnections)
         self.hostMetrics = UnifiedPushHostMetrics(appID: configuration.appID, factory: metricsFactory)
         self.connections = HTTP1ConnectionPool(
             proxy: configuration.proxy, connectTimeout: .seconds(5), idleTimeout: .seconds(60),
@@ -203,11 +203,11 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
     private func post(
         _ endpoint: PushEndpoint, at addresses: [IPAddress], headers: HTTP1HeaderLines, body: [UInt8], deadline: ContinuousClock.Instant
     ) async -> (Exchange, Int?)? {
-        guard let destination = endpoint.destination else {
+        guard let destination = endpoint.destination, let origin = endpoint.origin else {
             return (.transport(.invalidToken(reason: "the pushkey is not an absolute https URL"), hostFailing: false), nil)
         }
-        guard await self.requestSlots.enter(until: deadline) == .admitted else { return nil }
-        defer { self.requestSlots.leave() }
+        guard await self.requestSlots.enter(origin, until: deadline) else { return nil }
+        defer { self.requestSlots.leave(origin) }
         do {
             let answer = try await self.connections.request(
                 .POST, to: destination, at: addresses, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline

@@ -38,7 +38,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     private let connections: HTTP1ConnectionPool
     private let signer: VAPIDSigner
     private let policy: PushEndpointPolicy
-    private let requestSlots: ConcurrencyGate
+    private let requestSlots: OriginRequestSlots
     private let circuits: OriginCircuits
     /// `pushgate_push_services_failing{app}`: the push services whose circuit is open.
     private let failingServices: Gauge?
@@ -69,7 +69,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         self.logger = logger
         self.policy = policy
         self.signer = VAPIDSigner(key: configuration.vapidKey, contact: configuration.contact, now: now)
-        self.requestSlots = ConcurrencyGate(permits: configuration.maxConnections)
+        self.requestSlots = OriginRequestSlots(permits: configuration.maxConnections)
         self.connections = HTTP1ConnectionPool(
             proxy: configuration.proxy, connectTimeout: .seconds(10),
             idleTimeout: .seconds(60), maximumIdlePerOrigin: configuration.maxConnections, events: events
@@ -214,11 +214,11 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     private func execute(
         _ endpoint: WebPushEndpoint, at addresses: [IPAddress], headers: HTTP1HeaderLines, body: ByteBuffer, deadline: ContinuousClock.Instant
     ) async -> (outcome: DeliveryOutcome, status: Int?, server: OriginCircuits.Result)? {
-        guard let destination = endpoint.destination else {
+        guard let destination = endpoint.destination, let origin = endpoint.origin else {
             return (.rejected(reason: HTTP1ExchangeError.refused("the endpoint is not an http(s) URL").description), nil, .notSent)
         }
-        guard await self.requestSlots.enter(until: deadline) == .admitted else { return nil }
-        defer { self.requestSlots.leave() }
+        guard await self.requestSlots.enter(origin, until: deadline) else { return nil }
+        defer { self.requestSlots.leave(origin) }
         do {
             let answer = try await self.connections.request(.POST, to: destination, at: addresses, headers: headers, body: body, deadline: deadline.nioDeadline)
             var text = ""

@@ -20,10 +20,10 @@ struct OutboxOutcomeRetryTests {
         provider.gate.close()
         let dispatcher = Dispatcher(directory: ProviderDirectory([provider]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
         var configuration = OutboxWorker.Configuration()
-        configuration.lease = .seconds(4)
+        configuration.lease = .seconds(6)
         configuration.deliveryTimeout = .seconds(2)
         configuration.pollInterval = .milliseconds(50)
-        configuration.recordRetryPauses = [.milliseconds(500), .milliseconds(500)]
+        configuration.recordRetryPauses = [.milliseconds(500), .milliseconds(500), .milliseconds(500)]
         let worker = OutboxWorker(
             dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet
         )
@@ -46,7 +46,7 @@ struct OutboxOutcomeRetryTests {
             provider.gate.open()
             try await holder.value
             // Past the lease's end, with claims every 50 ms.
-            try await Task.sleep(for: .seconds(5))
+            try await Task.sleep(for: .seconds(7))
             #expect(provider.deliveredTokens == ["once"], "delivered again after its lease ended")
             #expect(try await sqlite.pendingCount() == 0)
         }

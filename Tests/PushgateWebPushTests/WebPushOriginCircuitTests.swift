@@ -69,6 +69,34 @@ struct WebPushOriginCircuitTests {
         try await failing.close()
     }
 
+    /// A push service that accepts requests and never answers holds at most three quarters of the app's
+    /// request slots (`max_connections` 4: three) until the requests' deadlines; a delivery to another
+    /// push service meanwhile goes at once, where before it waited for a slot behind them.
+    @Test func aHungPushServiceLeavesSlotsToTheOthers() async throws {
+        let hung = try await ScriptedHTTP1Server { _ in .ignore }
+        try await WebPushProviderTests.withProvider(extra: ["allowed_endpoints: ['127.0.0.1:*']", "max_connections: 4"]) { harness in
+            let down = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(hung.port)/push/hung")
+            let up = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            let waiting = Task {
+                await withTaskGroup(of: DeliveryOutcome.self) { group in
+                    for _ in 0..<6 {
+                        group.addTask { await harness.provider.deliver(Self.notification, to: down, deadline: .now + .seconds(8)) }
+                    }
+                    return await group.reduce(into: [DeliveryOutcome]()) { $0.append($1) }
+                }
+            }
+            let limit = ContinuousClock.now + .seconds(5)
+            while hung.snapshot.heads.count < 3, ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(hung.snapshot.heads.count == 3)
+            let started = ContinuousClock.now
+            #expect(await harness.provider.deliver(Self.notification, to: up, deadline: .now + .seconds(6)) == .delivered)
+            #expect(ContinuousClock.now - started < .seconds(4))
+            let outcomes = await waiting.value
+            #expect(outcomes.allSatisfy(Self.isRetryLater))
+        }
+        try await hung.close()
+    }
+
     /// Answers that are about the subscription or the message (404, 410, 413, 400) show the service
     /// working: they never open its circuit.
     @Test func refusalsOfSubscriptionsDoNotOpenTheCircuit() async throws {

@@ -1,0 +1,46 @@
+import PushgateProviderSupport
+import Testing
+
+/// One origin takes at most three quarters of the slots; the others keep the rest, and an origin is
+/// remembered only while requests to it run or wait.
+@Suite("Request slots per origin")
+struct OriginRequestSlotsTests {
+    @Test func oneOriginLeavesAQuarterOfTheSlotsToTheOthers() async throws {
+        let slots = OriginRequestSlots(permits: 4)
+        #expect(slots.permitsPerOrigin == 3)
+        for _ in 0..<3 { #expect(await slots.enter("https://hung.example", until: .now + .seconds(5))) }
+        // The hung origin's fourth waits in its own line until its deadline ...
+        #expect(!(await slots.enter("https://hung.example", until: .now + .milliseconds(200))))
+        // ... while another origin is served at once.
+        let started = ContinuousClock.now
+        #expect(await slots.enter("https://other.example", until: .now + .seconds(5)))
+        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(slots.originsInUse == 2)
+        slots.leave("https://other.example")
+        for _ in 0..<3 { slots.leave("https://hung.example") }
+        #expect(slots.originsInUse == 0)
+    }
+
+    /// The shared slots still bound all origins together: with every one held, a new origin waits.
+    @Test func allOriginsTogetherShareThePermits() async throws {
+        let slots = OriginRequestSlots(permits: 4)
+        for origin in ["a", "b", "c", "d"] { #expect(await slots.enter(origin, until: .now + .seconds(5))) }
+        #expect(!(await slots.enter("e", until: .now + .milliseconds(200))))
+        #expect(slots.originsInUse == 4)
+        // A slot given back is taken by the next waiter.
+        async let waiting = slots.enter("e", until: .now + .seconds(10))
+        try await Task.sleep(for: .milliseconds(100))
+        slots.leave("a")
+        #expect(await waiting)
+        for origin in ["b", "c", "d", "e"] { slots.leave(origin) }
+        #expect(slots.originsInUse == 0)
+    }
+
+    /// A single permit goes to whichever origin asks.
+    @Test func oneSlotIsAllOneOrigins() async {
+        let slots = OriginRequestSlots(permits: 1)
+        #expect(slots.permitsPerOrigin == 1)
+        #expect(await slots.enter("a", until: .now + .seconds(1)))
+        slots.leave("a")
+    }
+}
