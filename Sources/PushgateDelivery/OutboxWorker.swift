@@ -35,10 +35,14 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         /// moves on (``OutboxAppPace``): well above a healthy provider's round. Tests that count rounds
         /// in flight raise it, so that a starved machine's slow round is never detached.
         var shortestRoundPatience: Duration = OutboxAppPace.defaultFloor
-        /// The pauses before a round's outcome is written again when the store refused the write (a
-        /// database slow or away for a moment): entries whose outcome is never written are claimed again
-        /// when their leases end, and delivered again. Tries stop a second before the earliest lease ends.
-        var recordRetryPauses: [Duration] = [.milliseconds(500), .seconds(2)]
+        /// The pauses before the removal of a round's finished entries is written again when the store
+        /// refused it (a database slow or away for a moment; longer than the second a timed-out store call
+        /// keeps the store's circuit open): entries whose removal is never written are claimed again when
+        /// their leases end, and delivered again.
+        var recordRetryPauses: [Duration] = [.milliseconds(1500), .seconds(3)]
+        /// How much of the earliest lease must be left after a pause for the write to be tried again (the
+        /// write itself may take the store's whole deadline).
+        var recordRetryMargin: Duration = .seconds(5)
         /// The deadline of one delivery.
         public var deliveryTimeout: Duration = .seconds(30)
         /// Backoff and give-up rules.
@@ -382,10 +386,11 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     /// to deliver), then tells the front ends that asked about the tokens those entries finished with.
     private func reschedule(_ retries: [OutboxRetry], finishing finished: [Settled]) async {
         guard !retries.isEmpty else { return }
+        // Written once: a reschedule that committed although its caller heard a failure frees the entries,
+        // which this worker may claim again at once (under the same owner name), and a second write would
+        // then undo that claim. Unwritten, the entries are tried again when their leases end.
         do {
-            try await self.recordOutcome(leaseUntil: finished.map(\.work.leaseUntil).min() ?? .distantPast) {
-                _ = try await self.store.reschedule(retries, owner: self.owner)
-            }
+            _ = try await self.store.reschedule(retries, owner: self.owner)
         } catch {
             // The leases run out and the entries are tried again: at-least-once rather than lost.
             self.logger.error("outbox: cannot record retries", metadata: ["entries": "\(retries.count)", "error": "\(error)"])
@@ -409,10 +414,11 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         await self.report(finished)
     }
 
-    /// Runs `write` (a round's outcome), again after each of ``Configuration/recordRetryPauses`` while it
-    /// fails and the entries' leases (the earliest ends at `leaseUntil`) leave a second after the pause;
-    /// rethrows the last failure. Both writes it runs are conditional on this worker's claim, so a write
-    /// that did commit before its failure was reported changes nothing the second time.
+    /// Runs `write` (the removal of finished entries), again after each of
+    /// ``Configuration/recordRetryPauses`` while it fails and the entries' leases (the earliest ends at
+    /// `leaseUntil`) leave ``Configuration/recordRetryMargin`` after the pause; rethrows the last failure.
+    /// A removal that did commit before its failure was reported removes nothing the second time (ids
+    /// are never reused).
     private func recordOutcome(leaseUntil: Date, _ write: () async throws -> Void) async throws {
         var pauses = self.configuration.recordRetryPauses[...]
         while true {
@@ -420,9 +426,9 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                 return try await write()
             } catch {
                 guard !(error is CancellationError), let pause = pauses.popFirst(),
-                      Date().addingTimeInterval(pause.timeInterval + 1) < leaseUntil
+                      Date().addingTimeInterval((pause + self.configuration.recordRetryMargin).timeInterval) < leaseUntil
                 else { throw error }
-                self.logger.notice("outbox: writing a round's outcome failed; trying again", metadata: ["retry_in": "\(pause)", "error": "\(error)"])
+                self.logger.notice("outbox: recording finished entries failed; trying again", metadata: ["retry_in": "\(pause)", "error": "\(error)"])
                 try? await Task.sleep(for: pause)
             }
         }

@@ -24,11 +24,11 @@ public final class OriginRequestSlots: Sendable {
     private let origins = Mutex<[String: (gate: ConcurrencyGate, users: Int)]>([:])
 
     /// Creates the slots.
-    /// - Parameter permits: the most requests at once (at least 1); one origin gets all but a quarter of
-    ///   them (all of one).
+    /// - Parameter permits: the most requests at once (at least 1); one origin gets three quarters of
+    ///   them, rounded down (at least one).
     public init(permits: Int) {
         self.shared = ConcurrencyGate(permits: permits)
-        self.permitsPerOrigin = max(1, permits - max(1, permits / 4))
+        self.permitsPerOrigin = max(1, permits * 3 / 4)
     }
 
     /// Waits for a slot of `origin` and one of the shared ones until `deadline`; true when both were

@@ -14,8 +14,9 @@ import Synchronization
 ///
 /// The provider keeps its own HTTP/1.1 connections to the push services (``HTTP1ConnectionPool``:
 /// keep-alive, per origin, TLS for `https`, through the CONNECT proxy when one is set, no redirects); run
-/// it as a `Service` so they are closed on graceful shutdown. At most `max_connections` requests are in flight (a `ConcurrencyGate` with that many
-/// permits; more wait for one until their deadline), and at most `inflight_request_limit` deliveries
+/// it as a `Service` so they are closed on graceful shutdown. At most `max_connections` requests are in flight,
+/// at most three quarters of them to one push service (``OriginRequestSlots``; more wait for one until
+/// their deadline), and at most `inflight_request_limit` deliveries
 /// (encryption and waiting included) run at once: beyond that a delivery is refused at once.
 ///
 /// Each push service (origin) has its own circuit (``OriginCircuits``): one that fails request after

@@ -23,7 +23,9 @@ struct OutboxOutcomeRetryTests {
         configuration.lease = .seconds(6)
         configuration.deliveryTimeout = .seconds(2)
         configuration.pollInterval = .milliseconds(50)
-        configuration.recordRetryPauses = [.milliseconds(500), .milliseconds(500), .milliseconds(500)]
+        // Past the second a timed-out call keeps the store's circuit open.
+        configuration.recordRetryPauses = [.milliseconds(1200), .milliseconds(1200)]
+        configuration.recordRetryMargin = .seconds(1)
         let worker = OutboxWorker(
             dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet
         )

@@ -37,6 +37,20 @@ struct ConsoleSandboxReloadTests {
         }
     }
 
+    /// A loopback visitor's session started as a reload closed the console (after the reload ended the
+    /// sessions) is not honoured.
+    @Test func aSandboxSessionStartedAcrossTheReloadIsRefused() async throws {
+        try await ConsoleSignInLimitTests.withConsole(limit: 5, sandbox: true, tokens: []) { (client, console) async throws in
+            console.replaceAdmins([.init(token: ConsoleSignInLimitTests.token)])
+            let late = console.sessions.start(for: ConsoleRoutes.sandboxVisitor)
+            let cookie = ConsoleRoutes.cookieName + "=" + late.id
+            #expect(try await client.execute(uri: "/console/api/overview", method: .get, headers: [.cookie: cookie]).status == .unauthorized)
+            // Open again, the same session is the visitor's.
+            console.replaceAdmins([])
+            #expect(try await client.execute(uri: "/console/api/overview", method: .get, headers: [.cookie: cookie]).status == .ok)
+        }
+    }
+
     /// Outside the sandbox no configuration opens the console to loopback clients.
     @Test func outsideTheSandboxNoReloadOpensIt() async throws {
         try await ConsoleSignInLimitTests.withConsole(limit: 5, sandbox: false, tokens: [.init(token: ConsoleSignInLimitTests.token)]) { (client, console) async throws in

@@ -44,6 +44,10 @@ struct ConsoleOverviewSource: Sendable {
 
     func overview(now: Date = Date()) async -> ConsoleOverview {
         let minute = DeliveryTally.minute(of: now)
+        // Read before the apps: a reload replaces the apps, then raises the generation, so an overview
+        // made across a reload shows the new apps with the old generation (the page's script then loads
+        // the page again), never the old apps with the new one.
+        let generation = self.generation()
         var rows = self.apps().map { ConsoleOverview.AppRow(id: $0.id, type: $0.type, endpoint: $0.endpoint) }
         var index = Dictionary(rows.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         func row(_ appID: String) -> Int {
@@ -94,7 +98,7 @@ struct ConsoleOverviewSource: Sendable {
         }
         let uptime = ContinuousClock.now - self.started
         return ConsoleOverview(
-            version: PushgateVersion.current, uptimeSeconds: uptime.components.seconds, configurationGeneration: self.generation(),
+            version: PushgateVersion.current, uptimeSeconds: uptime.components.seconds, configurationGeneration: generation,
             store: self.store.kind, storeHealthy: problem == nil, sandbox: self.sandbox, apps: rows, outboxPending: outboxPending,
             outboxOldestAgeSeconds: oldestAge, credentials: self.credentials().map { Self.credential($0, now: now) }, chart: chart,
             failures: self.failures.newestFirst, instances: instances, frontEnds: sections, problem: problem

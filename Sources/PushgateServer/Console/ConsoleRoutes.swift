@@ -66,7 +66,7 @@ struct ConsoleRoutes: Sendable {
         let admins = ConsoleAdmins(tokens)
         self.admins.replace(admins)
         let openToLoopback = self.sandbox && admins.isEmpty
-        self.sessions.keep { session in admins.contains(session.admin) || (openToLoopback && session.admin.fingerprint == "sandbox") }
+        self.sessions.keep { session in admins.contains(session.admin) || (openToLoopback && Self.isSandboxVisitor(session.admin)) }
     }
 
     /// Whether loopback clients are admitted without a token: in the built-in sandbox while the running
@@ -134,7 +134,11 @@ struct ConsoleRoutes: Sendable {
     func identify(_ request: Request, context: GatewayRequestContext) -> Identity {
         // A session's cookie first: a proxy in front (nginx's auth_basic, an OAuth proxy) may add an
         // Authorization header of its own to every request of a signed-in browser.
-        if let id = Self.cookie(request), let session = self.sessions.session(id: id) {
+        // The sandbox's loopback visitor's session counts only while the console is open to it: one started
+        // while a reload closed it (and ended the others) ends here.
+        if let id = Self.cookie(request), let session = self.sessions.session(id: id),
+            !Self.isSandboxVisitor(session.admin) || (self.openToLoopback && Self.isLoopback(Self.clientAddress(context)))
+        {
             return .caller(Caller(admin: session.admin, session: session, bearer: false))
         }
         if let token = Self.bearerToken(request) {
@@ -148,10 +152,15 @@ struct ConsoleRoutes: Sendable {
             return .caller(Caller(admin: admin, session: nil, bearer: true))
         }
         if self.openToLoopback, Self.isLoopback(Self.clientAddress(context)) {
-            return .caller(Caller(admin: ConsoleAdmins.Admin(fingerprint: "sandbox", readOnly: false), session: nil, bearer: false))
+            return .caller(Caller(admin: Self.sandboxVisitor, session: nil, bearer: false))
         }
         return .nobody
     }
+
+    /// The admin the sandbox's loopback visitors act as.
+    static let sandboxVisitor = ConsoleAdmins.Admin(fingerprint: "sandbox", readOnly: false)
+
+    static func isSandboxVisitor(_ admin: ConsoleAdmins.Admin) -> Bool { admin.fingerprint == Self.sandboxVisitor.fingerprint }
 
     /// The admin who sent `request` (``identify(_:context:)``), if any.
     func caller(_ request: Request, context: GatewayRequestContext) -> Caller? {

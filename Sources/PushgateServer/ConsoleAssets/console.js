@@ -85,7 +85,7 @@
     return Array.prototype.map.call(rows, function (row) { return row.getAttribute("data-app-id"); }).join("\n");
   }
 
-  // A reload of the configuration that added or removed apps: the page (its table and the test push's
+  // A reload of the configuration that changed the list of apps: the page (its table and the test push's
   // list of apps) is written again by the server. Only for a generation the page was not written for, so
   // a page that differs from the API for another reason is not loaded again and again.
   function appsChanged(overview) {
@@ -97,7 +97,8 @@
 
   function apply(overview) {
     if (appsChanged(overview)) {
-      window.location.reload();
+      // The overview page anew (a GET, also after a test push's POST, which a reload would send again).
+      window.location.replace("/console");
       return;
     }
     // Without the store's answer (`problem`), its figures are unknown, not zero: those shown stay, the
