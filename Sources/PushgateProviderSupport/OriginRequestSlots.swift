@@ -7,7 +7,9 @@ import Synchronization
 /// that share while its requests run to their deadlines, and the other servers' deliveries keep the rest.
 /// Requests over an origin's share wait in that origin's own line, not in the shared one.
 ///
-/// An origin's line exists while requests to it run or wait: only origins in use are remembered.
+/// An origin's line is kept while requests to it run or wait, and idle ones while there are at most
+/// ``idleLinesKept`` lines in all (a Web Push app's few push services keep theirs; past that, as with
+/// UnifiedPush's many servers, an idle line is dropped).
 ///
 /// ```swift
 /// let slots = OriginRequestSlots(permits: 20)
@@ -19,9 +21,22 @@ public final class OriginRequestSlots: Sendable {
     public var permits: Int { self.shared.permits }
     /// The most requests at once to one origin.
     public let permitsPerOrigin: Int
+    /// Lines kept when idle while there are no more than this many in all.
+    public static let idleLinesKept = 64
     private let shared: ConcurrencyGate
-    /// Each origin in use: its own gate, and how many requests hold or wait for it.
-    private let origins = Mutex<[String: (gate: ConcurrencyGate, users: Int)]>([:])
+    /// One origin's line: its gate, and how many requests hold or wait for it. Read and changed only under
+    /// the lock of ``origins`` (a reference, so a look-up changes it in place: one hash a call).
+    private final class Line {
+        let gate: ConcurrencyGate
+        var users = 0
+
+        init(permits: Int) {
+            self.gate = ConcurrencyGate(permits: permits)
+        }
+    }
+
+    /// Each origin's line.
+    private let origins = Mutex<[String: Line]>([:])
 
     /// Creates the slots.
     /// - Parameter permits: the most requests at once (at least 1); one origin gets three quarters of
@@ -35,9 +50,14 @@ public final class OriginRequestSlots: Sendable {
     /// taken (then call ``leave(_:)``), false when the deadline passed or the task was cancelled first.
     public func enter(_ origin: String, until deadline: ContinuousClock.Instant) async -> Bool {
         let gate = self.origins.withLock { origins in
-            var line = origins[origin] ?? (ConcurrencyGate(permits: self.permitsPerOrigin), 0)
+            let line: Line
+            if let known = origins[origin] {
+                line = known
+            } else {
+                line = Line(permits: self.permitsPerOrigin)
+                origins[origin] = line
+            }
             line.users += 1
-            origins[origin] = line
             return line.gate
         }
         guard await gate.enter(until: deadline) == .admitted else {
@@ -58,17 +78,18 @@ public final class OriginRequestSlots: Sendable {
     }
 
     /// How many origins have requests running or waiting.
-    public var originsInUse: Int { self.origins.withLock { $0.count } }
+    public var originsInUse: Int { self.origins.withLock { $0.values.count { $0.users > 0 } } }
+
+    /// How many origins' lines are kept (in use or idle).
+    public var linesKept: Int { self.origins.withLock { $0.count } }
 
     private func release(_ origin: String, holding: Bool) {
         let gate = self.origins.withLock { origins -> ConcurrencyGate? in
-            guard var line = origins[origin] else { return nil }
+            guard let line = origins[origin] else { return nil }
             line.users -= 1
-            if line.users == 0 {
-                origins[origin] = nil
-            } else {
-                origins[origin] = line
-            }
+            // An idle line is kept for the origin's next request unless there are many lines: no later
+            // request can find one that was dropped, so none uses it.
+            if line.users == 0, origins.count > Self.idleLinesKept { origins[origin] = nil }
             return line.gate
         }
         if holding { gate?.leave() }

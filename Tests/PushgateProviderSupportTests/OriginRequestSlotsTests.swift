@@ -1,8 +1,8 @@
 import PushgateProviderSupport
 import Testing
 
-/// One origin takes at most three quarters of the slots; the others keep the rest, and an origin is
-/// remembered only while requests to it run or wait.
+/// One origin takes at most three quarters of the slots; the others keep the rest, and idle origins are
+/// not remembered without bound.
 @Suite("Request slots per origin")
 struct OriginRequestSlotsTests {
     @Test func oneOriginLeavesAQuarterOfTheSlotsToTheOthers() async throws {
@@ -34,6 +34,18 @@ struct OriginRequestSlotsTests {
         #expect(await waiting)
         for origin in ["b", "c", "d", "e"] { slots.leave(origin) }
         #expect(slots.originsInUse == 0)
+    }
+
+    /// Idle lines are kept for the next request while there are few, and dropped past that.
+    @Test func idleLinesAreKeptWhileFew() async {
+        let slots = OriginRequestSlots(permits: 8)
+        for index in 0..<200 {
+            #expect(await slots.enter("https://host-\(index).example", until: .now + .seconds(5)))
+            slots.leave("https://host-\(index).example")
+        }
+        #expect(slots.originsInUse == 0)
+        #expect(slots.linesKept <= OriginRequestSlots.idleLinesKept + 1)
+        #expect(slots.linesKept >= OriginRequestSlots.idleLinesKept)
     }
 
     /// A single permit goes to whichever origin asks.
