@@ -21,9 +21,17 @@ public struct DeliveryAppState: Sendable, Equatable {
         self.latencyMilliseconds = latencyMilliseconds
     }
 
-    /// The circuit as one of three states: `open`, `closed`, or `per_service` (``circuitsPerServer``).
-    public var circuit: String {
-        self.circuitsPerServer ? "per_service" : self.circuitOpen ? "open" : "closed"
+    /// An app's circuit as the console shows it.
+    public enum Circuit: String, Sendable {
+        case open
+        case closed
+        /// One circuit per push service or host (``DeliveryAppState/circuitsPerServer``).
+        case perService = "per_service"
+    }
+
+    /// The circuit as one of its three states.
+    public var circuit: Circuit {
+        self.circuitsPerServer ? .perService : self.circuitOpen ? .open : .closed
     }
 
     public static func == (lhs: DeliveryAppState, rhs: DeliveryAppState) -> Bool {

@@ -28,7 +28,7 @@ extension Gateway {
         overview.frontEnds = frontEndFigures
         overview.backlog = backlog
         if sandbox, settings.adminTokens.isEmpty {
-            logger.notice("sandbox: the operator console is open without a token to loopback clients", metadata: ["path": "/console"])
+            logger.notice(ConsoleRoutes.openNotice, metadata: ["path": "/console"])
         }
         return ConsoleRoutes(
             admins: LiveValue(ConsoleAdmins(settings.adminTokens)), sessions: ConsoleSessions(), limiter: ConsoleSignInLimiter(),

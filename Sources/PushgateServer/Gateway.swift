@@ -158,16 +158,7 @@ public struct Gateway: Sendable {
                     name: "console", routes: console.routes,
                     reconfigure: { reloaded in
                         consoleApps.replace(Self.consoleApps(reloaded, sandbox: sandboxed))
-                        let wasOpen = console.openToLoopback
                         console.replaceAdmins(reloaded.console.adminTokens)
-                        if wasOpen != console.openToLoopback {
-                            logger.notice(
-                                console.openToLoopback
-                                    ? "sandbox: the operator console is open without a token to loopback clients"
-                                    : "sandbox: the operator console now needs an admin token",
-                                metadata: ["path": "/console"]
-                            )
-                        }
                     }
                 )
             )

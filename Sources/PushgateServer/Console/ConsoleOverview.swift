@@ -137,7 +137,7 @@ struct ConsoleOverview: Sendable {
                     "id": .string(app.id), "type": .string(app.type), "endpoint": .string(app.endpoint), "last_hour": app.lastHour.json,
                     "last_day": app.lastDay.json, "outbox_pending": .number(Double(app.outboxPending)),
                     "outbox_oldest_age_seconds": .number(Double(app.outboxOldestAgeSeconds)),
-                    "in_flight": .number(Double(app.state.inFlight)), "circuit": .string(app.state.circuit),
+                    "in_flight": .number(Double(app.state.inFlight)), "circuit": .string(app.state.circuit.rawValue),
                     "credentials": .string(app.state.credentialsFailing ? "refused" : "accepted"),
                     "latency_ms": app.state.latencyMilliseconds.map { ["p50": .number(Self.tenths($0.p50)), "p99": .number(Self.tenths($0.p99))] } ?? .null,
                 ]

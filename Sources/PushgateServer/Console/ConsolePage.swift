@@ -257,7 +257,7 @@ enum ConsolePage {
             parts.append("p50 \(ConsoleOverview.milliseconds(latency.p50)), p99 \(ConsoleOverview.milliseconds(latency.p99))")
         }
         parts.append("\(state.inFlight) in flight")
-        parts.append(state.circuit == "per_service" ? "circuits per push service" : "circuit " + state.circuit)
+        parts.append(state.circuit == .perService ? "circuits per push service" : "circuit " + state.circuit.rawValue)
         if state.credentialsFailing { parts.append("credentials refused") }
         return parts.joined(separator: ", ")
     }

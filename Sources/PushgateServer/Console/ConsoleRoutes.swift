@@ -61,13 +61,21 @@ struct ConsoleRoutes: Sendable {
 
     /// Takes a reloaded configuration's admin tokens. Sessions of a token that is no longer configured, or
     /// whose read-only flag changed, end at once.
-    /// The sandbox's loopback visitors' sessions end too once the reloaded configuration has admin tokens.
+    /// The sandbox's loopback visitors' sessions end too once the reloaded configuration has admin tokens;
+    /// a change of the loopback access is logged.
     func replaceAdmins(_ tokens: [ConsoleSettings.AdminToken]) {
+        let wasOpen = self.openToLoopback
         let admins = ConsoleAdmins(tokens)
         self.admins.replace(admins)
         let openToLoopback = self.sandbox && admins.isEmpty
         self.sessions.keep { session in admins.contains(session.admin) || (openToLoopback && Self.isSandboxVisitor(session.admin)) }
+        if openToLoopback != wasOpen {
+            self.logger.notice(openToLoopback ? Self.openNotice : "sandbox: the operator console now needs an admin token", metadata: ["path": "/console"])
+        }
     }
+
+    /// What the log says when the sandbox's console is open to loopback clients without a token.
+    static let openNotice: Logger.Message = "sandbox: the operator console is open without a token to loopback clients"
 
     /// Whether loopback clients are admitted without a token: in the built-in sandbox while the running
     /// configuration (as last reloaded) has no admin token.
@@ -137,7 +145,7 @@ struct ConsoleRoutes: Sendable {
         // The sandbox's loopback visitor's session counts only while the console is open to it: one started
         // while a reload closed it (and ended the others) ends here.
         if let id = Self.cookie(request), let session = self.sessions.session(id: id),
-            !Self.isSandboxVisitor(session.admin) || (self.openToLoopback && Self.isLoopback(Self.clientAddress(context)))
+            !Self.isSandboxVisitor(session.admin) || self.admitsLoopbackVisitor(context)
         {
             return .caller(Caller(admin: session.admin, session: session, bearer: false))
         }
@@ -151,7 +159,7 @@ struct ConsoleRoutes: Sendable {
             self.limiter.succeeded(address)
             return .caller(Caller(admin: admin, session: nil, bearer: true))
         }
-        if self.openToLoopback, Self.isLoopback(Self.clientAddress(context)) {
+        if self.admitsLoopbackVisitor(context) {
             return .caller(Caller(admin: Self.sandboxVisitor, session: nil, bearer: false))
         }
         return .nobody
@@ -161,6 +169,11 @@ struct ConsoleRoutes: Sendable {
     static let sandboxVisitor = ConsoleAdmins.Admin(fingerprint: "sandbox", readOnly: false)
 
     static func isSandboxVisitor(_ admin: ConsoleAdmins.Admin) -> Bool { admin.fingerprint == Self.sandboxVisitor.fingerprint }
+
+    /// Whether the request comes from a loopback client while the console is open to them.
+    private func admitsLoopbackVisitor(_ context: GatewayRequestContext) -> Bool {
+        self.openToLoopback && Self.isLoopback(Self.clientAddress(context))
+    }
 
     /// The admin who sent `request` (``identify(_:context:)``), if any.
     func caller(_ request: Request, context: GatewayRequestContext) -> Caller? {
