@@ -5,16 +5,13 @@ import PushgateStore
 import Logging
 import PushgateHTTP
 import ServiceLifecycle
-import Synchronization
 
 /// gorush's counters: kept in the store (so every instance on one database reports the same totals in
 /// `GET /api/stat/app`) and, per instance, as gorush's Prometheus metrics on `/metrics`.
 ///
-/// Counts gather in memory and go to the store once a second (and at shutdown) in a few writes, instead
-/// of a store write for every request and delivery; this instance's `/api/stat/app` adds what it has not
-/// written yet, and other instances see it within a second. Between taking those counts and the store's
-/// answer they are in neither place, so a read that meets such a write (or one that begins during it) is
-/// made again after it, waiting at most ``longestWait``.
+/// Counts gather in memory and go to the store once a second (and at shutdown) in one write, instead of a
+/// store write for every request and delivery; this instance's `/api/stat/app` adds what it has not
+/// written yet, and other instances see it within a second (``StoredCounts``).
 final class GorushStats: Service, Sendable {
     /// The store counter names, as gorush names its seven (plus the queue's three).
     enum Name {
@@ -80,31 +77,16 @@ final class GorushStats: Service, Sendable {
         }
     }
 
-    private let store: any CounterStore
-    /// The counts not written yet, and the writes of them under way.
-    private struct Unwritten {
-        /// By ``Tally`` (a fixed array: no counter name is made or hashed per request or delivery).
-        var counts = [Int64](repeating: 0, count: Tally.allCases.count)
-        /// The counts of the writes under way, by ``Tally``: in the store only once their write returns.
-        var inFlight = [Int64](repeating: 0, count: Tally.allCases.count)
-        /// Writes under way.
-        var writing = 0
-        /// Raised when a write begins and when it ends.
-        var generation = 0
-    }
-    private let pending = Mutex(Unwritten())
-    /// The pause before reading again after a read met a write.
-    static let rereadPause: Duration = .milliseconds(5)
-    /// How long a read waits for writes under way before it counts their counts as unwritten (they may
-    /// then be counted twice, if their write lands meanwhile).
-    static let longestWait: Duration = .seconds(2)
-    private let logger: Logger
-    /// This instance's Prometheus counters, by ``Tally`` like ``pending`` (no key is hashed per delivery).
+    /// The counts in the store and those not written yet, by ``Tally``'s raw value (no counter name is
+    /// made or hashed per request or delivery).
+    let counts: StoredCounts
+    /// How long a read waits for writes under way (``StoredCounts/longestWait``).
+    static var longestWait: Duration { StoredCounts.longestWait }
+    /// This instance's Prometheus counters, by ``Tally`` like ``counts`` (no key is hashed per delivery).
     private let metrics: [Counter]
 
     init(store: any CounterStore, factory: any MetricsFactory, logger: Logger) {
-        self.store = store
-        self.logger = logger
+        self.counts = StoredCounts(names: Tally.allCases.map(\.name), store: store, label: "gorush", logger: logger)
         self.metrics = Tally.allCases.map { Counter(label: $0.metricLabel, factory: factory) }
     }
 
@@ -116,9 +98,9 @@ final class GorushStats: Service, Sendable {
     func accepted(counts: Int, queued: Int) {
         self.metric(.total).increment(by: counts)
         self.metric(.submitted).increment(by: queued)
-        self.pending.withLock { pending in
-            pending.counts[Tally.total.rawValue] += Int64(counts)
-            pending.counts[Tally.submitted.rawValue] += Int64(queued)
+        self.counts.add { unwritten in
+            unwritten[Tally.total.rawValue] += Int64(counts)
+            unwritten[Tally.submitted.rawValue] += Int64(queued)
         }
     }
 
@@ -132,34 +114,20 @@ final class GorushStats: Service, Sendable {
             self.metric(.error(platform)).increment(by: failed)
             if fromQueue { self.metric(.failedTasks).increment(by: failed) }
         }
-        self.pending.withLock { pending in
-            pending.counts[Tally.success(platform).rawValue] += Int64(succeeded)
-            pending.counts[Tally.error(platform).rawValue] += Int64(failed)
+        self.counts.add { unwritten in
+            unwritten[Tally.success(platform).rawValue] += Int64(succeeded)
+            unwritten[Tally.error(platform).rawValue] += Int64(failed)
             if fromQueue {
-                pending.counts[Tally.succeededTasks.rawValue] += Int64(succeeded)
-                pending.counts[Tally.failedTasks.rawValue] += Int64(failed)
+                unwritten[Tally.succeededTasks.rawValue] += Int64(succeeded)
+                unwritten[Tally.failedTasks.rawValue] += Int64(failed)
             }
         }
     }
 
-    /// Each counter: the store's value plus what this instance has not written yet, by ``Tally``. A read of
-    /// the store that a write of these counts began before or during is made again once no write is under
-    /// way; after ``longestWait`` the counts of the writes under way are added as unwritten.
+    /// Each counter: the store's value plus what this instance has not written yet, by ``Tally``
+    /// (``StoredCounts/values()``).
     func values() async throws -> [Int64] {
-        let deadline = ContinuousClock.now + Self.longestWait
-        while true {
-            let before = self.pending.withLock { (writing: $0.writing, generation: $0.generation) }
-            let late = ContinuousClock.now >= deadline
-            if before.writing == 0 || late {
-                let stored = try await self.store.counterValues(Tally.allCases.map(\.name), now: Date())
-                let unwritten = self.pending.withLock { pending -> [Int64]? in
-                    if before.writing == 0, pending.generation == before.generation { return pending.counts }
-                    return late ? zip(pending.counts, pending.inFlight).map(+) : nil
-                }
-                if let unwritten { return Tally.allCases.map { (stored[$0.name] ?? 0) + unwritten[$0.rawValue] } }
-            }
-            try await Task.sleep(for: Self.rereadPause)
-        }
+        try await self.counts.values()
     }
 
     /// `GET /api/stat/app`'s figures for the operator console (the deployment's, as that endpoint gives
@@ -198,48 +166,11 @@ final class GorushStats: Service, Sendable {
 
     /// Writes the gathered counts once a second until shutdown, then once more.
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                if Task.isCancelled { break }
-                await self.flush()
-            }
-        }
-        await self.flush()
+        try await self.counts.run()
     }
 
-    /// Writes the gathered counts to the store (counters that never expire); what cannot be written is
-    /// kept for the next attempt.
+    /// Writes the gathered counts to the store now (``StoredCounts/flush()``).
     func flush() async {
-        let taken = self.pending.withLock { pending -> [Int64]? in
-            guard pending.counts.contains(where: { $0 != 0 }) else { return nil }
-            pending.writing += 1
-            pending.generation += 1
-            let taken = pending.counts
-            for index in taken.indices {
-                pending.inFlight[index] += taken[index]
-                pending.counts[index] = 0
-            }
-            return taken
-        }
-        guard let taken else { return }
-        defer {
-            self.pending.withLock { pending in
-                for index in taken.indices { pending.inFlight[index] -= taken[index] }
-                pending.writing -= 1
-                pending.generation += 1
-            }
-        }
-        var amounts: [String: Int64] = [:]
-        for tally in Tally.allCases where taken[tally.rawValue] != 0 { amounts[tally.name] = taken[tally.rawValue] }
-        do {
-            // One transaction: a reader of the store never sees some of these counts without the others.
-            try await self.store.incrementCounters(amounts, expiresAt: nil, now: Date())
-        } catch {
-            self.pending.withLock { pending in
-                for index in taken.indices { pending.counts[index] += taken[index] }
-            }
-            self.logger.debug("gorush: counters not written yet", metadata: ["error": "\(error)"])
-        }
+        await self.counts.flush()
     }
 }

@@ -17,7 +17,7 @@ public struct FrontEnd: Sendable {
     /// Takes this front end's settings from a reloaded configuration, which the gateway has checked
     /// already; nil when none of them can change without a restart.
     public var reconfigure: (@Sendable (GatewayConfiguration) throws -> Void)?
-    /// What the operator console shows of this front end (its counts since start, its state); the
+    /// What the operator console shows of this front end (its counts, its state); the
     /// closure answers nil while the front end has nothing configured to serve. Nil for front ends the
     /// console does not list.
     public var figures: (@Sendable () async -> [FrontEndFigure]?)?

@@ -1,7 +1,8 @@
 public import Foundation
 
-/// One figure a front end shows on the operator console's overview (``FrontEnd/figures``): a count since
-/// the instance started, a time, or a short text. Never a token or a notification's content.
+/// One figure a front end shows on the operator console's overview (``FrontEnd/figures``): a count (every
+/// instance's on the store, ``ConsoleCounts``), a time, or a short text. Never a token or a notification's
+/// content.
 public struct FrontEndFigure: Sendable, Equatable {
     /// What the figure holds.
     public enum Value: Sendable, Equatable {

@@ -10,13 +10,14 @@ public enum MatrixFrontEnd {
     /// Builds the front end from its environment.
     /// - Throws: ``ConfigurationError`` when an app's Matrix payload keys have the wrong type.
     public static func make(_ environment: FrontEndEnvironment) throws -> FrontEnd {
-        let metrics = MatrixMetrics(factory: environment.metricsFactory)
+        let metrics = MatrixMetrics(factory: environment.metricsFactory, store: environment.store, logger: environment.logger)
         let handler = MatrixNotifyHandler(
             dispatcher: environment.dispatcher, apps: try Self.appOptions(environment.configuration.apps), store: environment.store,
             storeIsShared: environment.storeIsShared, metrics: metrics, logger: environment.logger,
             unifiedPushDiscovery: Self.answersDiscovery(environment.configuration.apps)
         )
-        return FrontEnd(name: Self.name, routes: handler.routes, figures: { metrics.figures }) { configuration in
+        return FrontEnd(name: Self.name, routes: handler.routes, services: [metrics.consoleCounts.stored], figures: { await metrics.figures() }) {
+            configuration in
             handler.replaceApps(try Self.appOptions(configuration.apps), unifiedPushDiscovery: Self.answersDiscovery(configuration.apps))
         }
     }

@@ -1,6 +1,8 @@
 public import CoreMetrics
+public import Logging
 import PushgateCore
 public import PushgateHTTP
+public import PushgateStore
 import Synchronization
 
 /// Sygnal's Prometheus metrics for the notify endpoint, under Sygnal's names, so existing dashboards
@@ -17,10 +19,11 @@ public final class MatrixMetrics: Sendable {
     private let inFlightCount = Mutex(0)
     private let perApp = MemoTable<String, Counter>()
     private let perCode = MemoTable<Int, CodeHandles>()
-    /// Notify requests answered, for the operator console.
-    private let notifies = ConsoleCounter()
-    /// Pushkeys answered as rejected, for the operator console.
-    private let rejectedPushkeys = ConsoleCounter()
+    /// Notify requests answered and pushkeys answered as rejected, for the operator console (every
+    /// instance's on the store).
+    public let consoleCounts: ConsoleCounts
+    /// The console counts' indices.
+    private enum Count: Int { case notifies, rejectedPushkeys }
 
     /// The handles labelled with one status code.
     private struct CodeHandles: Sendable {
@@ -28,9 +31,11 @@ public final class MatrixMetrics: Sendable {
         let time: Timer
     }
 
-    /// Creates metrics recorded through `factory`.
-    public init(factory: any MetricsFactory) {
+    /// Creates metrics recorded through `factory`, the console's counts kept in `store` (in memory only
+    /// when nil).
+    public init(factory: any MetricsFactory, store: (any CounterStore)? = nil, logger: Logger = Logger(label: "pushgate.matrix")) {
         self.factory = factory
+        self.consoleCounts = ConsoleCounts(frontEnd: "matrix", keys: ["notifies", "rejected_pushkeys"], store: store, logger: logger)
         self.received = Counter(label: "sygnal_notifications_received_total", factory: factory)
         self.devicesReceived = Counter(label: "sygnal_notifications_devices_received_total", factory: factory)
         self.requestsInFlight = Gauge(label: "sygnal_requests_in_flight", dimensions: [("resource", "V1NotifyHandler")], factory: factory)
@@ -49,19 +54,20 @@ public final class MatrixMetrics: Sendable {
 
     /// Pushkeys a notify request's answer rejected.
     func rejected(_ count: Int) {
-        if count > 0 { self.rejectedPushkeys.add(count) }
+        if count > 0 { self.consoleCounts.add(count, at: Count.rejectedPushkeys.rawValue) }
     }
 
-    /// What the operator console shows: notify requests and rejected pushkeys since start.
-    public var figures: [FrontEndFigure] {
-        [
-            FrontEndFigure(key: "notifies", label: "Notify requests", value: .count(self.notifies.value)),
-            FrontEndFigure(key: "rejected_pushkeys", label: "Rejected pushkeys", value: .count(self.rejectedPushkeys.value)),
+    /// What the operator console shows: notify requests and rejected pushkeys.
+    public func figures() async -> [FrontEndFigure] {
+        let values = await self.consoleCounts.values()
+        return [
+            FrontEndFigure(key: "notifies", label: "Notify requests", value: values[Count.notifies.rawValue]),
+            FrontEndFigure(key: "rejected_pushkeys", label: "Rejected pushkeys", value: values[Count.rejectedPushkeys.rawValue]),
         ]
     }
 
     func answered(code: Int, duration: Duration) {
-        self.notifies.add()
+        self.consoleCounts.add(at: Count.notifies.rawValue)
         let handles = self.perCode.value(for: code) {
             CodeHandles(
                 codes: Counter(label: "sygnal_pushgateway_status_codes_total", dimensions: [("code", String(code))], factory: self.factory),

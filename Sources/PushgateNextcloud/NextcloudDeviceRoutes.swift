@@ -119,7 +119,7 @@ public struct NextcloudDeviceRoutes: Sendable {
         )
         // A device that registers again may have been refused by a provider before; it is valid now.
         _ = try await self.store.clearInvalidToken(appID: choice.app, pushToken: token)
-        self.figures.registrations.add()
+        self.figures.add(.registrations)
         context.logger.info("nextcloud: device registered", metadata: ["app": "\(choice.app)", "token": "\(Redaction.fingerprint(token))"])
         return Response(status: .ok)
     }

@@ -1,22 +1,34 @@
+public import Logging
 import PushgateConfig
 public import PushgateHTTP
+public import PushgateStore
 
-/// The Nextcloud front end's counts since start, for the operator console: registrations, notification
-/// batches, and batches refused over the fair-use limit. Shared by the routes a reload makes anew.
+/// The Nextcloud front end's counts for the operator console (every instance's on the store):
+/// registrations, notification batches, and batches refused over the fair-use limit. Shared by the
+/// routes a reload makes anew.
 public final class NextcloudFigures: Sendable {
-    let registrations = ConsoleCounter()
-    let batches = ConsoleCounter()
-    let rateLimited = ConsoleCounter()
+    /// The counts, by ``Count``.
+    public let counts: ConsoleCounts
+    /// The counts' indices.
+    enum Count: Int { case registrations, batches, rateLimited }
 
-    /// Creates the counts at 0.
-    public init() {}
+    /// Counts kept in `store` (in memory only when nil).
+    public init(store: (any CounterStore)? = nil, logger: Logger = Logger(label: "pushgate.nextcloud")) {
+        self.counts = ConsoleCounts(frontEnd: "nextcloud", keys: ["registrations", "batches", "rate_limited"], store: store, logger: logger)
+    }
+
+    /// Counts one event.
+    func add(_ count: Count) {
+        self.counts.add(at: count.rawValue)
+    }
 
     /// What the operator console shows.
-    public var figures: [FrontEndFigure] {
-        [
-            FrontEndFigure(key: "registrations", label: "Device registrations", value: .count(self.registrations.value)),
-            FrontEndFigure(key: "batches", label: "Notification batches", value: .count(self.batches.value)),
-            FrontEndFigure(key: "rate_limited", label: "Batches over the fair-use limit", value: .count(self.rateLimited.value)),
+    public func figures() async -> [FrontEndFigure] {
+        let values = await self.counts.values()
+        return [
+            FrontEndFigure(key: "registrations", label: "Device registrations", value: values[Count.registrations.rawValue]),
+            FrontEndFigure(key: "batches", label: "Notification batches", value: values[Count.batches.rawValue]),
+            FrontEndFigure(key: "rate_limited", label: "Batches over the fair-use limit", value: values[Count.rateLimited.rawValue]),
         ]
     }
 }

@@ -12,7 +12,7 @@ public enum NextcloudFrontEnd {
     public static func make(_ environment: FrontEndEnvironment) -> FrontEnd {
         let started = environment.configuration.nextcloud
         let (store, dispatcher, logger) = (environment.store, environment.dispatcher, environment.logger)
-        let figures = NextcloudFigures()
+        let figures = NextcloudFigures(store: store, logger: logger)
         @Sendable func routes(_ settings: NextcloudSettings) -> [GatewayRoute] {
             let devices = NextcloudDeviceRoutes(
                 store: store, router: NextcloudAppRouter(settings: settings), pathPrefix: settings.pathPrefix,
@@ -29,7 +29,8 @@ public enum NextcloudFrontEnd {
                 try await live.current.routes[index].handler(request, context)
             }
         }
-        return FrontEnd(name: Self.name, routes: served, figures: { live.current.settings.servesAnApp ? figures.figures : nil }) { configuration in
+        let shown: @Sendable () async -> [FrontEndFigure]? = { live.current.settings.servesAnApp ? await figures.figures() : nil }
+        return FrontEnd(name: Self.name, routes: served, services: [figures.counts.stored], figures: shown) { configuration in
             let reloaded = configuration.nextcloud.reloaded(over: started)
             guard reloaded != live.current.settings else { return }
             live.replace((reloaded, routes(reloaded)))

@@ -65,12 +65,12 @@ public struct NextcloudNotificationRoutes: Sendable {
         }
         // However many entries a body within the limit holds, all are handled: Nextcloud's server never
         // sends a refused batch again, and parsing it cost what it costs.
-        self.figures.batches.add()
+        self.figures.add(.batches)
         if let limiter = self.rateLimiter {
             let sender = self.sender(request, context: context)
             do {
                 guard try await limiter.admit(entries: batch.entries.count, sender: sender) else {
-                    self.figures.rateLimited.add()
+                    self.figures.add(.rateLimited)
                     context.logger.notice("nextcloud: a server is over its fair-use limit", metadata: ["entries": "\(batch.entries.count)"])
                     // Plain text: a body with `failed` and `unknown` would hide the limit from the server.
                     return Response(

@@ -3,6 +3,7 @@ public import PushgateConfig
 public import PushgateHTTP
 public import PushgateStatusWire
 import PushgateCore
+import ServiceLifecycle
 
 /// The Status push notification server as one ``FrontEnd``: no routes, one service (the Waku poll loop
 /// and its handlers) and an outcome observer that drops registrations whose token died. On when the
@@ -21,7 +22,7 @@ public enum StatusFrontEnd {
         guard let settings = environment.configuration.status else { return nil }
         try Self.checkLibrary()
         let key = try settings.identityKeyFile.map { try Self.identityKey(file: $0) }
-        let metrics = StatusMetrics(factory: environment.metricsFactory)
+        let metrics = StatusMetrics(factory: environment.metricsFactory, store: environment.store, logger: environment.logger)
         let (dispatcher, logger) = (environment.dispatcher, environment.logger)
         let delivery = LiveValue(StatusDelivery(settings: settings, apps: environment.configuration.apps, dispatcher: dispatcher, logger: logger))
         let service = StatusServerService(
@@ -29,7 +30,8 @@ public enum StatusFrontEnd {
             delivery: StatusLiveDelivery(current: delivery), metrics: metrics, logger: environment.logger, pollExecutor: environment.pollExecutor
         )
         let observer = StatusOutcomeObserver(store: environment.store, metrics: metrics, logger: environment.logger)
-        return FrontEnd(name: Self.name, routes: [], services: [service], outcomeObserver: observer, figures: { metrics.figures.figures }) {
+        let services: [any Service] = [metrics.figures.counts.stored, service]
+        return FrontEnd(name: Self.name, routes: [], services: services, outcomeObserver: observer, figures: { await metrics.figures.figures() }) {
             configuration in
             // What is fixed at start stays (`StatusSettings.reloaded(over:)`; a reload names it as needing a
             // restart).

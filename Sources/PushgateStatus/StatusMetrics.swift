@@ -1,4 +1,6 @@
 import CoreMetrics
+import Logging
+import PushgateStore
 import PushgateCore
 import PushgateHTTP
 import PushgateStatusWire
@@ -19,10 +21,12 @@ struct StatusMetrics: Sendable {
     let backfillQueries: Counter
     let recovered: Counter
     /// The same events kept for the operator console.
-    let figures = StatusFigures()
+    let figures: StatusFigures
 
-    init(factory: any MetricsFactory) {
+    /// Metrics recorded through `factory`; the console's counts kept in `store` (in memory only when nil).
+    init(factory: any MetricsFactory, store: (any CounterStore)? = nil, logger: Logger = Logger(label: "pushgate.status")) {
         self.factory = factory
+        self.figures = StatusFigures(store: store, logger: logger)
         self.polled = Counter(label: "pushgate_status_messages_polled_total", factory: factory)
         self.notOurs = Counter(label: "pushgate_status_messages_not_ours_total", factory: factory)
         self.duplicate = Counter(label: "pushgate_status_messages_duplicate_total", factory: factory)
@@ -37,7 +41,7 @@ struct StatusMetrics: Sendable {
     }
 
     func registration(_ result: StatusRegistrationHandler.Result) {
-        self.figures.registrations.add()
+        self.figures.add(.registrations)
         Counter(label: "pushgate_status_registrations_total", dimensions: [("result", result.rawValue)], factory: self.factory).increment()
     }
 
@@ -59,7 +63,7 @@ struct StatusMetrics: Sendable {
 
     /// A window asked of the store, and why.
     func backfill(_ reason: StatusBackfillPlanner.Reason) {
-        self.figures.backfills.add()
+        self.figures.add(.backfills)
         Counter(label: "pushgate_status_backfills_total", dimensions: [("reason", reason.rawValue)], factory: self.factory).increment()
     }
 
@@ -80,12 +84,12 @@ extension StatusMetrics {
     /// A query answered (counted on `/metrics` and for the console).
     func queried() {
         self.queries.increment()
-        self.figures.queries.add()
+        self.figures.add(.queries)
     }
 
     /// A push request received (counted on `/metrics` and for the console).
     func pushRequested() {
         self.pushRequests.increment()
-        self.figures.pushRequests.add()
+        self.figures.add(.pushRequests)
     }
 }

@@ -168,7 +168,7 @@ enum ConsolePage {
     private static func frontEnds(_ overview: ConsoleOverview) -> String {
         var html = """
             <section aria-labelledby="front-ends-title"><h2 id="front-ends-title">Front ends</h2>
-            <p class="note">Counts of this instance since it started (gorush's are the deployment's, as <code>/api/stat/app</code> gives them).</p>
+            <p class="note">Counts of every instance on this store since it was made (gorush's as <code>/api/stat/app</code> gives them); the Waku node's state and last poll are this instance's.</p>
             <div class="front-ends">
 
             """
