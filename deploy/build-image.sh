@@ -2,8 +2,8 @@
 # Builds Pushgate's container image from deploy/Containerfile where no container registry is reachable,
 # then runs it and checks it: the image's HEALTHCHECK, GET /health, that the gateway runs on jemalloc,
 # and one delivery to the built-in sandbox's APNs emulator sent from inside the container. Everything it
-# made is removed at the end, but for the image (IMAGE, default localhost/pushgate:check) when KEEP_IMAGE=1,
-# and the two base images when KEEP_BASE_IMAGES=1 (a later run with it set uses them again instead of
+# made is removed at the end, but for the image (IMAGE, default localhost/pushgate:check) when KEEP_IMAGE=1
+# or when an image of that name was there before the run, and the two base images when KEEP_BASE_IMAGES=1 (a later run with it set uses them again instead of
 # running debootstrap).
 #
 # The two base images the Containerfile names come from Debian's packages instead of a registry:
@@ -33,13 +33,17 @@ fail() { log "FAILED: $*"; exit 1; }
 [ "$(id -u)" = 0 ] || fail "run as root (debootstrap needs it)"
 
 work=$(mktemp -d /var/tmp/pushgate-image.XXXXXX)
+# An image of that name made before this run is the operator's: replaced by the build, but not removed.
+image_existed=0
+if command -v podman >/dev/null 2>&1 && podman image exists "$image" 2>/dev/null; then image_existed=1; fi
 clean_up() {
   local status=$?
   log "cleaning up"
   podman rm --force --volumes --time 5 "$container" >/dev/null 2>&1 || true
-  if [ "${KEEP_BASE_IMAGES:-0}" != 1 ]; then podman rmi --force "$runtime_base" "$builder_base" >/dev/null 2>&1 || true; fi
-  if [ "${KEEP_IMAGE:-0}" != 1 ]; then podman rmi --force "$image" >/dev/null 2>&1 || true; fi
-  podman image prune --force >/dev/null 2>&1 || true
+  # Without --force, and no prune: an image that a container of the operator's own uses stays, and so
+  # does every image this run did not make (buildah's stages are removed by the build itself).
+  if [ "${KEEP_BASE_IMAGES:-0}" != 1 ]; then podman rmi "$runtime_base" "$builder_base" >/dev/null 2>&1 || true; fi
+  if [ "${KEEP_IMAGE:-0}" != 1 ] && [ "$image_existed" = 0 ]; then podman rmi "$image" >/dev/null 2>&1 || true; fi
   rm -rf "$work"
   exit "$status"
 }

@@ -66,8 +66,15 @@ public enum GorushFrontEnd {
         return FrontEnd(name: Self.name, routes: shaped, services: services, outcomeObserver: observer, figures: { await stats.figures() }) {
             configuration in
             // What is fixed at start stays (`GorushSettings.reloaded(over:)`; a reload names it as needing a
-            // restart); a reloaded file without the section keeps the running settings.
-            guard let reloaded = configuration.gorush, reloaded.isServed else { return }
+            // restart). A file without the section, or without callers (no tokens, no unauthenticated
+            // access), refuses every caller from now on; the routes themselves go at the next start.
+            guard let reloaded = configuration.gorush, reloaded.isServed else {
+                var closed = settings
+                closed.authTokens = []
+                closed.allowUnauthenticated = false
+                live.replace(route(closed, configuration.apps))
+                return
+            }
             live.replace(route(reloaded.reloaded(over: settings), configuration.apps))
         }
     }

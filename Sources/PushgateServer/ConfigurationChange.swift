@@ -12,7 +12,8 @@ struct ConfigurationChange: Sendable, Equatable {
     var changed: [String] = []
     /// Whether `log.level` or `log.format` changes.
     var logChanged = false
-    /// Front ends whose settings change live (`gorush`: its callers' tokens, default apps, sync, limits;
+    /// Front ends whose settings change live (`gorush`: its callers' tokens (none left: every caller
+    /// refused), default apps, sync, limits;
     /// `status`: its texts, payload style and apps; `nextcloud`: all but its path prefix).
     var frontEndsChanged: [String] = []
     /// Settings that differ but take effect only at the next start, by name.
@@ -61,7 +62,12 @@ struct ConfigurationChange: Sendable, Equatable {
         }
         if Self.needsRestart(started.status, new.status, { $0.reloaded(over: $1) }) { restart.append("status") }
         self.needsRestart = restart
-        if let old = old.gorush, let new = new.gorush, new.isServed, new.reloaded(over: old) != old { self.frontEndsChanged.append("gorush") }
+        if let old = old.gorush {
+            // A section removed or left without callers refuses every caller at once (its routes stay
+            // until the restart named above).
+            let closes = old.isServed && new.gorush?.isServed != true
+            if closes || (new.gorush.map { $0.isServed && $0.reloaded(over: old) != old } ?? false) { self.frontEndsChanged.append("gorush") }
+        }
         if let old = old.status, let new = new.status, new.reloaded(over: old) != old { self.frontEndsChanged.append("status") }
         if new.nextcloud.reloaded(over: old.nextcloud) != old.nextcloud { self.frontEndsChanged.append("nextcloud") }
         if old.console.adminTokens != new.console.adminTokens { self.frontEndsChanged.append("console") }

@@ -47,8 +47,13 @@ public final class CredentialWatch: Service, Sendable {
     /// Takes the credentials of a reloaded configuration: logs the ones not seen before, publishes their
     /// dates and checks them at once.
     public func replace(with credentials: [ProviderCredential]) {
+        let kept = Set(credentials.map(Self.key))
         let known = self.state.withLock { state in
-            defer { state.credentials = credentials }
+            defer {
+                state.credentials = credentials
+                // A credential replaced is forgotten, so one put back later is warned about again.
+                state.reported = state.reported.filter { kept.contains($0.key) }
+            }
             return Set(state.credentials.map(Self.key))
         }
         self.publish(credentials)

@@ -334,7 +334,7 @@ public struct Gateway: Sendable {
         // HummingbirdCore's server runs the gateway's own channel, which answers through the router (see
         // GatewayHTTP1Channel); Hummingbird's `Application`, with its answering path and date service, is
         // not needed.
-        return GatewayHTTP1Channel(responder: gatewayResponder, limits: guardLimits, connections: connections, bodyLimits: bodyLimits).server(
+        let server = GatewayHTTP1Channel(responder: gatewayResponder, limits: guardLimits, connections: connections, bodyLimits: bodyLimits).server(
             configuration: ServerConfiguration(address: .hostname(host, port: port), serverName: Self.serverName),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? port
@@ -344,6 +344,7 @@ public struct Gateway: Sendable {
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger
         )
+        return NamedListener(server: server, name: name, host: host, port: port)
     }
 
     /// Runs every service until one fails or a graceful shutdown is asked for (by a signal in

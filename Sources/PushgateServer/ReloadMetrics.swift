@@ -3,7 +3,8 @@ import Foundation
 
 /// The metrics of configuration reloads: `pushgate_config_reloads_total{outcome}` (applied, unchanged,
 /// failed), `pushgate_config_generation` (1 at start, one more for each reload that changed something)
-/// and `pushgate_config_last_reload_success_timestamp_seconds`.
+/// and `pushgate_config_last_reload_success_timestamp_seconds` (the load at start until the first
+/// reload, so an alert on its age has a series from the start).
 struct ReloadMetrics: Sendable {
     /// How a reload ended.
     enum Outcome: String, Sendable, CaseIterable {
@@ -23,6 +24,7 @@ struct ReloadMetrics: Sendable {
             Counter(label: "pushgate_config_reloads_total", dimensions: [("outcome", outcome.rawValue)], factory: factory).increment(by: 0)
         }
         self.recordGeneration(1)
+        Gauge(label: "pushgate_config_last_reload_success_timestamp_seconds", factory: factory).record(Date().timeIntervalSince1970)
     }
 
     func record(_ outcome: Outcome, at time: Date = Date()) {

@@ -39,7 +39,7 @@ public struct UnifiedPushConfiguration: Sendable, CustomStringConvertible {
     public init(settings: AppSettings) throws {
         let section = settings.options
         self.appID = settings.id
-        self.allowedEndpoints = try section.stringList("allowed_endpoints")
+        self.allowedEndpoints = try section.hostGlobs("allowed_endpoints")
         self.ttl = try section.int("ttl", in: 0...2_419_200) ?? 86_400
         self.requestTimeout = .milliseconds(Int64(((try section.seconds("request_timeout", in: 0.1...60)) ?? 10) * 1000))
         self.maxConnections = try section.int("max_connections", in: 1...10_000) ?? 64

@@ -61,7 +61,7 @@ public struct WebPushConfiguration: Sendable, CustomStringConvertible {
         }
         self.appID = settings.id
         self.contact = contact
-        self.allowedEndpoints = try section.stringList("allowed_endpoints")
+        self.allowedEndpoints = try section.hostGlobs("allowed_endpoints")
         self.ttl = try section.int("ttl", in: 0...2_419_200) ?? 900
         self.maxConnections = try section.int("max_connections", in: 1...10_000) ?? 20
         self.inflightRequestLimit = try section.int("inflight_request_limit", in: 1...1_000_000) ?? 512

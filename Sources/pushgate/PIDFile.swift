@@ -14,14 +14,43 @@ struct PIDFile {
     let path: String
 
     /// Writes this process's id.
+    /// - Throws: ``PIDFileError`` when the file names another running gateway (a second `serve` must not
+    ///   take the first one's file), or cannot be written.
     init(path: String) throws {
         self.path = path
-        try Data("\(getpid())\n".utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        if let pid = try? Self.read(path), pid != getpid(), Self.isGateway(pid) {
+            throw PIDFileError("the pid file \(path) names a running gateway (process \(pid))")
+        }
+        do {
+            try Data("\(getpid())\n".utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw PIDFileError("cannot write the pid file \(path): \(Self.reason(error))")
+        }
     }
 
-    /// Removes the file (at exit).
+    /// Removes the file (at exit) if it still names this process.
     func remove() {
+        guard (try? Self.read(self.path)) == getpid() else { return }
         try? FileManager.default.removeItem(atPath: self.path)
+    }
+
+    /// Whether process `pid` runs `pushgate serve` (its command line, from `/proc`); true where `/proc`
+    /// cannot tell, so only a process known to be something else is refused.
+    static func isGateway(_ pid: pid_t) -> Bool {
+        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else {
+            return !FileManager.default.fileExists(atPath: "/proc/self/cmdline")
+        }
+        let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        guard let program = arguments.first else { return false }
+        return URL(fileURLWithPath: program).lastPathComponent.contains("pushgate") && arguments.dropFirst().contains("serve")
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? CocoaError, let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return (error as NSError).localizedDescription
     }
 
     /// The process id a file holds.

@@ -28,6 +28,11 @@ struct ReloadCommand: ParsableCommand {
             FileHandle.standardError.write(Data("pushgate: \(error)\n".utf8))
             throw ExitCode(1)
         }
+        // A stale file (the gateway killed, its pid since reused) must not hang up another process.
+        guard PIDFile.isGateway(pid) else {
+            FileHandle.standardError.write(Data("pushgate: process \(pid) named by \(self.pidFile) is not a running `pushgate serve`\n".utf8))
+            throw ExitCode(1)
+        }
         guard kill(pid, SIGHUP) == 0 else {
             FileHandle.standardError.write(Data("pushgate: cannot signal process \(pid): \(String(cString: strerror(errno)))\n".utf8))
             throw ExitCode(1)

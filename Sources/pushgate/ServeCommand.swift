@@ -41,6 +41,18 @@ struct ServeCommand: AsyncParsableCommand {
         for warning in configuration.warnings {
             logger.warning("configuration: \(warning)")
         }
+        if case .file = self.config.source, configuration.apps.isEmpty {
+            logger.warning("configuration: the file configures no apps: running the built-in sandbox's demo apps instead (is `apps:` misspelt?)")
+        }
+        // Before anything listens: a pid file that names a running gateway stays that gateway's.
+        let pidFile: PIDFile?
+        do {
+            pidFile = try self.pidFile.map { try PIDFile(path: $0) }
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        }
+        defer { pidFile?.remove() }
         // Every connection takes a descriptor: the usual soft limit of 1,024 is soon reached by idle clients.
         let descriptors = FileDescriptorLimit.raiseToHardLimit()
         logger.info("file descriptor limit", metadata: ["limit": "\(descriptors)"])
@@ -87,9 +99,13 @@ struct ServeCommand: AsyncParsableCommand {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)
         }
-        let pidFile = try self.pidFile.map { try PIDFile(path: $0) }
-        defer { pidFile?.remove() }
-        try await gateway.run(gracefulShutdownSignals: [.sigterm, .sigint])
+        do {
+            try await gateway.run(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch {
+            // A listener that cannot bind (its address in use or unknown) says which one, not only errno.
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        }
         logger.notice("stopped")  // a notice: written, after what was buffered, before the process ends
     }
 }

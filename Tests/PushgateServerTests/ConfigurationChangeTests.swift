@@ -125,6 +125,13 @@ struct ConfigurationChangeTests {
         #expect(Self.change(old, live).frontEndsChanged == ["gorush"])
         let moved = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, auth_tokens: [one], api: {push_uri: /push}}\n")
         #expect(Self.change(old, moved).needsRestart == ["gorush"])
+        // Emptying the callers' tokens, or removing the section, refuses every caller at once; the routes
+        // go at the restart.
+        for closed in [apps + "gorush: {ios_app: a, auth_tokens: []}\n", apps] {
+            let change = Self.change(old, try GatewayConfiguration(yaml: closed))
+            #expect(change.frontEndsChanged == ["gorush"])
+            #expect(change.needsRestart == ["gorush"])
+        }
     }
 
     @Test func consoleTokensChangeLiveButTurningTheConsoleOnOrOffNeedsARestart() throws {

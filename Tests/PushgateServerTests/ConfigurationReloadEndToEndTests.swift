@@ -230,6 +230,9 @@ struct ConfigurationReloadEndToEndTests {
         #expect(!gateway.logEvents.contains { $0["msg"] == "handled request" })
         let metricsBefore = try await GorushEndToEndTests.get(port, "/metrics").body
         #expect(metricsBefore.contains("pushgate_config_generation 1"), "\(metricsBefore)")
+        // The configuration loaded at start counts as the last successful load, so an alert on its age
+        // has a series from the start.
+        #expect(metricsBefore.contains("pushgate_config_last_reload_success_timestamp_seconds "), "\(metricsBefore)")
 
         _ = try directory.write(
             "pushgate.yaml",
@@ -254,6 +257,15 @@ struct ConfigurationReloadEndToEndTests {
         #expect(metricsAfter.contains("pushgate_config_last_reload_success_timestamp_seconds "))
         // No restart needed for any of it.
         #expect(!gateway.logEvents.contains { $0["msg"]?.contains("needs a restart") == true })
+
+        // A leaked token: emptying the list refuses every caller at once (the routes go at the restart).
+        _ = try directory.write("pushgate.yaml", common + "gorush: {android_app: other.fcm, auth_tokens: [], sync: true}\n")
+        #expect(try await GatewayProcess.run(["reload", "--pid-file", directory.path("pushgate.pid")]).status == 0)
+        _ = try await Self.waitFor(timeout: .seconds(30)) {
+            gateway.logEvents.filter { $0["msg"]?.hasPrefix("configuration reload") == true }.count >= 2 ? true : nil
+        }
+        #expect(try await GorushEndToEndTests.post(port, "/api/push", body, bearer: "second-secret").status == 401)
+        #expect(try await GorushEndToEndTests.post(port, "/api/push", body).status == 401)
         gateway.signal(SIGTERM)
         #expect(await gateway.waitForExit(timeout: .seconds(20)) == 0)
         #expect(!FileManager.default.fileExists(atPath: directory.path("pushgate.pid")))

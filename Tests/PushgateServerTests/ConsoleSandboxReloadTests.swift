@@ -37,6 +37,19 @@ struct ConsoleSandboxReloadTests {
         }
     }
 
+    /// A request a proxy forwarded is not a loopback visitor's, though the proxy connects over loopback:
+    /// a reverse proxy on the sandbox's host must not open its console to the proxy's clients.
+    @Test func aForwardedRequestIsNotALoopbackVisitors() async throws {
+        try await ConsoleSignInLimitTests.withConsole(limit: 5, sandbox: true, tokens: []) { (client, console) async throws in
+            #expect(try await client.execute(uri: "/console/api/overview", method: .get).status == .ok)
+            for (name, value) in [("X-Forwarded-For", "203.0.113.5"), ("Forwarded", "for=203.0.113.5"), ("X-Real-IP", "203.0.113.5")] {
+                let headers: HTTPFields = [HTTPField.Name(name)!: value]
+                #expect(try await client.execute(uri: "/console/api/overview", method: .get, headers: headers).status == .unauthorized, "\(name)")
+                #expect(try await client.execute(uri: "/console", method: .get, headers: headers).status == .seeOther, "\(name)")
+            }
+        }
+    }
+
     /// A loopback visitor's session started as a reload closed the console (after the reload ended the
     /// sessions) is not honoured.
     @Test func aSandboxSessionStartedAcrossTheReloadIsRefused() async throws {

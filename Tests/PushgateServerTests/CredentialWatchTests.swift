@@ -99,6 +99,20 @@ struct CredentialWatchTests {
         #expect(rendered().contains(#"pushgate_credential_expiry_timestamp_seconds{app="im.example.two",kind="apns_certificate"} 2000000000"#))
     }
 
+    /// A certificate close to its end, replaced by a reload and then put back by another, is warned about
+    /// again: the watch forgets what it reported of a credential no longer configured.
+    @Test func aCertificatePutBackIsWarnedAboutAgain() {
+        let calendar = Calendar()
+        let log = LogRecorder()
+        let closing = ProviderCredential(appID: "im.example.ios", kind: .apnsCertificate, file: nil, identity: "subject CN=old", notAfter: calendar.now + 3 * 86_400)
+        let fresh = ProviderCredential(appID: "im.example.ios", kind: .apnsCertificate, file: nil, identity: "subject CN=new", notAfter: calendar.now + 300 * 86_400)
+        let watch = CredentialWatch(credentials: [closing], registry: GatewayMetrics().registry, now: { calendar.now }, logger: log.logger())
+        watch.check()
+        watch.replace(with: [fresh])
+        watch.replace(with: [closing])
+        #expect(Self.warnings(log) == Array(repeating: "warning im.example.ios credential expires within 7 days: replace it", count: 2))
+    }
+
     /// A gateway whose credentials carry no date (keys only, or none) must not stop: the service runs
     /// until graceful shutdown like the others.
     @Test(arguments: [0, 1])

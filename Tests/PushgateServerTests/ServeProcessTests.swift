@@ -154,6 +154,60 @@ struct ServeProcessTests {
         #expect(!FileManager.default.fileExists(atPath: directory.path("pushgate.sqlite")))
     }
 
+    /// A second `serve` given a running gateway's pid file refuses to start and leaves the file, so
+    /// `pushgate reload` still finds the first; one on a port in use names the listener and the address.
+    /// `reload` with a stale pid file (the pid of another program) signals nothing.
+    @Test func aPidFileStaysItsGatewaysAndABusyPortIsNamed() async throws {
+        let directory = try TemporaryDirectory()
+        let pidPath = directory.path("pushgate.pid")
+        let first = try GatewayProcess(
+            arguments: ["serve", "--config", try directory.write("first.yaml", Self.config()), "--pid-file", pidPath], directory: directory.url.path
+        )
+        defer { first.signal(SIGKILL) }
+        let port = try #require(try await first.waitForListeners().first).port
+        let own = try String(contentsOfFile: pidPath, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(own == String(first.processIdentifier))
+
+        let second = try directory.write("second.yaml", Self.config().replacingOccurrences(of: "port: 0", with: "port: \(port)").replacingOccurrences(of: "store.sqlite", with: "second.sqlite"))
+        let refused = try await GatewayProcess.run(["serve", "--config", second, "--pid-file", pidPath], directory: directory.url.path)
+        #expect(refused.status == 1)
+        #expect(refused.errors.contains("names a running gateway"), "\(refused.errors)")
+        #expect(try String(contentsOfFile: pidPath, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == own)
+
+        let busy = try await GatewayProcess.run(["serve", "--config", second, "--pid-file", directory.path("second.pid")], directory: directory.url.path)
+        #expect(busy.status == 1)
+        #expect(busy.errors.contains("the http listener cannot serve on 127.0.0.1:\(port) (http.bind_addresses and http.port)"), "\(busy.errors)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("second.pid")))
+
+        #expect(try await GatewayProcess.run(["reload", "--pid-file", pidPath]).status == 0)
+        let sleeper = Process()
+        sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        sleeper.arguments = ["30"]
+        try sleeper.run()
+        defer { sleeper.terminate() }
+        let stale = try directory.write("stale.pid", "\(sleeper.processIdentifier)\n")
+        let reload = try await GatewayProcess.run(["reload", "--pid-file", stale])
+        #expect(reload.status == 1)
+        #expect(reload.errors.contains("is not a running `pushgate serve`"), "\(reload.errors)")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(sleeper.isRunning, "the stale pid's process was not signalled")
+
+        first.signal(SIGTERM)
+        #expect(await first.waitForExit(timeout: .seconds(30)) == 0)
+        #expect(!FileManager.default.fileExists(atPath: pidPath))
+    }
+
+    /// A file that configures no apps (a misspelt `apps:`) is valid, but `check-config` warns that `serve`
+    /// would run the sandbox's demo apps, and counts it.
+    @Test func checkConfigWarnsOfAFileWithNoApps() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("pushgate.yaml", "http: {port: 5123}\napp:\n  com.example.ios: {type: apns}\n")
+        let result = try await GatewayProcess.run(["check-config", "--config", config])
+        #expect(result.status == 0)
+        #expect(result.errors.contains("the file configures no apps"), "\(result.errors)")
+        #expect(result.output.contains("warnings: 2"), "\(result.output)")
+    }
+
     @Test func anUnreachableDatabaseIsAClearFailure() async throws {
         let directory = try TemporaryDirectory()
         let config = try directory.write("pushgate.yaml", Self.config(database: "postgres://nobody:secret@127.0.0.1:1/none?sslmode=disable"))

@@ -60,6 +60,17 @@ struct WebPushConfigurationTests {
         #expect(configuration.unknownKeys == ["apps.com.example.web.colour"])
     }
 
+    /// `allowed_endpoints` holds `host[:port]` globs: a URL in it would match no endpoint and every
+    /// subscription would be rejected, so the entry is refused by name.
+    @Test(arguments: ["https://push.example/", "push.example/path", "user@push.example", ""])
+    func anAllowedEndpointThatIsNotAHostIsRefused(entry: String) throws {
+        let directory = try TestFixtures.TemporaryDirectory()
+        let error = try #require(throws: ConfigurationError.self) {
+            try TestFixtures.configuration(in: directory, extra: ["allowed_endpoints: ['push.example:*', '\(entry)']"])
+        }
+        #expect(error.key == "apps.com.example.web.allowed_endpoints[1]")
+    }
+
     @Test func wrongTypesNameTheKey() throws {
         let directory = try TestFixtures.TemporaryDirectory()
         let error = try #require(throws: ConfigurationError.self) { try TestFixtures.configuration(in: directory, extra: ["ttl: soon"]) }

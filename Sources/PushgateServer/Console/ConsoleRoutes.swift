@@ -145,7 +145,7 @@ struct ConsoleRoutes: Sendable {
         // The sandbox's loopback visitor's session counts only while the console is open to it: one started
         // while a reload closed it (and ended the others) ends here.
         if let id = Self.cookie(request), let session = self.sessions.session(id: id),
-            !Self.isSandboxVisitor(session.admin) || self.admitsLoopbackVisitor(context)
+            !Self.isSandboxVisitor(session.admin) || self.admitsLoopbackVisitor(request, context: context)
         {
             return .caller(Caller(admin: session.admin, session: session, bearer: false))
         }
@@ -159,7 +159,7 @@ struct ConsoleRoutes: Sendable {
             self.limiter.succeeded(address)
             return .caller(Caller(admin: admin, session: nil, bearer: true))
         }
-        if self.admitsLoopbackVisitor(context) {
+        if self.admitsLoopbackVisitor(request, context: context) {
             return .caller(Caller(admin: Self.sandboxVisitor, session: nil, bearer: false))
         }
         return .nobody
@@ -170,10 +170,17 @@ struct ConsoleRoutes: Sendable {
 
     static func isSandboxVisitor(_ admin: ConsoleAdmins.Admin) -> Bool { admin.fingerprint == Self.sandboxVisitor.fingerprint }
 
-    /// Whether the request comes from a loopback client while the console is open to them.
-    private func admitsLoopbackVisitor(_ context: GatewayRequestContext) -> Bool {
-        self.openToLoopback && Self.isLoopback(Self.clientAddress(context))
+    /// Whether the request comes from a loopback client while the console is open to them. A request
+    /// that a proxy forwarded (`Forwarded`, `X-Forwarded-For`, `X-Real-IP`) is not a loopback visitor's,
+    /// whatever address the proxy connects from: a reverse proxy on the same host must not open the
+    /// sandbox's console to its clients.
+    private func admitsLoopbackVisitor(_ request: Request, context: GatewayRequestContext) -> Bool {
+        guard self.openToLoopback, Self.isLoopback(Self.clientAddress(context)) else { return false }
+        return Self.forwardingFields.allSatisfy { request.headers[$0] == nil }
     }
+
+    /// The fields a proxy adds to a request it forwards.
+    private static let forwardingFields = ["Forwarded", "X-Forwarded-For", "X-Real-IP"].compactMap { HTTPField.Name($0) }
 
     /// The admin who sent `request` (``identify(_:context:)``), if any.
     func caller(_ request: Request, context: GatewayRequestContext) -> Caller? {
