@@ -43,6 +43,10 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         /// How much of the earliest lease must be left after a pause for the write to be tried again (the
         /// write itself may take the store's whole deadline).
         var recordRetryMargin: Duration = .seconds(5)
+        /// How long an entry of an app this instance does not configure waits before it is claimed again
+        /// (a fixed pause, not the backoff of failed deliveries): while instances on one database run
+        /// different configurations (a rolling reload, a canary), one that has the app soon takes it.
+        public var unknownAppPause: Duration = .seconds(5)
         /// The deadline of one delivery.
         public var deliveryTimeout: Duration = .seconds(30)
         /// Backoff and give-up rules.
@@ -69,6 +73,8 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     private let pace: OutboxAppPace
     private let outstanding = OutboxOutstandingParts()
     private let backlog = OutboxBacklogMark()
+    /// The apps this instance found entries of without configuring them, each logged once.
+    private let unknownApps = FirstSightings()
 
     public var description: String { "OutboxWorker" }
 
@@ -348,9 +354,11 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                     notification, via: provider, token: token, deadline: .now + self.configuration.deliveryTimeout, frontEnd: entry.frontEnd
                 )
             } else {
-                // The app was removed (or renamed) by a reload or a restart: its entries wait, within their
-                // maximum age, so that adding it back loses nothing.
-                outcome = .retryLater(after: nil, reason: "no app is configured for \(appID)")
+                // The app was removed (or renamed) by a reload or a restart, or only another instance on the
+                // database configures it yet: its entries wait, within their maximum age, so that adding it
+                // back loses nothing, and come round again after a short fixed pause, so that an instance
+                // that has the app soon takes them.
+                return self.unknownApp(entry, token: token)
             }
         } else {
             outcome = .rejected(reason: "unreadable outbox entry")
@@ -367,6 +375,23 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             // The dispatcher reports refused credentials as retry later; should one get here, it waits alike.
             return self.retry(entry, token: token, outcome: outcome, requested: nil, reason: reason)
         }
+    }
+
+    /// An entry of an app this instance does not configure: tried again after ``Configuration/unknownAppPause``
+    /// (with up to a fifth more, so instances do not claim in step), or given up past its maximum age.
+    private func unknownApp(_ entry: Work, token: String) -> Handled {
+        let appID = entry.appID
+        let reason = "no app is configured for \(appID) on this instance"
+        if self.unknownApps.isFirst(appID) {
+            self.logger.notice("outbox: entries of an app this instance does not configure wait for an instance that does", metadata: ["app": "\(appID)"])
+        }
+        let pause = self.configuration.unknownAppPause * (1 + Double.random(in: 0..<0.2))
+        if Duration.seconds(Date().timeIntervalSince(entry.createdAt)) + pause > self.configuration.retry.maximumAge {
+            self.metrics.recordGivenUp(appID: appID)
+            self.logger.warning("outbox: giving up", metadata: ["app": "\(appID)", "attempts": "\(entry.attempts)", "reason": "\(reason)"])
+            return .finished(token: token, outcome: .retryLater(after: nil, reason: reason))
+        }
+        return .retry(token: token, notBefore: Date().addingTimeInterval(pause.timeInterval), error: reason)
     }
 
     /// Schedules the token again, or gives it up when the next try would pass the entry's maximum age.

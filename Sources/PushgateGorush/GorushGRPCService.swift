@@ -30,7 +30,7 @@ struct GorushGRPCService: Proto_Gorush.ServiceProtocol {
         } catch {
             switch error {
             case .forbidden(let app): throw RPCError(code: .permissionDenied, message: "This token may not send through app \(app).")
-            case .storeUnavailable: throw RPCError(code: .unavailable, message: "The notification could not be queued; nothing was sent. Try again.")
+            case .storeUnavailable: throw RPCError(code: .unavailable, message: "The store did not confirm the notification in time; it may still be delivered. Try again.")
             }
         }
         var reply = Proto_NotificationReply()

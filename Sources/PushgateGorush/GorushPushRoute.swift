@@ -53,7 +53,7 @@ struct GorushPushRoute: Sendable {
                 return GorushResponse.error(.forbidden, "This token may not send through app \(app).")
             case .storeUnavailable(let cause):
                 context.logger.error("gorush: could not queue notifications", metadata: ["error": "\(cause)"])
-                return GorushResponse.error(.serviceUnavailable, "The notifications could not be queued; nothing was sent. Try again.", headers: [.retryAfter: "5"])
+                return GorushResponse.error(.serviceUnavailable, "The store did not confirm the notifications in time; some may still be delivered. Try again.", headers: [.retryAfter: "5"])
             }
         }
         context.logger.info(

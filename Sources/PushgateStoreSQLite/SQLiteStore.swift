@@ -51,9 +51,14 @@ public final class SQLiteStore: PushStore {
     /// - Throws: ``StoreError`` when the file cannot be opened or migrated.
     public static func open(path: String, logger: Logger) async throws -> SQLiteStore {
         var opened: [SQLiteStatementConnection] = []
+        // A database this call makes holds push tokens and notifications: its owner's alone, whatever the
+        // umask (SQLite gives the WAL and shared-memory files the database file's mode). One that exists
+        // keeps the mode its operator gave it.
+        let creates = !path.hasPrefix(":memory:") && !path.hasPrefix("file:") && !FileManager.default.fileExists(atPath: path)
         do {
             let writer = try await SQLiteStatementConnection.open(path: path)
             opened.append(writer)
+            if creates { try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
             for pragma in [
                 Self.busyTimeoutPragma, "PRAGMA journal_mode = WAL", SQLiteStatementConnection.fullSyncPragma, "PRAGMA foreign_keys = ON",
                 Self.checkpointPragma,

@@ -190,6 +190,7 @@ struct DispatcherAndOutboxTests {
         var configuration = OutboxWorker.Configuration()
         configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAge: .seconds(600))
         configuration.pollInterval = .milliseconds(20)
+        configuration.unknownAppPause = .milliseconds(50)
         let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
         try await Self.running([store, worker]) { () async throws in
             try await dispatcher.enqueue(Self.notification, appID: "app", frontEnd: "test", tokens: ["a", "b", "c"])
@@ -199,6 +200,33 @@ struct DispatcherAndOutboxTests {
             dispatcher.reconfigure(ProviderDirectory([provider]), inflightLimits: [:], resetting: ["app"])
             #expect(try await Self.eventually { () async throws in try await store.pendingCount() == 0 })
             #expect(provider.deliveredTokens.sorted() == ["a", "b", "c"])
+        }
+    }
+
+    /// An instance that does not configure an entry's app (while instances on one database run different
+    /// configurations: a rolling reload, a canary) puts it back for a short fixed pause, not the growing
+    /// backoff of failed deliveries, so an instance that has the app, or this one once reloaded, takes it
+    /// soon.
+    @Test func entriesOfAnAppThisInstanceLacksComeRoundAfterAShortPauseNotTheBackoff() async throws {
+        let (store, _) = try await Self.openStore()
+        let provider = ScriptedProvider(appID: "app")
+        let wakeUp = OutboxWakeUp()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        let dispatcher = Dispatcher(directory: ProviderDirectory([]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        var configuration = OutboxWorker.Configuration()
+        // The backoff of failed deliveries would wait a minute after the first round.
+        configuration.retry = RetryPolicy(initialDelay: .seconds(60), maximumDelay: .seconds(600), maximumAge: .seconds(3600))
+        configuration.pollInterval = .milliseconds(20)
+        configuration.unknownAppPause = .milliseconds(300)
+        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
+        try await Self.running([store, worker]) { () async throws in
+            try await dispatcher.enqueue(Self.notification, appID: "app", frontEnd: "test", tokens: ["a", "b"])
+            // Rounds that find no app for the entries.
+            try await Task.sleep(for: .milliseconds(1_000))
+            #expect(try await store.pendingCount() == 2)
+            dispatcher.reconfigure(ProviderDirectory([provider]), inflightLimits: [:], resetting: ["app"])
+            #expect(try await Self.eventually(timeout: .seconds(10)) { () async throws in try await store.pendingCount() == 0 })
+            #expect(provider.deliveredTokens.sorted() == ["a", "b"])
         }
     }
 

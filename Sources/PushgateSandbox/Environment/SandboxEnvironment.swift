@@ -3,6 +3,7 @@ public import Foundation
 public import Hummingbird
 public import Logging
 import NIOCore
+import PushgateCore
 public import ServiceLifecycle
 
 /// The provider emulators together, with ready-made credentials: what `pushgate sandbox` runs, and
@@ -77,6 +78,12 @@ public struct SandboxEnvironment: Sendable {
 
     private func writeCredentials() throws {
         try self.apns.privateKeyPEM.write(toFile: self.path("apns-key.p8"), atomically: true, encoding: .utf8)
+        defer {
+            // Secrets readable by their owner only, whatever the umask (the service account is so already).
+            for secret in ["apns-key.p8", "vapid.pem", "hms-app-secret"] {
+                try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: self.path(secret))
+            }
+        }
         try self.apns.certificateAuthority.caCertificatePEM.write(toFile: self.path("sandbox-ca.pem"), atomically: true, encoding: .utf8)
         try self.fcm.writeServiceAccount(baseURL: "http://\(self.host):\(self.fcmPort)", to: self.path("fcm-service-account.json"))
         try P256.Signing.PrivateKey().pemRepresentation.write(toFile: self.path("vapid.pem"), atomically: true, encoding: .utf8)
@@ -90,7 +97,8 @@ public struct SandboxEnvironment: Sendable {
     /// An `apps:` section with one demo app per provider, pointed at the emulators.
     public var appsYAML: String {
         """
-        # Demo tokens: APNs \(self.demoAPNsToken), FCM \(self.demoFCMToken), HMS \(self.demoHMSToken),
+        # Demo tokens: APNs \(self.demoAPNsToken) (as a Matrix pusher's pushkey, base64:
+        # \(Data(Hex.decode(self.demoAPNsToken) ?? []).base64EncodedString())), FCM \(self.demoFCMToken), HMS \(self.demoHMSToken) (not for Matrix),
         # Web Push: the subscription in webpush-subscription.json; UnifiedPush (a Matrix pusher's pushkey):
         # \(self.demoUnifiedPushEndpoint), more from POST \(self.unifiedPushURL)/sandbox/unifiedpush/endpoints.
         # Special tokens make each failure: see GET /sandbox/deliveries for what arrived.
