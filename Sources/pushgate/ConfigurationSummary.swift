@@ -40,6 +40,25 @@ struct ConfigurationSummary {
         if apps.contains(where: { $0.kind == .unifiedpush }) {
             lines.append("matrix: UnifiedPush gateway discovery on GET /_matrix/push/v1/notify")
         }
+        if let gorush = self.configuration.gorush {
+            let callers = gorush.authTokens.isEmpty
+                ? (gorush.allowUnauthenticated ? "any caller (allow_unauthenticated)" : "no caller: not served")
+                : "\(gorush.authTokens.count) caller tokens" + (gorush.allowUnauthenticated ? " and unauthenticated callers" : "")
+            let apps = [("ios", gorush.iosApp), ("android", gorush.androidApp), ("huawei", gorush.huaweiApp)].compactMap { name, app in app.map { "\(name) \($0)" } }
+            lines.append(
+                "gorush: POST \(gorush.pushPath) for \(callers); apps \(apps.isEmpty ? "none by default" : apps.joined(separator: ", ")); "
+                    + (gorush.sync ? "sync (answers after delivery)" : "async (queued)") + (gorush.grpcEnabled ? "; gRPC on" : "")
+            )
+        }
+        let nextcloud = self.configuration.nextcloud
+        if nextcloud.fcmApp != nil || nextcloud.apnsApp != nil || !nextcloud.routes.isEmpty {
+            let apps = [("fcm", nextcloud.fcmApp), ("apns", nextcloud.apnsApp), ("apns voip", nextcloud.apnsVoipApp)].compactMap { name, app in app.map { "\(name) \($0)" } }
+            lines.append(
+                "nextcloud: \(nextcloud.pathPrefix)/devices and \(nextcloud.pathPrefix)/notifications; apps \(apps.joined(separator: ", "))"
+                    + (nextcloud.routes.isEmpty ? "" : ", \(nextcloud.routes.count) routes by user agent")
+                    + (nextcloud.rateLimit.map { "; at most \($0.notifications) notifications a sender per \($0.window)" } ?? "")
+            )
+        }
         if let status = self.configuration.status {
             let delivery = status.gorushURL.map { "forwarded to gorush at \(Redaction.displayURL($0))" }
                 ?? "delivered through \([status.iosApp, status.androidApp].compactMap { $0 }.joined(separator: " and "))"

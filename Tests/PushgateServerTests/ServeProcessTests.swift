@@ -234,9 +234,15 @@ struct ServeProcessTests {
               im.example.android: {type: gcm, api_version: v1, project_id: \(fcm.projectID), service_account_file: \(directory.path("f.json")), colour: blue}
               im.example.web: {type: webpush, vapid_private_key: \(vapid), vapid_contact_email: a@example.org}
               im.example.ios.voip: {type: apns, keyfile: \(p8), key_id: \(apns.keyID), team_id: \(apns.teamID), topic: im.example.ios}
+            gorush: {ios_app: im.example.ios, android_app: im.example.android, auth_tokens: [caller-secret-1, caller-secret-2]}
+            nextcloud: {fcm_app: im.example.android, apns_app: im.example.ios}
             """)
         let result = try await GatewayProcess.run(["check-config", "--config", config])
         #expect(result.status == 0, "\(result.errors)")
+        // Each front end's section is summarised, its callers' tokens counted, not shown.
+        #expect(result.output.contains("gorush: POST /api/push for 2 caller tokens; apps ios im.example.ios, android im.example.android; async (queued)"), "\(result.output)")
+        #expect(result.output.contains("nextcloud: /devices and /notifications; apps fcm im.example.android, apns im.example.ios"), "\(result.output)")
+        #expect(!result.output.contains("caller-secret"))
         #expect(result.output.contains("apps: 4 (apns: 2, gcm: 1, webpush: 1)"))
         #expect(result.output.contains("im.example.web: webpush"))
         #expect(result.output.contains("127.0.0.1:5123"))
