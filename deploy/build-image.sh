@@ -42,8 +42,9 @@ clean_up() {
   podman rm --force --volumes --time 5 "$container" >/dev/null 2>&1 || true
   # Without --force, and no prune: an image that a container of the operator's own uses stays, and so
   # does every image this run did not make (buildah's stages are removed by the build itself).
-  if [ "${KEEP_BASE_IMAGES:-0}" != 1 ]; then podman rmi "$runtime_base" "$builder_base" >/dev/null 2>&1 || true; fi
+  # The image before the bases it is built on (a base with a child image is only untagged).
   if [ "${KEEP_IMAGE:-0}" != 1 ] && [ "$image_existed" = 0 ]; then podman rmi "$image" >/dev/null 2>&1 || true; fi
+  if [ "${KEEP_BASE_IMAGES:-0}" != 1 ]; then podman rmi "$runtime_base" "$builder_base" >/dev/null 2>&1 || true; fi
   rm -rf "$work"
   exit "$status"
 }

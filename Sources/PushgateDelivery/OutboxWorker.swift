@@ -47,6 +47,10 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         /// (a fixed pause, not the backoff of failed deliveries): while instances on one database run
         /// different configurations (a rolling reload, a canary), one that has the app soon takes it.
         public var unknownAppPause: Duration = .seconds(5)
+        /// How long the short pause lasts for an app this instance keeps finding unconfigured; after it, its
+        /// entries wait the backoff of failed deliveries (an app removed for good, or a single instance,
+        /// must not put its whole backlog through the store every few seconds for its maximum age).
+        public var unknownAppWindow: Duration = .seconds(600)
         /// The deadline of one delivery.
         public var deliveryTimeout: Duration = .seconds(30)
         /// Backoff and give-up rules.
@@ -73,8 +77,8 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     private let pace: OutboxAppPace
     private let outstanding = OutboxOutstandingParts()
     private let backlog = OutboxBacklogMark()
-    /// The apps this instance found entries of without configuring them, each logged once.
-    private let unknownApps = FirstSightings()
+    /// The apps this instance found entries of without configuring them: each spell logged once.
+    private let unknownApps: FirstSightings
 
     public var description: String { "OutboxWorker" }
 
@@ -97,6 +101,9 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         self.metrics = metrics
         self.wakeUp = wakeUp
         self.configuration = configuration
+        // A spell without the app lasts while its entries keep coming round, which after the window is at the
+        // backoff's longest delay.
+        self.unknownApps = FirstSightings(gap: configuration.unknownAppWindow + configuration.retry.maximumDelay * 2)
         self.owner = owner
         self.logger = logger
     }
@@ -378,12 +385,18 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     }
 
     /// An entry of an app this instance does not configure: tried again after ``Configuration/unknownAppPause``
-    /// (with up to a fifth more, so instances do not claim in step), or given up past its maximum age.
+    /// (with up to a fifth more, so instances do not claim in step) during the first
+    /// ``Configuration/unknownAppWindow`` of a spell without the app, then after the backoff of failed
+    /// deliveries; given up past its maximum age.
     private func unknownApp(_ entry: Work, token: String) -> Handled {
         let appID = entry.appID
         let reason = "no app is configured for \(appID) on this instance"
-        if self.unknownApps.isFirst(appID) {
+        let sighting = self.unknownApps.sight(appID)
+        if sighting.isFirst {
             self.logger.notice("outbox: entries of an app this instance does not configure wait for an instance that does", metadata: ["app": "\(appID)"])
+        }
+        guard sighting.age < self.configuration.unknownAppWindow else {
+            return self.retry(entry, token: token, outcome: .retryLater(after: nil, reason: reason), requested: nil, reason: reason)
         }
         let pause = self.configuration.unknownAppPause * (1 + Double.random(in: 0..<0.2))
         if Duration.seconds(Date().timeIntervalSince(entry.createdAt)) + pause > self.configuration.retry.maximumAge {

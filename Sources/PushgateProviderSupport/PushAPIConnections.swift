@@ -34,6 +34,10 @@ public struct PushAPIConnections: Sendable {
         )
         clientConfiguration.proxy = proxy?.clientProxy
         clientConfiguration.skipNoOpTracing()
+        // A token endpoint (or proxy) that refuses connections fails the token request at once, instead of
+        // every delivery waiting out the request's deadline while the client tries to connect again: the
+        // delivery is retried later (and the app's circuit opens), and a token is fetched once an hour.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
         self.tokenClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         var messageTLS = tls
         messageTLS.applicationProtocols = ["http/1.1"]

@@ -356,13 +356,15 @@ public struct Gateway: Sendable {
     /// How long a graceful shutdown may take before what is still running is cancelled. The group stops
     /// its services one after another: the listeners wait for their requests in flight (a Matrix notify's
     /// 20 s, gorush's `sync_timeout`, Nextcloud's `delivery_timeout`), then the outbox worker for its
-    /// deliveries under way (30 s each) and their store writes; the limit covers the two in turn, so only
-    /// something that would never end is cut short (cut short, the store closes under deliveries that
-    /// already reached the provider, and their entries are sent again after the restart). At least 45 s;
-    /// 71 s with the default settings and gorush's 30-s `sync_timeout`.
+    /// deliveries under way (30 s each) and their store writes, and the front ends' counts; the limit
+    /// covers them in turn, so only something that would never end is cut short (cut short, the store
+    /// closes under deliveries that already reached the provider, and their entries are sent again after
+    /// the restart). At least 45 s; 83 s with the default settings and gorush's 30-s `sync_timeout`.
     public static func maximumGracefulShutdownDuration(for configuration: GatewayConfiguration) -> Duration {
         let longestRequest = max(MatrixNotifyHandler.deliveryBudget, BackEndSet.longestDeliveryDeadline(configuration))
-        let phases = longestRequest + OutboxWorker.Configuration().deliveryTimeout + configuration.databaseTimeout * 2 + .seconds(5)
+        // The store's calls: the outbox worker's last writes, and the front ends' counts (Matrix, Nextcloud,
+        // Status, gorush) written one after another.
+        let phases = longestRequest + OutboxWorker.Configuration().deliveryTimeout + configuration.databaseTimeout * 6 + .seconds(5)
         return max(.seconds(45), phases)
     }
 

@@ -20,14 +20,14 @@ struct NamedListener: Service {
     }
 }
 
-/// Why a listener stopped: which one, where, and the system's reason.
-struct ListenerError: Error, CustomStringConvertible {
+/// Why a listener stopped (it could not bind, or failed later): which one, where, and the system's reason.
+public struct ListenerError: Error, CustomStringConvertible {
     let name: String
     let host: String
     let port: Int
     let underlying: String
 
-    var description: String {
+    public var description: String {
         let settings = self.name == "metrics" ? "metrics.prometheus.address and port" : "http.bind_addresses and http.port"
         return "the \(self.name) listener cannot serve on \(self.host):\(self.port) (\(settings)): \(self.underlying)"
     }

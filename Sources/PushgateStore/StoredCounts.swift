@@ -79,22 +79,23 @@ public final class StoredCounts: Service, Sendable {
         }
     }
 
-    /// Writes the gathered counts once a second until shutdown, then once more.
+    /// Writes the gathered counts once a second until shutdown, then once more. Only the pause between
+    /// writes ends at a graceful shutdown: a write under way is awaited, never abandoned (an abandoned
+    /// write may still commit, and its counts, kept for the next write, would be written twice).
     public func run() async throws {
         guard self.store != nil else { return }
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                if Task.isCancelled { break }
-                await self.flush()
-            }
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            await cancelWhenGracefulShutdown { try? await Task.sleep(for: .seconds(1)) }
+            await self.flush()
         }
-        await self.flush()
+        await self.flush(final: true)
     }
 
     /// Writes the gathered counts to the store, in one transaction (a reader of the store never sees some
-    /// of them without the others); what cannot be written is kept for the next attempt.
-    public func flush() async {
+    /// of them without the others); what cannot be written is kept for the next attempt (a write that
+    /// missed its deadline against a stalled database may still commit: its counts are then written twice).
+    /// - Parameter final: the last write before the process ends: what it cannot write is lost, and said so.
+    public func flush(final: Bool = false) async {
         guard let store = self.store else { return }
         let taken = self.pending.withLock { pending -> [Int64]? in
             guard pending.counts.contains(where: { $0 != 0 }) else { return nil }
@@ -108,22 +109,27 @@ public final class StoredCounts: Service, Sendable {
             return taken
         }
         guard let taken else { return }
-        defer {
-            self.pending.withLock { pending in
-                for index in taken.indices { pending.inFlight[index] -= taken[index] }
-                pending.writing -= 1
-                pending.generation += 1
-            }
-        }
         var amounts: [String: Int64] = [:]
         for index in taken.indices where taken[index] != 0 { amounts[self.names[index]] = taken[index] }
+        var written = true
         do {
             try await store.incrementCounters(amounts, expiresAt: nil, now: Date())
         } catch {
-            self.pending.withLock { pending in
-                for index in taken.indices { pending.counts[index] += taken[index] }
+            written = false
+            if final {
+                self.logger.warning("\(self.label): counters not written at shutdown", metadata: ["error": "\(error)", "lost": "\(taken.reduce(0, +))"])
+            } else {
+                self.logger.debug("\(self.label): counters not written yet", metadata: ["error": "\(error)"])
             }
-            self.logger.debug("\(self.label): counters not written yet", metadata: ["error": "\(error)"])
+        }
+        // In one step: a reader never sees the counts both in flight and back among the unwritten.
+        self.pending.withLock { pending in
+            for index in taken.indices {
+                pending.inFlight[index] -= taken[index]
+                if !written { pending.counts[index] += taken[index] }
+            }
+            pending.writing -= 1
+            pending.generation += 1
         }
     }
 }

@@ -34,16 +34,17 @@ struct PIDFile {
         try? FileManager.default.removeItem(atPath: self.path)
     }
 
-    /// Whether process `pid` runs `pushgate serve` (its command line, from `/proc`); true where `/proc`
-    /// cannot tell, so only a process known to be something else is refused.
+    /// Whether process `pid` runs `pushgate serve` (its command line, from `/proc`); true for a process
+    /// whose command line cannot be read, so only a process known to be something else is refused.
     static func isGateway(_ pid: pid_t) -> Bool {
         guard kill(pid, 0) == 0 || errno == EPERM else { return false }
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else {
-            return !FileManager.default.fileExists(atPath: "/proc/self/cmdline")
-        }
+        // Another user's process under `hidepid`, or no /proc at all: it exists, and that is all one can tell.
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !data.isEmpty else { return true }
         let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-        guard let program = arguments.first else { return false }
-        return URL(fileURLWithPath: program).lastPathComponent.contains("pushgate") && arguments.dropFirst().contains("serve")
+        // The program may follow an emulator or a wrapper (qemu-user, Rosetta): any argument naming pushgate
+        // with `serve` after it.
+        guard let program = arguments.firstIndex(where: { URL(fileURLWithPath: $0).lastPathComponent.contains("pushgate") }) else { return false }
+        return arguments[(program + 1)...].contains("serve")
     }
 
     private static func reason(_ error: any Error) -> String {

@@ -44,15 +44,6 @@ struct ServeCommand: AsyncParsableCommand {
         if case .file = self.config.source, configuration.apps.isEmpty {
             logger.warning("configuration: the file configures no apps: running the built-in sandbox's demo apps instead (is `apps:` misspelt?)")
         }
-        // Before anything listens: a pid file that names a running gateway stays that gateway's.
-        let pidFile: PIDFile?
-        do {
-            pidFile = try self.pidFile.map { try PIDFile(path: $0) }
-        } catch {
-            logger.critical("cannot start: \(error)")
-            throw ExitCode(1)
-        }
-        defer { pidFile?.remove() }
         // Every connection takes a descriptor: the usual soft limit of 1,024 is soon reached by idle clients.
         let descriptors = FileDescriptorLimit.raiseToHardLimit()
         logger.info("file descriptor limit", metadata: ["limit": "\(descriptors)"])
@@ -76,6 +67,16 @@ struct ServeCommand: AsyncParsableCommand {
         // SIGHUP (`pushgate reload`, the systemd unit's ExecReload) would end the process by default:
         // trapped from here on, and read by the gateway's reloader once it runs.
         let hangUpSignals = await UnixSignalsSequence(trapping: .sighup)
+        // Once SIGHUP is trapped (a reload sent as soon as the file appears must not end the process), and
+        // before anything listens: a pid file that names a running gateway stays that gateway's.
+        let pidFile: PIDFile?
+        do {
+            pidFile = try self.pidFile.map { try PIDFile(path: $0) }
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        }
+        defer { pidFile?.remove() }
         let gateway: Gateway
         do {
             let source = self.config.source
@@ -101,9 +102,12 @@ struct ServeCommand: AsyncParsableCommand {
         }
         do {
             try await gateway.run(gracefulShutdownSignals: [.sigterm, .sigint])
-        } catch {
+        } catch let error as ListenerError {
             // A listener that cannot bind (its address in use or unknown) says which one, not only errno.
             logger.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        } catch {
+            logger.critical("stopped on an error: \(error)")
             throw ExitCode(1)
         }
         logger.notice("stopped")  // a notice: written, after what was buffered, before the process ends

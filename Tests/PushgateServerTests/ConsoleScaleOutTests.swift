@@ -46,7 +46,9 @@ struct ConsoleScaleOutTests {
             console: {admin_tokens: ['\(Self.admin)']}
             """)
         let first = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        defer { first.signal(SIGKILL) }
         var second = try GatewayProcess(arguments: ["serve", "--config", config], directory: directory.url.path)
+        defer { second.signal(SIGKILL) }
         let firstPort = try #require(try await first.waitForListeners().first).port
         var secondPort = try #require(try await second.waitForListeners().first).port
 

@@ -11,12 +11,13 @@ import Testing
 struct GracefulShutdownLimitTests {
     @Test func theLimitCoversTheLongestRequestThenAnOutboxDelivery() throws {
         let defaults = try GatewayConfiguration(yaml: "gorush: {}\n")
-        // gorush's 30-s sync_timeout, an outbox delivery's 30 s, two 3-s database timeouts and 5 s.
-        #expect(Gateway.maximumGracefulShutdownDuration(for: defaults) == .seconds(71))
+        // gorush's 30-s sync_timeout, an outbox delivery's 30 s, six 3-s database timeouts (the worker's
+        // last writes, the front ends' counts) and 5 s.
+        #expect(Gateway.maximumGracefulShutdownDuration(for: defaults) == .seconds(83))
         let long = try GatewayConfiguration(yaml: "gorush: {sync_timeout: 120}\ndatabase: {timeout: 10}\n")
-        #expect(Gateway.maximumGracefulShutdownDuration(for: long) == .seconds(175))
+        #expect(Gateway.maximumGracefulShutdownDuration(for: long) == .seconds(215))
         // Without gorush the Matrix notify's 20 s is the longest request.
-        #expect(Gateway.maximumGracefulShutdownDuration(for: try GatewayConfiguration(yaml: "{}\n")) == .seconds(61))
+        #expect(Gateway.maximumGracefulShutdownDuration(for: try GatewayConfiguration(yaml: "{}\n")) == .seconds(73))
     }
 
     @Test func theSystemdUnitWaitsLongerThanTheGatewayDoesByDefault() throws {

@@ -174,7 +174,10 @@ struct ServeProcessTests {
         #expect(refused.errors.contains("names a running gateway"), "\(refused.errors)")
         #expect(try String(contentsOfFile: pidPath, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == own)
 
-        let busy = try await GatewayProcess.run(["serve", "--config", second, "--pid-file", directory.path("second.pid")], directory: directory.url.path)
+        // In a directory of its own: its sandbox writes credentials of its own.
+        let elsewhere = directory.url.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let busy = try await GatewayProcess.run(["serve", "--config", second, "--pid-file", directory.path("second.pid")], directory: elsewhere.path)
         #expect(busy.status == 1)
         #expect(busy.errors.contains("the http listener cannot serve on 127.0.0.1:\(port) (http.bind_addresses and http.port)"), "\(busy.errors)")
         #expect(!FileManager.default.fileExists(atPath: directory.path("second.pid")))

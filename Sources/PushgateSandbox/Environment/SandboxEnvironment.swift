@@ -97,10 +97,10 @@ public struct SandboxEnvironment: Sendable {
     /// An `apps:` section with one demo app per provider, pointed at the emulators.
     public var appsYAML: String {
         """
-        # Demo tokens: APNs \(self.demoAPNsToken) (as a Matrix pusher's pushkey, base64:
-        # \(Data(Hex.decode(self.demoAPNsToken) ?? []).base64EncodedString())), FCM \(self.demoFCMToken), HMS \(self.demoHMSToken) (not for Matrix),
+        # Demo tokens: APNs \(self.demoAPNsToken), FCM \(self.demoFCMToken), HMS \(self.demoHMSToken),
         # Web Push: the subscription in webpush-subscription.json; UnifiedPush (a Matrix pusher's pushkey):
         # \(self.demoUnifiedPushEndpoint), more from POST \(self.unifiedPushURL)/sandbox/unifiedpush/endpoints.
+        # As a Matrix pusher's pushkey the APNs token is base64 (\(Data(Hex.decode(self.demoAPNsToken) ?? []).base64EncodedString())); Matrix has no HMS.
         # Special tokens make each failure: see GET /sandbox/deliveries for what arrived.
         apps:
           \(Self.demoAppIDs.apns):

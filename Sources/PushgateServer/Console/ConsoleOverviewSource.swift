@@ -92,10 +92,17 @@ struct ConsoleOverviewSource: Sendable {
             problem = "the store did not answer: some figures are missing"
         }
         for index in rows.indices { rows[index].state = self.state(rows[index].id) }
-        var sections: [ConsoleOverview.FrontEndSection] = []
-        for name in Self.frontEndNames {
-            sections.append(ConsoleOverview.FrontEndSection(name: name, figures: await self.frontEnds[name]?()))
+        // Each front end's counts are a store read: read at once, not one after another.
+        let figures = await withTaskGroup(of: (String, [FrontEndFigure]?).self) { group in
+            for name in Self.frontEndNames {
+                guard let read = self.frontEnds[name] else { continue }
+                group.addTask { (name, await read()) }
+            }
+            return await group.reduce(into: [String: [FrontEndFigure]]()) { figures, read in
+                if let shown = read.1 { figures[read.0] = shown }
+            }
         }
+        let sections = Self.frontEndNames.map { ConsoleOverview.FrontEndSection(name: $0, figures: figures[$0]) }
         let uptime = ContinuousClock.now - self.started
         return ConsoleOverview(
             version: PushgateVersion.current, uptimeSeconds: uptime.components.seconds, configurationGeneration: generation,
