@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 public import Logging
 import NIOCore
 import PushgateCore
@@ -54,11 +59,14 @@ public final class SQLiteStore: PushStore {
         // A database this call makes holds push tokens and notifications: its owner's alone, whatever the
         // umask (SQLite gives the WAL and shared-memory files the database file's mode). One that exists
         // keeps the mode its operator gave it.
-        let creates = !path.hasPrefix(":memory:") && !path.hasPrefix("file:") && !FileManager.default.fileExists(atPath: path)
+        if !path.hasPrefix(":memory:") && !path.hasPrefix("file:") {
+            // Made empty with that mode before SQLite opens it (an empty file is a new database), so no
+            // other user can open it in between; `O_EXCL` leaves a file that exists as it is.
+            Self.createOwnerOnly(path)
+        }
         do {
             let writer = try await SQLiteStatementConnection.open(path: path)
             opened.append(writer)
-            if creates { try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
             for pragma in [
                 Self.busyTimeoutPragma, "PRAGMA journal_mode = WAL", SQLiteStatementConnection.fullSyncPragma, "PRAGMA foreign_keys = ON",
                 Self.checkpointPragma,
@@ -77,6 +85,17 @@ public final class SQLiteStore: PushStore {
             if let error = error as? StoreError { throw error }
             throw StoreError.unavailable("cannot open the SQLite database at \(path): \(error)")
         }
+    }
+
+    /// Creates `path` empty, readable and writable by its owner only, unless it exists.
+    private static func createOwnerOnly(_ path: String) {
+        #if canImport(Glibc)
+        let descriptor = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        #elseif canImport(Musl)
+        let descriptor = Musl.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { Musl.close(descriptor) }
+        #endif
     }
 
     static func migrate(_ connection: SQLiteStatementConnection, logger: Logger) async throws {

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PushgateConfig
+import PushgateCore
 
 /// `pushgate health`: asks a running gateway's `/health` and exits 0 only when it answers 200, for
 /// container health checks and probes that have no HTTP client of their own.
@@ -44,19 +45,21 @@ struct HealthCommand: AsyncParsableCommand {
             }
         }
         let request = HTTPClientRequest(url: target)
+        // What is said of the URL: never a user name, password or query it carries.
+        let shown = Redaction.displayURL(target)
         do {
             let response = try await HTTPClient.shared.execute(request, timeout: .seconds(Int64(self.timeout)))
             // Read (and drop) what little the answer carries, so the connection ends cleanly.
             _ = try? await response.body.collect(upTo: 64 * 1024)
             guard response.status == .ok else {
-                Self.report("unhealthy: \(target) answered \(response.status.code) \(response.status.reasonPhrase)")
+                Self.report("unhealthy: \(shown) answered \(response.status.code) \(response.status.reasonPhrase)")
                 throw ExitCode(1)
             }
-            Self.report("healthy: \(target) answered 200")
+            Self.report("healthy: \(shown) answered 200")
         } catch let error as ExitCode {
             throw error
         } catch {
-            Self.report("unhealthy: no answer from \(target): \(Self.describe(error, timeout: self.timeout))")
+            Self.report("unhealthy: no answer from \(shown): \(Self.describe(error, timeout: self.timeout))")
             throw ExitCode(1)
         }
     }

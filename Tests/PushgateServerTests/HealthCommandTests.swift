@@ -40,9 +40,11 @@ struct HealthCommandTests {
     @Test func nothingListeningIsUnhealthy() async throws {
         let directory = try TemporaryDirectory()
         let port = try #require(FreePort.pick())
-        let result = try await GatewayProcess.run(["health", "--url", "http://127.0.0.1:\(port)/health"], directory: directory.url.path)
+        let result = try await GatewayProcess.run(["health", "--url", "http://probe:s3cret@127.0.0.1:\(port)/health?key=k3y"], directory: directory.url.path)
         #expect(result.status == 1)
-        #expect(result.errors.hasPrefix("pushgate health: unhealthy: no answer from http://127.0.0.1:\(port)/health"), "\(result.errors)")
+        // The URL as said: no credential it carries.
+        #expect(result.errors.hasPrefix("pushgate health: unhealthy: no answer from http://***@127.0.0.1:\(port)/health?…"), "\(result.errors)")
+        #expect(!result.errors.contains("s3cret") && !result.errors.contains("k3y"))
         #expect(result.errors.split(separator: "\n").count == 1, "\(result.errors)")
     }
 
