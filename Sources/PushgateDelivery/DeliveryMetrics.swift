@@ -37,6 +37,15 @@ public struct DeliveryMetrics: Sendable {
         }.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
+    /// A delivery refused before it reached the provider (its circuit open, its credentials failing, its
+    /// in-flight cap reached): counted with the deliveries' outcomes, with no duration.
+    func recordRefused(appID: String, outcome: DeliveryOutcome) {
+        let label = outcome.label
+        self.counters.value(for: HandleKey(metric: .deliveries, appID: appID, outcome: label)) {
+            Counter(label: "pushgate_deliveries_total", dimensions: [("app", appID), ("outcome", label)], factory: self.factory)
+        }.increment()
+    }
+
     func recordGivenUp(appID: String) {
         self.counters.value(for: HandleKey(metric: .givenUp, appID: appID, outcome: "")) {
             Counter(label: "pushgate_outbox_given_up_total", dimensions: [("app", appID)], factory: self.factory)

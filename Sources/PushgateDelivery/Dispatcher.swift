@@ -99,17 +99,20 @@ public struct Dispatcher: Sendable {
             probe = isProbe
         case .overLimit:
             self.metrics.recordInflightDrop(appID: provider.appID)
-            return .retryLater(after: nil, reason: "in-flight limit reached for \(provider.appID)")
+            return self.refused(.retryLater(after: nil, reason: "in-flight limit reached for \(provider.appID)"), appID: provider.appID, frontEnd: frontEnd)
         case .circuitOpen(let remaining, let requested):
             self.metrics.recordCircuitRefusal(appID: provider.appID)
             // The provider's own Retry-After when it gave one (so its pause is kept), else when the
             // circuit lets a probe through.
             let after = requested.map { max($0, remaining) } ?? (remaining > .zero ? remaining : nil)
-            return .retryLater(after: after, reason: "the provider of \(provider.appID) is failing (circuit open)")
+            return self.refused(
+                .retryLater(after: after, reason: "the provider of \(provider.appID) is failing (circuit open)"), appID: provider.appID, frontEnd: frontEnd
+            )
         case .credentialsFailing(let remaining, let reason):
             self.metrics.recordCircuitRefusal(appID: provider.appID)
-            return .retryLater(
-                after: remaining > .zero ? remaining : nil, reason: "the provider refuses the credentials of \(provider.appID): \(reason)"
+            return self.refused(
+                .retryLater(after: remaining > .zero ? remaining : nil, reason: "the provider refuses the credentials of \(provider.appID): \(reason)"),
+                appID: provider.appID, frontEnd: frontEnd
             )
         }
         let started = ContinuousClock.now
@@ -158,6 +161,15 @@ public struct Dispatcher: Sendable {
         if case .invalidToken(let reason) = outcome {
             await self.recordInvalid(appID: provider.appID, token: token, reason: reason, removingRegistrations: outcome.tokenIsGone)
         }
+        return outcome
+    }
+
+    /// A delivery refused before it reached the provider, counted with the deliveries' outcomes (on
+    /// `/metrics` and the console) so an outage shows as the retries it causes; not kept among the recent
+    /// failures, which the provider's own answers fill.
+    private func refused(_ outcome: DeliveryOutcome, appID: String, frontEnd: String) -> DeliveryOutcome {
+        self.metrics.recordRefused(appID: appID, outcome: outcome)
+        self.tally.record(appID: appID, frontEnd: frontEnd, outcome: outcome.label, at: Date())
         return outcome
     }
 

@@ -55,6 +55,10 @@ public struct HMSConfiguration: Sendable {
             throw ConfigurationError(key: section.keyPath("app_id"), "must be the app id from AppGallery Connect (digits), with no `/`, `?`, `#`, `%` or space")
         }
         let secret: String
+        if try section.string("app_secret_file") != nil, try section.string("app_secret") != nil {
+            // Which one would be used is not for the reader of the file to guess.
+            throw ConfigurationError(key: section.keyPath("app_secret"), "and app_secret_file are both set: keep one")
+        }
         if let file = try section.string("app_secret_file") {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
                 throw ConfigurationError(key: section.keyPath("app_secret_file"), "cannot read \(ConfigurationError.shownPath(file))")

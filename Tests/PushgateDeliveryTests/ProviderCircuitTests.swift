@@ -67,6 +67,10 @@ struct ProviderCircuitTests {
         #expect(value("pushgate_provider_circuit_open") == 1)
         #expect(value("pushgate_provider_circuit_opened_total") == 1)
         #expect(value("pushgate_provider_circuit_refusals_total") == 1)
+        // The refused delivery counts as retry later with the five the provider answered (on /metrics, and
+        // in the console's counts).
+        let text = String(decoding: registry.emitToBuffer(), as: UTF8.self)
+        #expect(text.contains(#"pushgate_deliveries_total{app="app",outcome="retry_later"} 6"#), "\(text)")
         try await Task.sleep(for: .milliseconds(1_100))
         #expect(await dispatcher.deliver(Self.notification, appID: "app", token: "t", timeout: .seconds(5)) == .delivered)
         #expect(provider.deliveredTokens.count == 6)

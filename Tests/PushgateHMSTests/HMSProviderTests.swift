@@ -144,6 +144,12 @@ struct HMSProviderTests {
             let error = #expect(throws: ConfigurationError.self) { try Self.configuration("apps: {h: {type: hms, app_id: \(appID), app_secret: x}}") }
             #expect(error?.key == "apps.h.app_id", "\(appID)")
         }
+        // A secret given both ways is refused, naming the key, whether or not the file can be read.
+        let both = #expect(throws: ConfigurationError.self) {
+            try Self.configuration("apps: {h: {type: hms, app_id: '1', app_secret: x, app_secret_file: /nonexistent/secret}}")
+        }
+        #expect(both?.key == "apps.h.app_secret")
+        #expect(both.map { !"\($0)".contains(": x") } ?? false)
         let configuration = try Self.configuration("apps: {h: {type: hms, app_id: '101', app_secret: x, color: red}}")
         #expect(configuration.sendURL == "https://push-api.cloud.huawei.com/v1/101/messages:send")
         #expect(configuration.tokenURL == HMS.defaultTokenURL)
