@@ -28,11 +28,13 @@ struct HealthCommand: AsyncParsableCommand {
 
     @OptionGroup var config: ConfigOptions
 
-    func validate() throws {
-        guard (1...300).contains(self.timeout) else { throw ValidationError("--timeout must be between 1 and 300 seconds") }
-    }
-
     func run() async throws {
+        // Checked here rather than in `validate()`, whose refusal exits 2: a container runtime reserves 2,
+        // and every failure of this command is 1.
+        guard (1...300).contains(self.timeout) else {
+            Self.report("--timeout must be between 1 and 300 seconds")
+            throw ExitCode(1)
+        }
         let target: String
         if let url {
             target = url

@@ -48,6 +48,16 @@ struct HealthCommandTests {
         #expect(result.errors.split(separator: "\n").count == 1, "\(result.errors)")
     }
 
+    /// Every failure exits 1 (a container runtime reserves 2), an out-of-range option too.
+    @Test func aTimeoutOutOfRangeExitsOne() async throws {
+        let directory = try TemporaryDirectory()
+        for timeout in ["0", "301"] {
+            let result = try await GatewayProcess.run(["health", "--url", "http://127.0.0.1:1/health", "--timeout", timeout], directory: directory.url.path)
+            #expect(result.status == 1, "\(timeout): \(result.errors)")
+            #expect(result.errors.contains("--timeout must be between 1 and 300 seconds"))
+        }
+    }
+
     @Test func aServerThatNeverAnswersIsUnhealthyAfterTheTimeout() async throws {
         // Accepts connections and reads requests, and never writes a byte.
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
