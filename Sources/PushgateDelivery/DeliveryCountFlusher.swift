@@ -27,21 +27,19 @@ public struct DeliveryCountFlusher: Service {
         self.logger = logger
     }
 
-    /// Flushes every interval until graceful shutdown, then once more.
+    /// Flushes every interval until graceful shutdown, then once more. Only the pause between writes ends
+    /// at a graceful shutdown: a write under way is awaited, never abandoned (an abandoned write may still
+    /// commit, and its counts, given back for the next write, would be stored twice).
     public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            var lastPurge = ContinuousClock.now - .seconds(3600)
-            while !Task.isCancelled {
-                do {
-                    try await Task.sleep(for: self.interval)
-                } catch {
-                    return
-                }
-                await self.flush()
-                if ContinuousClock.now - lastPurge >= .seconds(600) {
-                    lastPurge = ContinuousClock.now
-                    await self.purge(now: Date())
-                }
+        var lastPurge = ContinuousClock.now - .seconds(3600)
+        while true {
+            let interval = self.interval
+            await cancelWhenGracefulShutdown { try? await Task.sleep(for: interval) }
+            if Task.isShuttingDownGracefully || Task.isCancelled { break }
+            await self.flush()
+            if ContinuousClock.now - lastPurge >= .seconds(600) {
+                lastPurge = ContinuousClock.now
+                await self.purge(now: Date())
             }
         }
         await self.flush()

@@ -12,6 +12,9 @@ public struct Dispatcher: Sendable {
     /// The back ends by app id, as configured now (a reload replaces them; see ``reconfigure(_:inflightLimits:resetting:)``).
     public var directory: ProviderDirectory { self.liveDirectory.current }
     private let liveDirectory: LiveValue<ProviderDirectory>
+    private let reconfigured = LiveValue(0)
+    /// How many times ``reconfigure(_:inflightLimits:resetting:)`` ran (0 at start).
+    public var reconfigurations: Int { self.reconfigured.current }
     private let store: any PushStore
     private let admission: AppAdmission
     private let metrics: DeliveryMetrics
@@ -62,6 +65,8 @@ public struct Dispatcher: Sendable {
     ///   - resetting: apps added, changed or removed, whose circuits start closed.
     public func reconfigure(_ directory: ProviderDirectory, inflightLimits: [String: Int], resetting: Set<String>) {
         self.liveDirectory.replace(directory)
+        // The reloader reconfigures one reload at a time: a read and a write, not an atomic add, will do.
+        self.reconfigured.replace(self.reconfigured.current + 1)
         self.admission.reconfigure(limits: inflightLimits, resetting: resetting)
         for appID in resetting {
             self.metrics.recordCircuit(appID: appID, open: false)

@@ -391,7 +391,8 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     private func unknownApp(_ entry: Work, token: String) -> Handled {
         let appID = entry.appID
         let reason = "no app is configured for \(appID) on this instance"
-        let sighting = self.unknownApps.sight(appID)
+        // A reload since the spell began may have configured the app and removed it again: a new spell.
+        let sighting = self.unknownApps.sight(appID, epoch: self.dispatcher.reconfigurations)
         if sighting.isFirst {
             self.logger.notice("outbox: entries of an app this instance does not configure wait for an instance that does", metadata: ["app": "\(appID)"])
         }

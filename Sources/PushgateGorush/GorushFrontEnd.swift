@@ -51,7 +51,7 @@ public enum GorushFrontEnd {
             },
         ]
         let observer = GorushOutcomeObserver(stats: stats, feedback: feedback, hideToken: settings.hideToken, hideMessages: settings.hideMessages)
-        var services: [any Service] = [stats]
+        var services: [any Service] = []
         if settings.grpcEnabled {
             let grpc = GorushGRPCService(route: live)
             services.append(
@@ -63,7 +63,9 @@ public enum GorushFrontEnd {
         }
         // The gateway's own refusals (a body over the limit, one that cannot be read) in gorush's shape.
         let shaped = routes.map { $0.answeringErrors { status, message in Self.versioned(GorushResponse.error(status, message)) } }
-        return FrontEnd(name: Self.name, routes: shaped, services: services, outcomeObserver: observer, figures: { await stats.figures() }) {
+        return FrontEnd(
+            name: Self.name, routes: shaped, services: services, countWriters: [stats], outcomeObserver: observer, figures: { await stats.figures() }
+        ) {
             configuration in
             // What is fixed at start stays (`GorushSettings.reloaded(over:)`; a reload names it as needing a
             // restart). A file without the section, or without callers (no tokens, no unauthenticated

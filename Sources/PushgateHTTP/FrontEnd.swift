@@ -12,6 +12,9 @@ public struct FrontEnd: Sendable {
     public var routes: [GatewayRoute]
     /// Services it runs for as long as the gateway runs (none for most front ends).
     public var services: [any Service]
+    /// Services that write its counts to the store (``StoredCounts``): started before and stopped after
+    /// the outbox worker, whose deliveries at shutdown they still count.
+    public var countWriters: [any Service]
     /// Hears how the notifications it queued with a ``DeliveryReport`` ended; nil for most front ends.
     public var outcomeObserver: (any DeliveryOutcomeObserver)?
     /// Takes this front end's settings from a reloaded configuration, which the gateway has checked
@@ -24,12 +27,14 @@ public struct FrontEnd: Sendable {
 
     /// Creates a front end's contribution.
     public init(
-        name: String, routes: [GatewayRoute], services: [any Service] = [], outcomeObserver: (any DeliveryOutcomeObserver)? = nil,
-        figures: (@Sendable () async -> [FrontEndFigure]?)? = nil, reconfigure: (@Sendable (GatewayConfiguration) throws -> Void)? = nil
+        name: String, routes: [GatewayRoute], services: [any Service] = [], countWriters: [any Service] = [],
+        outcomeObserver: (any DeliveryOutcomeObserver)? = nil, figures: (@Sendable () async -> [FrontEndFigure]?)? = nil,
+        reconfigure: (@Sendable (GatewayConfiguration) throws -> Void)? = nil
     ) {
         self.name = name
         self.routes = routes
         self.services = services
+        self.countWriters = countWriters
         self.outcomeObserver = outcomeObserver
         self.figures = figures
         self.reconfigure = reconfigure

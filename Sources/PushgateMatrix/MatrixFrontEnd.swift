@@ -16,7 +16,7 @@ public enum MatrixFrontEnd {
             storeIsShared: environment.storeIsShared, metrics: metrics, logger: environment.logger,
             unifiedPushDiscovery: Self.answersDiscovery(environment.configuration.apps)
         )
-        return FrontEnd(name: Self.name, routes: handler.routes, services: [metrics.consoleCounts.stored], figures: { await metrics.figures() }) {
+        return FrontEnd(name: Self.name, routes: handler.routes, countWriters: [metrics.consoleCounts.stored], figures: { await metrics.figures() }) {
             configuration in
             handler.replaceApps(try Self.appOptions(configuration.apps), unifiedPushDiscovery: Self.answersDiscovery(configuration.apps))
         }

@@ -30,7 +30,7 @@ public enum NextcloudFrontEnd {
             }
         }
         let shown: @Sendable () async -> [FrontEndFigure]? = { live.current.settings.servesAnApp ? await figures.figures() : nil }
-        return FrontEnd(name: Self.name, routes: served, services: [figures.counts.stored], figures: shown) { configuration in
+        return FrontEnd(name: Self.name, routes: served, countWriters: [figures.counts.stored], figures: shown) { configuration in
             let reloaded = configuration.nextcloud.reloaded(over: started)
             guard reloaded != live.current.settings else { return }
             live.replace((reloaded, routes(reloaded)))

@@ -192,9 +192,11 @@ public struct Gateway: Sendable {
             backEnds: backEnds, dispatcher: dispatcher, deliveryMetrics: deliveryMetrics, frontEnds: frontEnds.compactMap(\.reconfigure),
             credentialWatch: credentialWatch, metricsFactory: metricsFactory, liveGeneration: generation, logger: logger
         )
-        var services: [any Service] = try (sandbox?.services() ?? []) + [
-            store, backEnds, worker, sweeper, backlogSampler, credentialWatch, DeliveryCountFlusher(tally: dispatcher.tally, store: store, logger: logger),
-        ]
+        // A group stops its services in the reverse order: the listeners, the front ends' services, the
+        // outbox worker (whose last deliveries are still counted), then what writes the counts, the store last.
+        var services: [any Service] = try (sandbox?.services() ?? []) + [store]
+            + frontEnds.flatMap(\.countWriters) + [DeliveryCountFlusher(tally: dispatcher.tally, store: store, logger: logger)]
+            + [backEnds, worker, sweeper, backlogSampler, credentialWatch]
             + frontEnds.flatMap(\.services)
         if storeIsShared {
             // Every instance on a shared store says it is there, for the consoles' lists of instances.

@@ -3,7 +3,6 @@ public import PushgateConfig
 public import PushgateHTTP
 public import PushgateStatusWire
 import PushgateCore
-import ServiceLifecycle
 
 /// The Status push notification server as one ``FrontEnd``: no routes, one service (the Waku poll loop
 /// and its handlers) and an outcome observer that drops registrations whose token died. On when the
@@ -30,8 +29,10 @@ public enum StatusFrontEnd {
             delivery: StatusLiveDelivery(current: delivery), metrics: metrics, logger: environment.logger, pollExecutor: environment.pollExecutor
         )
         let observer = StatusOutcomeObserver(store: environment.store, metrics: metrics, logger: environment.logger)
-        let services: [any Service] = [metrics.figures.counts.stored, service]
-        return FrontEnd(name: Self.name, routes: [], services: services, outcomeObserver: observer, figures: { await metrics.figures.figures() }) {
+        return FrontEnd(
+            name: Self.name, routes: [], services: [service], countWriters: [metrics.figures.counts.stored], outcomeObserver: observer,
+            figures: { await metrics.figures.figures() }
+        ) {
             configuration in
             // What is fixed at start stays (`StatusSettings.reloaded(over:)`; a reload names it as needing a
             // restart).

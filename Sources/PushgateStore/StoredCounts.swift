@@ -84,8 +84,9 @@ public final class StoredCounts: Service, Sendable {
     /// write may still commit, and its counts, kept for the next write, would be written twice).
     public func run() async throws {
         guard self.store != nil else { return }
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+        while true {
             await cancelWhenGracefulShutdown { try? await Task.sleep(for: .seconds(1)) }
+            if Task.isShuttingDownGracefully || Task.isCancelled { break }
             await self.flush()
         }
         await self.flush(final: true)

@@ -3,6 +3,8 @@ import Foundation
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 public import Logging
 import NIOCore
@@ -95,6 +97,9 @@ public final class SQLiteStore: PushStore {
         #elseif canImport(Musl)
         let descriptor = Musl.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         if descriptor >= 0 { Musl.close(descriptor) }
+        #elseif canImport(Darwin)
+        let descriptor = Darwin.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { Darwin.close(descriptor) }
         #endif
     }
 

@@ -35,11 +35,14 @@ struct PIDFile {
     }
 
     /// Whether process `pid` runs `pushgate serve` (its command line, from `/proc`); true for a process
-    /// whose command line cannot be read, so only a process known to be something else is refused.
+    /// whose command line cannot be read, so only a process known to be something else is refused (an empty
+    /// one, a kernel thread's or a zombie's, is known to be something else).
     static func isGateway(_ pid: pid_t) -> Bool {
         guard kill(pid, 0) == 0 || errno == EPERM else { return false }
         // Another user's process under `hidepid`, or no /proc at all: it exists, and that is all one can tell.
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !data.isEmpty else { return true }
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return true }
+        // An empty command line is a kernel thread's or a zombie's: not a gateway.
+        guard !data.isEmpty else { return false }
         let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         // The program may follow an emulator or a wrapper (qemu-user, Rosetta): any argument naming pushgate
         // with `serve` after it.

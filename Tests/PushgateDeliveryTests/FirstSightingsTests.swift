@@ -14,5 +14,8 @@ struct FirstSightingsTests {
         #expect(sightings.sight("other", now: start + .seconds(16)).isFirst)
         // Unseen for longer than the gap: a new spell.
         #expect(sightings.sight("app", now: start + .seconds(27)) == (true, .zero))
+        // A new epoch (a reload) begins a new spell at once.
+        #expect(sightings.sight("app", now: start + .seconds(30)) == (false, .seconds(3)))
+        #expect(sightings.sight("app", epoch: 1, now: start + .seconds(31)) == (true, .zero))
     }
 }
