@@ -396,23 +396,16 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         if sighting.isFirst {
             self.logger.notice("outbox: entries of an app this instance does not configure wait for an instance that does", metadata: ["app": "\(appID)"])
         }
-        guard sighting.age < self.configuration.unknownAppWindow else {
-            return self.retry(entry, token: token, outcome: .retryLater(after: nil, reason: reason), requested: nil, reason: reason)
-        }
-        let pause = self.configuration.unknownAppPause * (1 + Double.random(in: 0..<0.2))
-        if Duration.seconds(Date().timeIntervalSince(entry.createdAt)) + pause > self.configuration.retry.maximumAge {
-            self.metrics.recordGivenUp(appID: appID)
-            self.logger.warning("outbox: giving up", metadata: ["app": "\(appID)", "attempts": "\(entry.attempts)", "reason": "\(reason)"])
-            return .finished(token: token, outcome: .retryLater(after: nil, reason: reason))
-        }
-        return .retry(token: token, notBefore: Date().addingTimeInterval(pause.timeInterval), error: reason)
+        let pause = sighting.age < self.configuration.unknownAppWindow ? self.configuration.unknownAppPause * (1 + Double.random(in: 0..<0.2)) : nil
+        return self.retry(entry, token: token, outcome: .retryLater(after: nil, reason: reason), requested: nil, reason: reason, delay: pause)
     }
 
     /// Schedules the token again, or gives it up when the next try would pass the entry's maximum age.
-    private func retry(_ entry: Work, token: String, outcome: DeliveryOutcome, requested: Duration?, reason: String) -> Handled {
+    /// - Parameter delay: the wait before the next try; nil: the retry policy's backoff.
+    private func retry(_ entry: Work, token: String, outcome: DeliveryOutcome, requested: Duration?, reason: String, delay: Duration? = nil) -> Handled {
         let appID = entry.appID
         let age = Date().timeIntervalSince(entry.createdAt)
-        let delay = self.configuration.retry.delay(afterAttempts: entry.attempts, requested: requested, random: Double.random(in: 0..<1))
+        let delay = delay ?? self.configuration.retry.delay(afterAttempts: entry.attempts, requested: requested, random: Double.random(in: 0..<1))
         if Duration.seconds(age) + delay > self.configuration.retry.maximumAge {
             self.metrics.recordGivenUp(appID: appID)
             self.logger.warning("outbox: giving up", metadata: ["app": "\(appID)", "attempts": "\(entry.attempts)", "reason": "\(reason)"])
