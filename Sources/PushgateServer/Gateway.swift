@@ -372,8 +372,13 @@ public struct Gateway: Sendable {
 
     /// The service group that runs the gateway; `triggerGracefulShutdown()` on it stops the gateway cleanly.
     public func serviceGroup(gracefulShutdownSignals: [UnixSignal] = []) -> ServiceGroup {
+        // A service that fails (a listener that cannot bind) shuts the others down gracefully, as a signal
+        // would, and its error is thrown once they have stopped. Cancelled instead, a server whose accepted
+        // connections were not yet taken up dropped them unfinished, and NIO ends the process on that
+        // (SIGILL: "Deinited NIOAsyncWriter without calling finish()"): seen when the sandbox's emulators,
+        // which the gateway's clients were already connecting to, were cancelled as the listener failed.
         var configuration = ServiceGroupConfiguration(
-            services: self.services.map { .init(service: $0) },
+            services: self.services.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) },
             gracefulShutdownSignals: gracefulShutdownSignals,
             logger: self.logger
         )

@@ -45,7 +45,11 @@ struct SandboxCommand: AsyncParsableCommand {
 
             """.utf8))
         let group = ServiceGroup(
-            configuration: .init(services: try environment.services().map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            configuration: .init(
+                // One emulator that fails stops the others gracefully (see Gateway.serviceGroup).
+                services: try environment.services().map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) },
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+            )
         )
         try await group.run()
     }

@@ -126,7 +126,8 @@ final class GatewayProcess: Sendable {
         }
     }
 
-    /// Waits for the process to end; nil when it is still running after `timeout`.
+    /// Waits for the process to end: its exit status, or 128 plus the signal that ended it (as a shell
+    /// gives it: a trap is 132, SIGILL); nil when it is still running after `timeout`.
     func waitForExit(timeout: Duration) async -> Int32? {
         self.exitExpected.store(true, ordering: .relaxed)
         let deadline = ContinuousClock.now + timeout
@@ -136,7 +137,8 @@ final class GatewayProcess: Sendable {
         }
         // Let the pipes drain.
         try? await Task.sleep(for: .milliseconds(100))
-        return self.process.terminationStatus
+        let status = self.process.terminationStatus
+        return self.process.terminationReason == .uncaughtSignal ? 128 + status : status
     }
 
     deinit { self.kill() }
