@@ -2,6 +2,8 @@ public import PushgateCore
 
 /// Finds the delivery back end of an app id the way Sygnal does: an exact id wins; otherwise the one
 /// configured glob that matches; none or several matching globs mean the app is unknown or ambiguous.
+/// An app configured as `"*"` alone takes what no other app claims (README, UnifiedPush): matched with
+/// the other globs, it would make every glob's ids ambiguous, and the homeserver would delete their pushers.
 public struct ProviderDirectory: Sendable {
     /// What a lookup found.
     public enum Lookup: Sendable {
@@ -15,6 +17,8 @@ public struct ProviderDirectory: Sendable {
 
     private let exact: [String: any PushProvider]
     private let globs: [(pattern: AppPattern, provider: any PushProvider)]
+    /// The app configured as `"*"`, if any: the last resort.
+    private let catchAll: (any PushProvider)?
     /// Every provider, in configuration order.
     public let providers: [any PushProvider]
     /// Each provider's identity by its app id, for ``holds(_:)``.
@@ -25,9 +29,12 @@ public struct ProviderDirectory: Sendable {
         self.providers = providers
         var exact: [String: any PushProvider] = [:]
         var globs: [(AppPattern, any PushProvider)] = []
+        var catchAll: (any PushProvider)?
         for provider in providers {
             let pattern = AppPattern(provider.appID)
-            if pattern.isGlob {
+            if provider.appID == Self.catchAllPattern {
+                catchAll = provider
+            } else if pattern.isGlob {
                 globs.append((pattern, provider))
             } else {
                 exact[provider.appID] = provider
@@ -35,6 +42,7 @@ public struct ProviderDirectory: Sendable {
         }
         self.exact = exact
         self.globs = globs
+        self.catchAll = catchAll
         self.identities = Dictionary(providers.map { ($0.appID, ObjectIdentifier($0)) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -52,6 +60,9 @@ public struct ProviderDirectory: Sendable {
             if found != nil { return .ambiguous }
             found = provider
         }
-        return found.map(Lookup.found) ?? .unknown
+        return (found ?? self.catchAll).map(Lookup.found) ?? .unknown
     }
+
+    /// The app id that takes every id no other app claims.
+    public static let catchAllPattern = "*"
 }

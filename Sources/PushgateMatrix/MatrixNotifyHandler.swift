@@ -12,7 +12,7 @@ public import PushgateStore
 /// devices are delivered concurrently under one deadline well inside the homeserver's timeout; a
 /// transient provider failure, and a provider's refusal that is not about the token, answers 502 (never a
 /// silent 200); a repeated `(event_id, pushkey)` within
-/// ``duplicateWindow`` is sent once; badge-clearing updates reach FCM too; pushkeys are never logged.
+/// ``duplicateWindow`` is sent once (a client's test push each time); badge-clearing updates reach FCM too; pushkeys are never logged.
 ///
 /// Devices of a `unifiedpush` app are a UnifiedPush gateway's, as common-proxies serves them: the pushkey
 /// is the endpoint URL, which gets the notification without `devices` (``UnifiedPushMatrixPayloadBuilder``);
@@ -27,6 +27,9 @@ public struct MatrixNotifyHandler: Sendable {
     public static let deliveryBudget: Duration = .seconds(20)
     /// How long a delivered `(event_id, pushkey)` is remembered.
     public static let duplicateWindow: Double = 600
+    /// The event id of the test push Element X, Element Android and SchildiChat send from their push
+    /// troubleshooting screens, the same in every test: never taken for a homeserver's retry.
+    public static let clientTestEventID = "$THIS_IS_A_FAKE_EVENT_ID"
 
     private let dispatcher: Dispatcher
     private let apps: LiveValue<[String: MatrixAppOptions]>
@@ -187,7 +190,9 @@ public struct MatrixNotifyHandler: Sendable {
         case .send(let push_):
             push = push_
         }
-        let duplicateKey = notification.eventID.map {
+        // Clients' test pushes carry one fixed event id, the same each time: each is sent, or a second test
+        // within the window would find nothing arriving while the answer said it was delivered.
+        let duplicateKey = notification.eventID.flatMap { $0 == Self.clientTestEventID ? nil : $0 }.map {
             self.duplicates.key(appID: provider.appID, eventID: $0, pushkey: device.pushkey, variant: MatrixDuplicateFilter.variant(of: device, in: notification))
         }
         if let duplicateKey, await self.duplicates.wasDelivered(duplicateKey) {

@@ -3,7 +3,8 @@ import PushgateProviderSupport
 
 /// How the UnifiedPush back end classes what happened to one message, as the common-proxies Matrix gateway
 /// does where homeservers and clients depend on it (a 404 or any unexpected answer means the endpoint is
-/// gone and its pushkey is rejected; 429 and 5xx are temporary), and as the UnifiedPush server rules say
+/// gone and its pushkey is rejected; 429 and 5xx are temporary, and so are 408 and 425, about the request
+/// alone), and as the UnifiedPush server rules say
 /// where common-proxies is stricter (any 2xx is success, not only 200 and 201).
 enum UnifiedPushAnswer {
     /// What to remember after an answer.
@@ -27,6 +28,11 @@ enum UnifiedPushAnswer {
         case 429, 500...599:
             let pause = RetryAfter.parse(retryAfter)
             return (.retryLater(after: pause, reason: "push server answered \(status)"), .endpointUnavailable(pause: pause))
+        case 408, 425:
+            // About this request, not the endpoint (RFC 9110 §15.5.9, RFC 8470): a server may send a 408 on
+            // an idle kept-alive connection as a request goes out on it. Rejected, the pushkey's pusher
+            // would be deleted by its homeserver.
+            return (.retryLater(after: nil, reason: "push server answered \(status), try the request again"), .none)
         case 404, 410:
             return (.invalidToken(reason: "push server answered \(status), the endpoint is gone"), .endpointGone)
         case 300...399:

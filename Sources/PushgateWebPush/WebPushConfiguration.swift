@@ -59,6 +59,13 @@ public struct WebPushConfiguration: Sendable, CustomStringConvertible {
         guard let contact = try section.string("vapid_contact_email"), !contact.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw ConfigurationError(key: section.keyPath("vapid_contact_email"), "is required: a contact e-mail address for the push services")
         }
+        // The push services check the token's `sub` claim: Apple's and Mozilla's refuse one that is neither
+        // a mailto: address nor an https: URL, and every delivery of the app would then fail.
+        guard Self.isContact(VAPIDSigner.subject(forContact: contact)) else {
+            throw ConfigurationError(
+                key: section.keyPath("vapid_contact_email"), "must be an e-mail address (or a mailto: or https: URI): push services refuse a VAPID token without one"
+            )
+        }
         self.appID = settings.id
         self.contact = contact
         self.allowedEndpoints = try section.hostGlobs("allowed_endpoints")
@@ -66,6 +73,19 @@ public struct WebPushConfiguration: Sendable, CustomStringConvertible {
         self.maxConnections = try section.int("max_connections", in: 1...10_000) ?? 20
         self.inflightRequestLimit = try section.int("inflight_request_limit", in: 1...1_000_000) ?? 512
         self.unknownKeys = section.unknownKeys(known: Self.knownKeys)
+    }
+
+    /// Whether a VAPID `sub` claim is a contact push services take: `mailto:` and an address with a local
+    /// part and a domain, or an `https:` URL with a host; no white space in either.
+    static func isContact(_ subject: String) -> Bool {
+        guard !subject.unicodeScalars.contains(where: { $0.properties.isWhitespace }) else { return false }
+        let lowered = subject.lowercased()
+        if lowered.hasPrefix("mailto:") {
+            let parts = subject.dropFirst("mailto:".count).split(separator: "@", omittingEmptySubsequences: false)
+            return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
+        }
+        guard lowered.hasPrefix("https://"), let host = URLComponents(string: subject)?.host else { return false }
+        return !host.isEmpty
     }
 
     /// A summary without the key.

@@ -48,6 +48,9 @@ enum WebPushResponse {
             return .rejected(reason: "push service answered 401, refusing the VAPID authorization for this subscription\(detail)")
         case 429, 500...599:
             return .retryLater(after: RetryAfter.parse(retryAfter), reason: "push service answered \(status)\(detail)")
+        case 408, 425:
+            // About this request alone (RFC 9110 §15.5.9, RFC 8470): sent again later, not dropped.
+            return .retryLater(after: nil, reason: "push service answered \(status)\(detail)")
         case 400...499:
             return .rejected(reason: "push service answered \(status)\(detail)")
         default:

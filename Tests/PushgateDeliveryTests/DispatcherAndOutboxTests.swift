@@ -76,7 +76,9 @@ struct DispatcherAndOutboxTests {
         )
         try await Self.running([store]) { () async throws in
             async let first = dispatcher.deliver(Self.notification, appID: "slow", token: "a", timeout: .seconds(5))
-            try await Task.sleep(for: .milliseconds(100))
+            // The first holds the app's one slot once it reached the provider (a busy machine may take a while).
+            let reached = ContinuousClock.now + .seconds(30)
+            while slow.deliveredTokens.isEmpty, ContinuousClock.now < reached { try await Task.sleep(for: .milliseconds(10)) }
             let started = ContinuousClock.now
             guard case .retryLater(_, let reason) = await dispatcher.deliver(Self.notification, appID: "slow", token: "b", timeout: .seconds(5)) else {
                 Issue.record("expected the limit to refuse the second delivery")

@@ -42,6 +42,31 @@ struct LookupAndPolicyTests {
         }
     }
 
+    /// `"*"` takes only what no other app claims: beside another glob it makes nothing ambiguous (a
+    /// homeserver deletes a pusher whose notification is rejected as ambiguous).
+    @Test func aCatchAllTakesOnlyWhatNoOtherAppClaims() {
+        let directory = ProviderDirectory([
+            ScriptedProvider(appID: "*"),
+            ScriptedProvider(appID: "im.example.*"),
+            ScriptedProvider(appID: "im.example.ios"),
+            ScriptedProvider(appID: "com.other.*"),
+            ScriptedProvider(appID: "com.*.web"),
+        ])
+        func found(_ id: String) -> String? {
+            if case .found(let provider) = directory.lookup(id) { return provider.appID }
+            return nil
+        }
+        #expect(found("im.example.android") == "im.example.*")
+        #expect(found("im.example.ios") == "im.example.ios")
+        #expect(found("org.unknown") == "*")
+        #expect(found("chat.fluffy.fluffychat.ABCDEF") == "*")
+        // Two other globs still make an id ambiguous.
+        guard case .ambiguous = directory.lookup("com.other.web") else {
+            Issue.record("expected ambiguous")
+            return
+        }
+    }
+
     @Test func backoffGrowsWithJitterAndHonoursRetryAfter() {
         let policy = RetryPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(60), maximumAge: .seconds(3600))
         #expect(policy.delay(afterAttempts: 1, requested: nil, random: 0) == .milliseconds(500))

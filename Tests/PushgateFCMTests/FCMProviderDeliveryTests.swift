@@ -172,10 +172,12 @@ struct FCMProviderDeliveryTests {
         try await EmulatedFCM.run(extraConfiguration: ["max_connections: 1", "inflight_request_limit: 2"]) { fcm async throws in
             // One slow delivery holds the only connection, a second waits for it, a third is turned away.
             // (The emulator holds `slow` tokens 8 s; the first two get deadlines with room for a loaded machine.)
+            // Each is given a head start that a busy machine's scheduling delays fit in (the first also
+            // fetches the access token before it holds the connection).
             async let first = fcm.deliver(.sample(), to: "slow-1", within: 30)
-            try await Task.sleep(for: .milliseconds(500))
+            try await Task.sleep(for: .seconds(2))
             async let second = fcm.deliver(.sample(), to: "device-waits", within: 30)
-            try await Task.sleep(for: .milliseconds(300))
+            try await Task.sleep(for: .seconds(1))
             let third = await fcm.deliver(.sample(), to: "device-turned-away")
             #expect(third == .retryLater(after: nil, reason: "inflight_request_limit (2) reached"))
             #expect(fcm.emulator.sendRequestCount == 0)
@@ -188,7 +190,7 @@ struct FCMProviderDeliveryTests {
     @Test func aDeliveryWaitingForAConnectionGivesUpAtItsDeadline() async throws {
         try await EmulatedFCM.run(extraConfiguration: ["max_connections: 1"]) { fcm async throws in
             async let first = fcm.deliver(.sample(), to: "slow-2", within: 30)
-            try await Task.sleep(for: .milliseconds(500))
+            try await Task.sleep(for: .seconds(2))
             let clock = ContinuousClock()
             let start = clock.now
             let waiting = await fcm.provider.deliver(.sample(), to: "device-impatient", deadline: .now + .milliseconds(300))

@@ -157,6 +157,24 @@ struct MatrixNotifyRouteTests {
         }
     }
 
+    /// Element X's and Element Android's test pushes carry the same fixed event id every time (reference
+    /// §6.2, §6.3): a second test within the duplicate window is sent as well, to FCM and to UnifiedPush.
+    @Test func clientTestPushesAreSentEachTime() async throws {
+        let fcm = RecordingProvider(appID: "im.vector.app.android", platform: .fcm)
+        let unifiedPush = RecordingProvider(appID: "*", platform: .unifiedPush)
+        try await Self.withGateway([fcm, unifiedPush]) { client async throws in
+            let elementX = #"{"notification":{"event_id":"$THIS_IS_A_FAKE_EVENT_ID","room_id":"!room:domain","devices":[{"app_id":"io.element.android","pushkey":"https://ntfy.example/upAbc?up=1","data":{"default_payload":{"cs":"A_FAKE_SECRET"}}}]}}"#
+            let elementAndroid = #"{"notification":{"event_id":"$THIS_IS_A_FAKE_EVENT_ID","devices":[{"app_id":"im.vector.app.android","pushkey":"fcm-token"}]}}"#
+            for _ in 1...2 {
+                let (status, body) = try await Self.notify(client, elementX)
+                #expect(status == .ok && body?["rejected"] == .array([]), "\(status) \(String(describing: body))")
+                #expect(try await Self.notify(client, elementAndroid).0 == .ok)
+            }
+            #expect(unifiedPush.deliveries.count == 2)
+            #expect(fcm.deliveries.count == 2)
+        }
+    }
+
     /// A pushkey longer than Synapse stores (512 bytes) and a Web Push endpoint or auth secret longer than
     /// any push service's are rejected unsent: no homeserver's pusher has them, and each would be kept.
     @Test func oversizedPushkeysAndSubscriptionsAreRejectedUnsent() async throws {

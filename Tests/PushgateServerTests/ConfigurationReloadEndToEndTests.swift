@@ -207,7 +207,7 @@ struct ConfigurationReloadEndToEndTests {
         #expect(metrics.contains(#"pushgate_config_reloads_total{outcome="applied"} 5"#))
         #expect(metrics.contains(#"pushgate_config_reloads_total{outcome="unchanged"} 3"#))
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(20)) == 0)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
     }
 
     /// gorush's callers' tokens change with a reload (its default app too, with no restart asked for), and
@@ -267,7 +267,7 @@ struct ConfigurationReloadEndToEndTests {
         #expect(try await GorushEndToEndTests.post(port, "/api/push", body, bearer: "second-secret").status == 401)
         #expect(try await GorushEndToEndTests.post(port, "/api/push", body).status == 401)
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(20)) == 0)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
         #expect(!FileManager.default.fileExists(atPath: directory.path("pushgate.pid")))
     }
 
@@ -303,7 +303,7 @@ struct ConfigurationReloadEndToEndTests {
         }
         #expect(named["level"] == "warning", "\(named)")
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(20)) == 0)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
     }
 
     /// An APNs app whose key the provider refuses: queued notifications wait (credentials failing, not
@@ -383,7 +383,7 @@ struct ConfigurationReloadEndToEndTests {
         #expect(!metrics.contains(#"pushgate_credential_expiry_timestamp_seconds{app="demo."#))
         #expect(gateway.logEvents.contains { $0["msg"] == "credential" && $0["app"] == "real.apns" && $0["kind"] == "ca_file" })
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(20)) == 0)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
     }
 
     /// A gateway on a free loopback port, logging JSON lines (``GatewayProcess/logEvents``), on SQLite.

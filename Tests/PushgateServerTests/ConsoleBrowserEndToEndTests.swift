@@ -140,7 +140,7 @@ struct ConsoleSandboxEndToEndTests {
         // A state-changing call still needs a session's CSRF token.
         #expect(try await ConsoleBrowserEndToEndTests.post(port, "/console/api/test-push", #"{"app":"demo.apns","token":"aa","alert":"x"}"#) == 403)
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
     }
 
     @Test func enabledFalseTurnsTheConsoleOff() async throws {
@@ -151,6 +151,6 @@ struct ConsoleSandboxEndToEndTests {
         #expect(try await GorushEndToEndTests.get(port, "/console/api/overview").status == 404)
         #expect(try await GorushEndToEndTests.get(port, "/").status == 404)
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
     }
 }

@@ -53,6 +53,7 @@ final class GatewayProcess: Sendable {
                     if data.isEmpty { break }
                     sink.append(data)
                 }
+                sink.end()
             }.start()
         }
     }
@@ -135,8 +136,12 @@ final class GatewayProcess: Sendable {
             if ContinuousClock.now >= deadline { return nil }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        // Let the pipes drain.
-        try? await Task.sleep(for: .milliseconds(100))
+        // Everything it wrote is read once both pipes are at their end (later, if a process it started
+        // still holds them: then at most 5 s more).
+        let drained = ContinuousClock.now + .seconds(5)
+        while !(self.stderr.isComplete && self.stdout.isComplete), ContinuousClock.now < drained {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         let status = self.process.terminationStatus
         return self.process.terminationReason == .uncaughtSignal ? 128 + status : status
     }
@@ -158,4 +163,12 @@ final class CapturedText: Sendable {
     }
 
     var text: String { self.storage.withLock { $0 } }
+
+    private let ended = Atomic(false)
+
+    /// Called once the pipe is read to its end.
+    func end() { self.ended.store(true, ordering: .releasing) }
+
+    /// Whether everything written to the pipe has been appended.
+    var isComplete: Bool { self.ended.load(ordering: .acquiring) }
 }

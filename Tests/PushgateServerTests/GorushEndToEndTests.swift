@@ -135,7 +135,7 @@ struct GorushEndToEndTests {
         #expect(!gateway.errors.contains(Self.apnsToken))
         #expect(!gateway.errors.contains("fcm-ok-1"))
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
     }
 
     @Test func syncListsEveryFailedTokenInFullAndTheWebhookGetsEachAfterAFailure() async throws {
@@ -189,7 +189,7 @@ struct GorushEndToEndTests {
             #expect(posts.allSatisfy { $0.headers["x-gorush-key"] == "abc" && $0.headers["content-type"] == "application/json; charset=utf-8" })
             #expect(attempts.withLock { $0 } == 4)
             gateway.signal(SIGTERM)
-            #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+            #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
         }
     }
 
@@ -241,7 +241,7 @@ struct GorushEndToEndTests {
             #"{"aps":{"alert":"New message in Messenger","content-available":1,"sound":"default"},"encryptedMessage":"0x","chatId":"0x07","publicKey":"0x04ff","deepLink":"status-app://chats"}"#
         ))
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
     }
 
     @Test func huaweiNotificationsGoThroughTheHMSApp() async throws {
@@ -267,7 +267,7 @@ struct GorushEndToEndTests {
         #expect(message["data"] == #"{"k":1}"#)
         #expect(message["token"] == ["hms-device"])
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
     }
 
     /// A request still being answered when SIGTERM arrives gets its whole answer before the gateway exits:

@@ -92,6 +92,6 @@ struct GorushGRPCEndToEndTests {
             #expect(try await health.check(Proto_HealthCheckRequest()).status == .serving)
         }
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
     }
 }

@@ -53,7 +53,7 @@ struct GorushScaleOutTests {
         #expect(Set(final) == Set(tokens))
         for gateway in [first, second] {
             gateway.signal(SIGTERM)
-            #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+            #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
         }
     }
 }

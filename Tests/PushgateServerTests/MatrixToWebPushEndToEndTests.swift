@@ -106,7 +106,7 @@ struct MatrixToWebPushEndToEndTests {
             #expect(!gateway.errors.contains("/push/live"))
 
             gateway.signal(SIGTERM)
-            #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+            #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
         }
     }
 }

@@ -209,7 +209,7 @@ struct NextcloudEndToEndTests {
                 #expect(!gateway.errors.contains(secret), "\(secret) was logged")
             }
             gateway.signal(SIGTERM)
-            #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+            #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
         }
     }
 }

@@ -73,7 +73,7 @@ struct ServeProcessTests {
         #expect(status == 200, "\(gateway.errors)")
         #expect(FileManager.default.fileExists(atPath: directory.path("pushgate.sqlite")))
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
     }
 
     @Test func sygnalConfIsReadWhenNoOtherConfigurationIsNamed() async throws {
@@ -87,7 +87,7 @@ struct ServeProcessTests {
             Issue.record("GET /health failed: \(error); the gateway logged: \(gateway.errors)")
         }
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
     }
 
     @Test func servesFromPostgreSQL() async throws {
@@ -103,7 +103,7 @@ struct ServeProcessTests {
         }
         for gateway in [first, second] {
             gateway.signal(SIGTERM)
-            #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0, "\(gateway.errors)")
+            #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0, "\(gateway.errors)")
         }
     }
 
@@ -142,7 +142,7 @@ struct ServeProcessTests {
         head.method = .HEAD
         #expect(try await HTTPClient.shared.execute(head, timeout: .seconds(10)).status.code == 200)
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
     }
 
     @Test func anInvalidConfigurationStopsServeWithStatus2AndNamesTheKey() async throws {

@@ -44,7 +44,7 @@ struct StartUpPagesProcessTests {
             #expect(try await ServeProcessTests.get("http://127.0.0.1:\(port)/health").status == 200)
         }
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0, "\(gateway.errors)")
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0, "\(gateway.errors)")
         #expect(gateway.logEvents.filter { $0["msg"] == "start-up pages released" }.count == 1)
     }
 
@@ -59,7 +59,7 @@ struct StartUpPagesProcessTests {
         let answer = try await Self.notify(port)
         #expect(answer.status == 200, "\(answer)")
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0, "\(gateway.errors)")
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0, "\(gateway.errors)")
         #expect(Self.releasedEvent(gateway) == nil)
     }
 }

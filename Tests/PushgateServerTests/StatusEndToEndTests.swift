@@ -220,7 +220,7 @@ struct StatusEndToEndTests {
             #expect(!metrics.contains("pushgate_status_backfill_queries_total 0") && metrics.contains("pushgate_status_backfill_queries_total"))
             #expect(!gateway.errors.contains(Self.alice) && !gateway.errors.contains(Self.serverSecret), "no secret in the logs")
             gateway.signal(SIGTERM)
-            #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+            #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
         }
     }
 
@@ -268,7 +268,7 @@ struct StatusEndToEndTests {
                 #expect(received.withLock { $0.count } == 1)
                 #expect(try await NextcloudEndToEndTests.deliveries(port).isEmpty, "forwarded, not delivered")
                 gateway.signal(SIGTERM)
-                #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+                #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
             }
         }
     }

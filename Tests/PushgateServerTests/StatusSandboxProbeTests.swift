@@ -44,6 +44,6 @@ struct StatusSandboxProbeTests {
         let usage = try await GatewayProcess.run(["status-probe", "--waku-rest-url", node, "--server-key", "0x1234", "--app", "apns"])
         #expect(usage.status == 2)
         gateway.signal(SIGTERM)
-        #expect(await gateway.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
     }
 }

@@ -75,7 +75,7 @@ struct UnifiedPushProviderTests {
     static let answers: [(status: Int, outcome: String, retryAfter: Duration?)] = [
         (200, "delivered", nil), (201, "delivered", nil), (202, "delivered", nil), (204, "delivered", nil),
         (404, "invalid_token", nil), (410, "invalid_token", nil), (400, "invalid_token", nil), (401, "invalid_token", nil),
-        (403, "invalid_token", nil), (405, "invalid_token", nil), (413, "rejected", nil),
+        (403, "invalid_token", nil), (405, "invalid_token", nil), (413, "rejected", nil), (408, "retry_later", nil), (425, "retry_later", nil),
         (429, "retry_later", .seconds(7)), (500, "retry_later", nil), (502, "retry_later", nil), (503, "retry_later", .seconds(7)),
     ]
 

@@ -8,7 +8,7 @@ import Testing
 
 /// A push service on 127.0.0.1 for the provider tests: it records every request and answers with the
 /// status its path names (`/sub/ok` 201, `/sub/gone` 410, `/sub/missing` 404, `/sub/slow429` 429 with
-/// `Retry-After: 7`, `/sub/error` 500, `/sub/big` 413, `/sub/bad` 400, `/sub/hang` after 5 s, `/sub/hold` 201
+/// `Retry-After: 7`, `/sub/error` 500, `/sub/big` 413, `/sub/timeout` 408, `/sub/bad` 400, `/sub/hang` after 5 s, `/sub/hold` 201
 /// once the test calls ``Recorder/releaseHeld()``, which happens at the latest when the test ends).
 enum PushServiceStub {
     struct RecordedRequest: Sendable {
@@ -57,6 +57,7 @@ enum PushServiceStub {
             case "slow429": return Response(status: .tooManyRequests, headers: [.retryAfter: "7"])
             case "error": return Response(status: .internalServerError, body: .init(byteBuffer: ByteBuffer(string: "upstream broke")))
             case "big": return Response(status: .contentTooLarge)
+            case "timeout": return Response(status: .requestTimeout)
             // autopush's answer to a subscription made with another application server key (errno 109).
             case "mismatch":
                 return Response(

@@ -34,6 +34,26 @@ struct WebPushConfigurationTests {
         #expect(error.key == "apps.web.vapid_contact_email")
     }
 
+    /// Push services refuse a VAPID token whose `sub` is neither a mailto: address nor an https: URL: such a
+    /// contact is refused when the file is read, not by every delivery.
+    @Test(arguments: [
+        ("ops@example.org", true), ("mailto:ops@example.org", true), ("MAILTO:ops@example.org", true), ("https://example.org/contact", true),
+        ("ops", false), ("ops@", false), ("@example.org", false), ("ops@example.", false), ("mailto:", false), ("ops @example.org", false),
+        ("http://example.org", false), ("https://", false), ("https:example.org", false),
+    ])
+    func theContactMustBeAnAddressOrAnHTTPSURL(contact: String, accepted: Bool) throws {
+        let directory = try TestFixtures.TemporaryDirectory()
+        let path = try directory.write(P256.Signing.PrivateKey().pemRepresentation, named: "vapid.pem")
+        let settings = try TestFixtures.appSettings(id: "web", ["vapid_private_key: \(path)", "vapid_contact_email: '\(contact)'"])
+        if accepted {
+            #expect(try WebPushConfiguration(settings: settings).contact == contact)
+        } else {
+            let error = try #require(throws: ConfigurationError.self) { try WebPushConfiguration(settings: settings) }
+            #expect(error.key == "apps.web.vapid_contact_email")
+            #expect(error.description.contains("mailto: or https:"), "\(error)")
+        }
+    }
+
     @Test func defaultsFollowSygnal() throws {
         let directory = try TestFixtures.TemporaryDirectory()
         let (configuration, key) = try TestFixtures.configuration(in: directory)
@@ -69,6 +89,14 @@ struct WebPushConfigurationTests {
             try TestFixtures.configuration(in: directory, extra: ["allowed_endpoints: ['push.example:*', '\(entry)']"])
         }
         #expect(error.key == "apps.com.example.web.allowed_endpoints[1]")
+    }
+
+    /// An empty `allowed_endpoints` would allow no endpoint: refused, naming the key.
+    @Test func anEmptyListOfAllowedEndpointsIsRefused() throws {
+        let directory = try TestFixtures.TemporaryDirectory()
+        let error = try #require(throws: ConfigurationError.self) { try TestFixtures.configuration(in: directory, extra: ["allowed_endpoints: []"]) }
+        #expect(error.key == "apps.com.example.web.allowed_endpoints")
+        #expect(error.description.contains("leave the key out to allow any"), "\(error)")
     }
 
     @Test func wrongTypesNameTheKey() throws {

@@ -178,7 +178,10 @@ struct WebPushProviderTests {
             // with another key (autopush), so it must not stop the app's other deliveries.
             guard case .rejected(let mismatchReason) = await deliver("mismatch") else { Issue.record("401 is not rejected"); return }
             #expect(mismatchReason.contains("401"))
-            #expect(await harness.recorder.requests.count == 7)
+            // A 408 is about the request alone: sent again later, not dropped.
+            guard case .retryLater(nil, let timeoutReason) = await deliver("timeout") else { Issue.record("408 is not retryLater"); return }
+            #expect(timeoutReason.contains("408"))
+            #expect(await harness.recorder.requests.count == 8)
         }
     }
 
