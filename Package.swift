@@ -337,7 +337,7 @@ let package = Package(
             ]
         ),
         // Shared by the test targets: running reference implementations and other programs, recording logs.
-        .target(name: "PushgateTestSupport", dependencies: [.logging]),
+        .target(name: "PushgateTestSupport", dependencies: [.logging, .serviceLifecycle]),
         // Throughput and latency against the in-process emulators (see benchmarks/README.md).
         .executableTarget(
             name: "pushgate-bench",

@@ -173,6 +173,11 @@ public struct MatrixNotifyHandler: Sendable {
             self.logger.info("notify: pushkey too long", metadata: ["app": "\(provider.appID)", "bytes": "\(device.pushkey.utf8.count)"])
             return .rejected
         }
+        if provider.platform == .unifiedPush, unifiedPush == nil {
+            // A reload made the device's app a UnifiedPush app after the request's bodies were made: the
+            // homeserver sends it again (rejected, its pusher would be deleted).
+            return .failed(reason: "the app changed during the request")
+        }
         self.metrics.dispatched(app: provider.appID)
         let options = self.apps.current[provider.appID] ?? MatrixAppOptions()
         guard

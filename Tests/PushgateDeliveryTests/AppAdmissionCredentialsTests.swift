@@ -14,18 +14,24 @@ struct AppAdmissionCredentialsTests {
     }
 
     @Test func aRefusalHoldsTheAppUntilAProbeSucceeds() async throws {
-        let admission = Self.admission(probeEvery: .milliseconds(300))
-        #expect(admission.acquire("a") == .admitted(probe: false))
-        #expect(admission.release("a", outcome: .credentialsRefused(reason: "InvalidProviderToken"), probe: false) == .credentialsFailing(reason: "InvalidProviderToken"))
-        guard case .credentialsFailing(let remaining, let reason) = admission.acquire("a") else {
+        // Held: with a minute's interval, the delivery asked right after the refusal comes well inside it.
+        let held = Self.admission(probeEvery: .seconds(60))
+        #expect(held.acquire("a") == .admitted(probe: false))
+        #expect(held.release("a", outcome: .credentialsRefused(reason: "InvalidProviderToken"), probe: false) == .credentialsFailing(reason: "InvalidProviderToken"))
+        guard case .credentialsFailing(let remaining, let reason) = held.acquire("a") else {
             Issue.record("deliveries must fail at once while the credentials are refused")
             return
         }
-        #expect(remaining > .zero && remaining <= .milliseconds(300))
+        #expect(remaining > .zero && remaining <= .seconds(60))
         #expect(reason == "InvalidProviderToken")
         // Another app is untouched.
-        #expect(admission.acquire("b") == .admitted(probe: false))
+        #expect(held.acquire("b") == .admitted(probe: false))
 
+        // The probes: a short interval, each waited out before the next step, so no check below depends on
+        // the interval not having passed yet.
+        let admission = Self.admission(probeEvery: .milliseconds(300))
+        #expect(admission.acquire("a") == .admitted(probe: false))
+        #expect(admission.release("a", outcome: .credentialsRefused(reason: "InvalidProviderToken"), probe: false) == .credentialsFailing(reason: "InvalidProviderToken"))
         try await Task.sleep(for: .milliseconds(400))
         #expect(admission.acquire("a") == .admitted(probe: true))
         // While the probe is out, the others still wait.
@@ -48,10 +54,11 @@ struct AppAdmissionCredentialsTests {
     /// A probe the back end refused itself (a token with spaces, a payload over the limit) never reached
     /// the provider's check of the credentials: the state stays, and the next delivery is the probe.
     @Test func aProbeRefusedBeforeItReachedTheProviderHandsTheProbeBack() async throws {
-        let admission = Self.admission(probeEvery: .milliseconds(300))
+        // An interval long enough that "at once" below cannot be mistaken for an interval later.
+        let admission = Self.admission(probeEvery: .seconds(3))
         #expect(admission.acquire("a") == .admitted(probe: false))
         _ = admission.release("a", outcome: .credentialsRefused(reason: "InvalidProviderToken"), probe: false)
-        try await Task.sleep(for: .milliseconds(400))
+        try await Task.sleep(for: .milliseconds(3_100))
         for refusedHere: DeliveryOutcome in [.rejected(reason: "PayloadTooLarge"), .invalidToken(reason: "BadDeviceToken")] {
             #expect(admission.acquire("a") == .admitted(probe: true))
             #expect(admission.release("a", outcome: refusedHere, probe: true) == .none)
@@ -65,10 +72,11 @@ struct AppAdmissionCredentialsTests {
 
     /// An outcome that does not count (a retired back end's) still hands back the probe it went as.
     @Test func anOutcomeThatDoesNotCountHandsBackItsProbe() async throws {
-        let admission = Self.admission(probeEvery: .milliseconds(300))
+        // An interval long enough that the probe handed back below cannot be mistaken for the next interval's.
+        let admission = Self.admission(probeEvery: .seconds(3))
         #expect(admission.acquire("a") == .admitted(probe: false))
         _ = admission.release("a", outcome: .credentialsRefused(reason: "InvalidProviderToken"), probe: false)
-        try await Task.sleep(for: .milliseconds(400))
+        try await Task.sleep(for: .milliseconds(3_100))
         let (verdict, generation) = admission.admit("a")
         #expect(verdict == .admitted(probe: true))
         #expect(admission.release("a", outcome: .credentialsRefused(reason: "Forbidden"), probe: true, circuit: false, generation: generation) == .none)

@@ -15,10 +15,10 @@ struct BacklogFairnessTests {
     /// take 100 ms each, so a worker taking entries oldest first reaches b only after 50,000 / 128 rounds
     /// on its 2 lanes: about 20 seconds. Shared claims deliver b in the first round.
     ///
-    /// The goal is b delivered within a second of the worker starting; the test allows 5 seconds (a busy
-    /// 2-core machine running a debug build) and checks the order too, without timing: when b is
-    /// delivered, a has had at most a few rounds (fewer than 2,000 of its 50,000 tokens), where claims in
-    /// due order would have handed out all 50,000 first.
+    /// The goal is b delivered within a second of the worker starting; the test checks the order, without
+    /// timing: when b is delivered, a has had at most a few rounds (fewer than 2,000 of its 50,000
+    /// tokens), where claims in due order would have handed out all 50,000 first. It allows a minute for
+    /// the wait itself (a busy 2-core machine running a debug build, opening the store included).
     @Test func aFreshEntryOfOneAppIsDeliveredPromptlyBehindAnotherAppsBacklog() async throws {
         try await Self.deliverBehindABacklog(
             backlog: (appID: "app.a", frontEnd: "gorush"), fresh: (appID: "app.b", frontEnd: "gorush")
@@ -28,8 +28,8 @@ struct BacklogFairnessTests {
     /// The same within one app: 50,000 entries that gorush queued for app a, then one that nextcloud
     /// queued for app a. Claims shared between apps alone would see one app and take its entries oldest
     /// first (about 20 seconds, as above); shared between the app's front ends, nextcloud's entry goes in
-    /// the first round. The same bounds as above: within 5 seconds, and fewer than 2,000 of gorush's
-    /// tokens before it.
+    /// the first round. The same bounds as above: fewer than 2,000 of gorush's tokens before it, and
+    /// within a minute.
     @Test func aFreshEntryOfOneFrontEndIsDeliveredPromptlyBehindAnotherFrontEndsBacklogOfTheSameApp() async throws {
         try await Self.deliverBehindABacklog(
             backlog: (appID: "app.a", frontEnd: "gorush"), fresh: (appID: "app.a", frontEnd: "nextcloud")
@@ -37,7 +37,7 @@ struct BacklogFairnessTests {
     }
 
     /// Queues 50,000 entries of `backlog` and then one (token `fresh`) of `fresh` while no worker runs,
-    /// starts a worker, and checks that `fresh` is delivered within 5 seconds, before 2,000 of the backlog's.
+    /// starts a worker, and checks that `fresh` is delivered before 2,000 of the backlog's, within a minute.
     static func deliverBehindABacklog(
         backlog: (appID: String, frontEnd: String), fresh: (appID: String, frontEnd: String)
     ) async throws {
@@ -71,9 +71,11 @@ struct BacklogFairnessTests {
             #expect(try await DispatcherAndOutboxTests.eventually(timeout: .seconds(120)) { other.deliveredTokens.contains("fresh") })
             let waited = ContinuousClock.now - started
             let backlogDelivered = busy.deliveredTokens.prefix { $0 != "fresh" }.count
-            // A bound for a loaded machine (it counts opening the store and starting the services too):
-            // the order below is what tells a fair outbox from one that drains the backlog first.
-            #expect(waited < .seconds(20), "the fresh entry waited \(waited)")
+            // The order below is what tells a fair outbox from one that drains the backlog first (which
+            // takes about 20 s here, too close to a loaded machine's time to tell apart by the clock). The
+            // bound counts opening the store and starting the services too, and catches only a worker that
+            // is slow to start at all.
+            #expect(waited < .seconds(60), "the fresh entry waited \(waited)")
             #expect(backlogDelivered < 2_000, "the backlog had \(backlogDelivered) deliveries before the fresh entry")
         }
     }

@@ -42,9 +42,7 @@ struct HMSProviderTests {
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in port.value = channel.localAddress?.port ?? 0 }, logger: Self.quiet
         )
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await application.runService(gracefulShutdownSignals: []) }
-            defer { group.cancelAll() }
+        try await RunningServices.with([application]) {
             while port.value == 0 { try await Task.sleep(for: .milliseconds(10)) }
             let configuration = try Self.configuration("""
                 apps:

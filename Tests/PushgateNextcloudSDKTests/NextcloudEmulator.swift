@@ -85,10 +85,7 @@ final class NextcloudEmulator: Sendable {
         self.requests.filter { $0.method == method && $0.path == path }
     }
 
-    /// Runs the server on a free loopback port while `body` runs with that port.
-    ///
-    /// The server is stopped by cancellation, which Hummingbird logs as errors ("Waiting on child channel:
-    /// CancellationError()"); this target cannot import Logging to quieten them.
+    /// Runs the server on a free loopback port while `body` runs with that port, and stops it gracefully.
     func serve<T: Sendable>(_ body: @Sendable (Int) async throws -> T) async throws -> T {
         let port = PortBox()
         let router = Router()
@@ -97,18 +94,12 @@ final class NextcloudEmulator: Sendable {
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in port.set(channel.localAddress?.port ?? 0) },
             logger: {
-                // Stopping the emulator by cancellation is expected; keep its shutdown quiet.
                 var logger = Logger(label: "nextcloud-emulator")
                 logger.logLevel = .critical
                 return logger
             }()
         )
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await application.runService(gracefulShutdownSignals: [])
-                return nil
-            }
-            defer { group.cancelAll() }
+        return try await RunningServices.with([application]) {
             var waited = 0
             while port.value == 0 {
                 try await Task.sleep(for: .milliseconds(20))

@@ -172,6 +172,10 @@ struct ConfigurationReloadEndToEndTests {
         try await reload(try configuration(apns: b, fcm: b, extra: true), expect: "configuration reloaded: nothing to change")
         try await reload(common + "apps: [", expect: "configuration reload failed")
         try await Task.sleep(for: .seconds(1))
+        // The load goes on until it has sent more than 100 tokens, so that the checks below are about a
+        // real load rather than a handful of requests; a fast machine sent several hundred by now, and a
+        // slow one sends them within the minute. A load that stalled sends none and fails the check below.
+        _ = try? await Self.waitFor(timeout: .seconds(60)) { load.sent.count > 100 ? true : nil }
         load.stop.store(true, ordering: .relaxed)
         await workers.value
 

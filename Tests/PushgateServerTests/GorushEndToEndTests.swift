@@ -160,9 +160,7 @@ struct GorushEndToEndTests {
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in receiverPort.value = channel.localAddress?.port ?? 0 }, logger: TestLogging.quiet
         )
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await receiver.runService(gracefulShutdownSignals: []) }
-            defer { group.cancelAll() }
+        try await RunningServices.with([receiver]) {
             while receiverPort.value == 0 { try await Task.sleep(for: .milliseconds(20)) }
             let directory = try TemporaryDirectory()
             let (gateway, port) = try await Self.start("""

@@ -103,7 +103,8 @@ struct MatrixToUnifiedPushEndToEndTests {
         }
         #expect(remaining == [endpoint])
         // Endpoints are capabilities: never in the logs, though each delivery was logged (with its host).
-        #expect(gateway.errors.contains("unifiedpush delivery"))
+        // The lines pass through the gateway's log writer and the reader of its standard error first.
+        #expect(try await GorushEndToEndTests.eventually(timeout: .seconds(30)) { gateway.errors.contains("unifiedpush delivery") })
         #expect(!gateway.errors.contains(endpoint))
         #expect(!gateway.errors.contains("/up/gone"))
     }

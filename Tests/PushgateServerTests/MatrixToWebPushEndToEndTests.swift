@@ -7,6 +7,7 @@ import NIOHTTP1
 import PushgateCore
 import PushgateProviderSupport
 import PushgateSandbox
+import PushgateTestSupport
 import Synchronization
 import Testing
 
@@ -27,9 +28,7 @@ struct MatrixToWebPushEndToEndTests {
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in port.value = channel.localAddress?.port ?? 0 }, logger: TestLogging.quiet
         )
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await pushService.runService(gracefulShutdownSignals: []) }
-            defer { group.cancelAll() }
+        try await RunningServices.with([pushService]) {
             while port.value == 0 { try await Task.sleep(for: .milliseconds(20)) }
 
             let directory = try TemporaryDirectory()

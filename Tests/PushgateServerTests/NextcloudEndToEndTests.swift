@@ -72,9 +72,7 @@ struct NextcloudEndToEndTests {
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in serverPort.value = channel.localAddress?.port ?? 0 }, logger: TestLogging.quiet
         )
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await application.runService(gracefulShutdownSignals: []) }
-            defer { group.cancelAll() }
+        try await RunningServices.with([application]) {
             while serverPort.value == 0 { try await Task.sleep(for: .milliseconds(20)) }
             let serverURL = try #require(URL(string: "http://127.0.0.1:\(serverPort.value)"))
 

@@ -53,10 +53,7 @@ struct StatusEndToEndTests {
         let clientPort = try #require(FreePort.pick(avoiding: [serverPort]))
         let serverNode = emulator.makeNode(name: "server").makeApplication(host: "127.0.0.1", port: serverPort)
         let clientNode = emulator.makeNode(name: "client").makeApplication(host: "127.0.0.1", port: clientPort)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await serverNode.runService(gracefulShutdownSignals: []) }
-            group.addTask { try await clientNode.runService(gracefulShutdownSignals: []) }
-            defer { group.cancelAll() }
+        try await RunningServices.with([serverNode, clientNode]) {
             let network = Network(emulator: emulator, serverPort: serverPort, clientPort: clientPort)
             // The client's node must be subscribed to hear answers.
             _ = try await Self.waitFor { try await Self.subscribe(network.clientURL) }
@@ -239,9 +236,7 @@ struct StatusEndToEndTests {
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in receiverPort.value = channel.localAddress?.port ?? 0 }, logger: TestLogging.quiet
         )
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await receiver.runService(gracefulShutdownSignals: []) }
-            defer { group.cancelAll() }
+        try await RunningServices.with([receiver]) {
             while receiverPort.value == 0 { try await Task.sleep(for: .milliseconds(20)) }
             try await Self.withNetwork { network in
                 let directory = try TemporaryDirectory()

@@ -25,9 +25,7 @@ struct StatusScaleOutTests {
         var ports: [Int] = []
         for _ in 0..<3 { ports.append(try #require(FreePort.pick(avoiding: Set(ports)))) }
         let nodes = ports.enumerated().map { index, port in emulator.makeNode(name: "node-\(index)").makeApplication(host: "127.0.0.1", port: port) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for node in nodes { group.addTask { try await node.runService(gracefulShutdownSignals: []) } }
-            defer { group.cancelAll() }
+        try await RunningServices.with(nodes) {
             var gateways: [GatewayProcess] = []
             var httpPorts: [Int] = []
             for index in 0..<2 {

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import NIOHTTP1
 import PushgateSandbox
+import PushgateTestSupport
 import PushgateStatusWire
 import PushgateWaku
 import Testing
@@ -41,9 +42,7 @@ struct WakuRESTTests {
         for _ in 0..<count { ports.append(try #require(FreePort.pick(avoiding: Set(ports)))) }
         let nodes = ports.indices.map { network.makeNode(name: "node-\($0)", initializingFor: initializingFor, pollAnswerDelay: pollAnswerDelay, hasStorePeer: hasStorePeer) }
         let applications = zip(nodes, ports).map { node, port in node.makeApplication(host: "127.0.0.1", port: port) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for application in applications { group.addTask { try await application.runService(gracefulShutdownSignals: []) } }
-            defer { group.cancelAll() }
+        try await RunningServices.with(applications) {
             let urls = ports.map { "http://127.0.0.1:\($0)" }
             for url in urls {
                 _ = try await StatusEndToEndTests.waitFor { (try? await Self.call(.GET, url + "/debug/v1/version")) != nil }

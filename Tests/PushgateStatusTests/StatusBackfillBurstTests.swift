@@ -22,9 +22,7 @@ struct StatusBackfillBurstTests {
         let node = emulator.makeNode(name: "server", cacheCapacity: 8)
         let port = try #require(FreePort.pick())
         let application = node.makeApplication(host: "127.0.0.1", port: port)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await application.runService(gracefulShutdownSignals: []) }
-            defer { group.cancelAll() }
+        try await RunningServices.with([application]) {
             let client = WakuRESTClient(baseURL: "http://127.0.0.1:\(port)", timeout: .seconds(5))
             let log = LogRecorder()
             let logger = log.logger()

@@ -51,7 +51,9 @@ import Testing
     }
 
     @Test func anOpenCircuitRefusesCallsAtOnceThenATrialClosesIt() async throws {
-        let calls = StoreCallGuard(timeout: .milliseconds(100), trialInterval: .milliseconds(300))
+        // The 50 calls below must all come inside one trial interval, or one of them would go as a trial:
+        // refused calls take microseconds, and 3 s leaves room for a loaded machine.
+        let calls = StoreCallGuard(timeout: .milliseconds(100), trialInterval: .seconds(3))
         _ = try? await calls.run { try await Self.hang() }
         #expect(calls.isOpen)
         let ran = Mutex(0)
@@ -60,7 +62,7 @@ import Testing
         }
         // Refused without running (so without waiting for a deadline).
         #expect(ran.withLock { $0 } == 0)
-        try await Task.sleep(for: .milliseconds(350))
+        try await Task.sleep(for: .milliseconds(3_100))
         let value = try await calls.run { 42 }
         #expect(value == 42)
         #expect(!calls.isOpen)
