@@ -27,28 +27,41 @@ struct GorushAppRouter: Sendable {
         }.sorted { $0.topic.utf8.count > $1.topic.utf8.count }
     }
 
-    /// Whether notifications for `platform` are served (gorush drops the others without counting them).
-    func serves(_ platform: Int) -> Bool {
-        self.defaults[platform] != nil
+    /// Whether `notification` is served on `platform` (gorush drops the others, of platforms it does not
+    /// serve, without counting them): the platform has a default app (`ios_app`, `android_app`,
+    /// `huawei_app`), or the notification picks an app itself, by its `app` field or, for iOS, by a topic
+    /// that is an APNs app's.
+    func serves(_ notification: GorushNotification, on platform: GorushNotification.Platform) -> Bool {
+        if self.defaults[platform.rawValue] != nil || !notification.app.isEmpty { return true }
+        return platform == .ios && self.apnsApp(forTopic: notification.topic) != nil
     }
 
-    /// The app for a notification.
-    func app(for notification: GorushNotification, platform: GorushNotification.Platform) -> Result<String, Refusal> {
-        let kind: AppSettings.Kind? = switch platform {
+    /// The APNs app whose topic `topic` is, or extends with a suffix.
+    private func apnsApp(forTopic topic: String) -> String? {
+        guard !topic.isEmpty else { return nil }
+        return self.apnsTopics.first(where: { topic == $0.topic || topic.hasPrefix($0.topic + ".") })?.appID
+    }
+
+    /// The kind of app that delivers `platform`'s notifications.
+    static func kind(of platform: GorushNotification.Platform) -> AppSettings.Kind {
+        switch platform {
         case .ios: .apns
         case .android: .gcm
         case .huawei: .hms
         }
+    }
+
+    /// The app for a notification.
+    func app(for notification: GorushNotification, platform: GorushNotification.Platform) -> Result<String, Refusal> {
+        let kind = Self.kind(of: platform)
         if !notification.app.isEmpty {
             guard let found = self.kinds[notification.app], found == kind else {
                 return .failure(Refusal(reason: "app \(notification.app) is not a configured \(platform.name) app"))
             }
             return .success(notification.app)
         }
-        if platform == .ios, !notification.topic.isEmpty,
-            let match = self.apnsTopics.first(where: { notification.topic == $0.topic || notification.topic.hasPrefix($0.topic + ".") })
-        {
-            return .success(match.appID)
+        if platform == .ios, let app = self.apnsApp(forTopic: notification.topic) {
+            return .success(app)
         }
         guard let app = self.defaults[platform.rawValue] else {
             return .failure(Refusal(reason: "no \(platform.name) app is configured"))

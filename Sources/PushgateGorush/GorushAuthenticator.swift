@@ -1,7 +1,8 @@
 import PushgateConfig
 
 /// Who may use the gorush routes: a caller with one of `auth_tokens` as its bearer token (limited to
-/// that token's apps), or, with `allow_unauthenticated`, a caller that sends no `Authorization` at all.
+/// that token's apps), or, with `allow_unauthenticated`, a caller that sends no `Authorization` or one of
+/// another scheme than Bearer (a reverse proxy's basic authentication, passed on).
 struct GorushAuthenticator: Sendable {
     /// What a request may do.
     enum Verdict: Equatable {
@@ -25,7 +26,11 @@ struct GorushAuthenticator: Sendable {
             return self.allowUnauthenticated ? .allowed(apps: nil) : .refused("Missing bearer token.")
         }
         let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return .refused("Invalid authorization header.") }
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            // Another scheme is not meant for the gateway: a reverse proxy's basic authentication (gorush's
+            // advice for securing it) passes its header on. Where callers need no token, it is no token.
+            return self.allowUnauthenticated ? .allowed(apps: nil) : .refused("Invalid authorization header.")
+        }
         let presented = Array(parts[1].trimmingPrefix(" ").utf8)
         // Every configured token is compared in full, so the time taken says nothing of which matched.
         var match: GorushSettings.AuthToken?

@@ -13,7 +13,7 @@ struct GorushPlanner: Sendable {
         var plan = GorushPlan()
         plan.deliveries.reserveCapacity(notifications.reduce(0) { $0 + $1.tokens.count + 1 })
         for (index, notification) in notifications.enumerated() {
-            guard let platform = notification.knownPlatform, self.router.serves(platform.rawValue) else {
+            guard let platform = notification.knownPlatform, self.router.serves(notification, on: platform) else {
                 plan.unserved += 1
                 continue
             }

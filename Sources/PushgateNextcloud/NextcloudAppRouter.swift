@@ -12,10 +12,17 @@ public struct NextcloudAppRouter: Sendable {
     }
 
     private let settings: NextcloudSettings
+    /// The configured APNs apps, when known: a route is taken only by tokens of its app's platform.
+    private let apnsApps: Set<String>?
 
     /// Creates a router over the `nextcloud` settings.
-    public init(settings: NextcloudSettings) {
+    /// - Parameter apnsApps: the ids of the configured APNs apps. A route whose app is of the other
+    ///   platform than a device's token is passed over for that device (`'Nextcloud-Talk'` matches Talk
+    ///   Android's User-Agent as well as Talk iOS's): its first push would find the token invalid there,
+    ///   and the device would be deleted and reported unknown to its server. Nil: every route is taken.
+    public init(settings: NextcloudSettings, apnsApps: Set<String>? = nil) {
         self.settings = settings
+        self.apnsApps = apnsApps
     }
 
     /// The apps for a device, or nil when none is configured for it.
@@ -31,6 +38,7 @@ public struct NextcloudAppRouter: Sendable {
         let hasVoIPToken = isAPNs && pushToken.contains(" ")
         for userAgent in userAgents {
             for route in self.settings.routes {
+                if let apnsApps = self.apnsApps, apnsApps.contains(route.app) != isAPNs { continue }
                 if let regex = try? Regex(route.userAgentPattern), userAgent.contains(regex) {
                     return Choice(app: route.app, voipApp: hasVoIPToken ? route.voipApp : nil)
                 }

@@ -13,16 +13,20 @@ public enum NextcloudFrontEnd {
         let started = environment.configuration.nextcloud
         let (store, dispatcher, logger) = (environment.store, environment.dispatcher, environment.logger)
         let figures = NextcloudFigures(store: store, logger: logger)
-        @Sendable func routes(_ settings: NextcloudSettings) -> [GatewayRoute] {
+        @Sendable func apnsApps(_ configuration: GatewayConfiguration) -> Set<String> {
+            Set(configuration.apps.filter { $0.kind == .apns }.map(\.id))
+        }
+        @Sendable func routes(_ settings: NextcloudSettings, _ apnsApps: Set<String>) -> [GatewayRoute] {
             let devices = NextcloudDeviceRoutes(
-                store: store, router: NextcloudAppRouter(settings: settings), pathPrefix: settings.pathPrefix,
+                store: store, router: NextcloudAppRouter(settings: settings, apnsApps: apnsApps), pathPrefix: settings.pathPrefix,
                 identityProof: NextcloudIdentityProof(settings: settings.identityProof), logger: logger, figures: figures
             )
             return devices.routes + NextcloudNotificationRoutes(store: store, dispatcher: dispatcher, settings: settings, logger: logger, figures: figures).routes
         }
         // A reload replaces the handlers behind the same paths (`NextcloudSettings.reloaded(over:)`: all
         // but the path prefix change live).
-        let live = LiveValue((settings: started, routes: routes(started)))
+        let startedAPNsApps = apnsApps(environment.configuration)
+        let live = LiveValue((settings: started, apnsApps: startedAPNsApps, routes: routes(started, startedAPNsApps)))
         let served = live.current.routes.enumerated().map { index, route in
             // The gateway's own refusals (a body over the limit, one that cannot be read) in Nextcloud's shape.
             GatewayRoute(route.method, route.path, maximumBodySize: route.maximumBodySize, errorAnswer: NextcloudErrorResponse.response) { request, context in
@@ -32,8 +36,9 @@ public enum NextcloudFrontEnd {
         let shown: @Sendable () async -> [FrontEndFigure]? = { live.current.settings.servesAnApp ? await figures.figures() : nil }
         return FrontEnd(name: Self.name, routes: served, countWriters: [figures.counts.stored], figures: shown) { configuration in
             let reloaded = configuration.nextcloud.reloaded(over: started)
-            guard reloaded != live.current.settings else { return }
-            live.replace((reloaded, routes(reloaded)))
+            let reloadedAPNsApps = apnsApps(configuration)
+            guard reloaded != live.current.settings || reloadedAPNsApps != live.current.apnsApps else { return }
+            live.replace((reloaded, reloadedAPNsApps, routes(reloaded, reloadedAPNsApps)))
         }
     }
 

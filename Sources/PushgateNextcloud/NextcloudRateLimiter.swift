@@ -30,11 +30,17 @@ public struct NextcloudRateLimiter: Sendable {
         let seconds = Int64(now.timeIntervalSince1970)
         let windowStart = seconds - seconds % window
         let identity = Hex.lowercase(SHA256.hash(data: Array(sender.utf8)).prefix(12))
-        let total = try await self.store.incrementCounter(
-            "nextcloud-rate:\(identity):\(windowStart)", by: Int64(entries),
-            expiresAt: Date(timeIntervalSince1970: TimeInterval(windowStart + window)), now: now
-        )
-        return total <= Int64(self.limit.notifications)
+        let name = "nextcloud-rate:\(identity):\(windowStart)"
+        let expiry = Date(timeIntervalSince1970: TimeInterval(windowStart + window))
+        let total = try await self.store.incrementCounter(name, by: Int64(entries), expiresAt: expiry, now: now)
+        guard total <= Int64(self.limit.notifications) else {
+            // A refused batch uses none of the allowance: smaller batches that fit still go (Nextcloud sends
+            // a refused batch no more, so counting it would lose them too). If the store fails now, the
+            // batch stays counted until the window ends.
+            _ = try? await self.store.incrementCounter(name, by: -Int64(entries), expiresAt: expiry, now: now)
+            return false
+        }
+        return true
     }
 }
 

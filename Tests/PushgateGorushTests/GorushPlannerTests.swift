@@ -54,6 +54,28 @@ struct GorushPlannerTests {
         #expect(plan.deliveries.map(\.token) == ["a", "b", "news", "c"])
     }
 
+    /// Without `ios_app`, a notification that names a configured APNs app, or whose topic is one's, still
+    /// goes to it; one that picks no app is dropped uncounted, as gorush drops a platform it does not serve.
+    @Test func withoutADefaultAppANamedOrTopicsAppIsUsed() throws {
+        let configuration = try GatewayConfiguration(yaml: """
+            apps:
+              ios.main: {type: apns, topic: com.example.main, keyfile: k, key_id: K, team_id: T}
+            gorush: {allow_unauthenticated: true}
+            """)
+        let planner = GorushPlanner(router: GorushAppRouter(settings: configuration.gorush!, apps: configuration.apps), hideToken: false, hideMessages: false)
+        let plan = planner.plan(try GorushRequestReader.notifications(Array(#"""
+            {"notifications":[
+              {"platform":1,"tokens":["a"],"app":"ios.main"},
+              {"platform":1,"tokens":["b"],"topic":"com.example.main"},
+              {"platform":1,"tokens":["c"],"topic":"com.example.unknown"},
+              {"platform":3,"tokens":["d"]}]}
+            """#.utf8)))
+        #expect(plan.deliveries.map(\.token) == ["a", "b"])
+        #expect(plan.deliveries.allSatisfy { $0.appID == "ios.main" })
+        #expect(plan.refusals.isEmpty)
+        #expect(plan.unserved == 2)
+    }
+
     @Test func moreThan500AndroidTokensAreAllDelivered() throws {
         let tokens = (0..<1200).map { "\"tok\($0)\"" }.joined(separator: ",")
         let plan = try Self.plan(#"{"notifications":[{"platform":2,"tokens":[\#(tokens)],"message":"m"}]}"#)
@@ -132,10 +154,12 @@ struct GorushPlannerTests {
         #expect(authenticator.verdict(authorization: "Bearer open-sesame") == .allowed(apps: nil))
         #expect(authenticator.verdict(authorization: "bearer ios-only") == .allowed(apps: ["ios.other"]))
         #expect(authenticator.verdict(authorization: "Bearer open-sesam") == .refused("Invalid bearer token."))
-        #expect(authenticator.verdict(authorization: "Basic b3Blbg==") == .refused("Invalid authorization header."))
+        // A reverse proxy's basic authentication, passed on, is no token where none is needed.
+        #expect(authenticator.verdict(authorization: "Basic b3Blbg==") == .allowed(apps: nil))
         var closed = Self.configuration.gorush!
         closed.allowUnauthenticated = false
         #expect(GorushAuthenticator(settings: closed).verdict(authorization: nil) == .refused("Missing bearer token."))
+        #expect(GorushAuthenticator(settings: closed).verdict(authorization: "Basic b3Blbg==") == .refused("Invalid authorization header."))
     }
 
     @Test func configurationMistakesAreNamed() throws {

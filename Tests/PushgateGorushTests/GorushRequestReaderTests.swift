@@ -8,6 +8,20 @@ struct GorushRequestReaderTests {
         try GorushRequestReader.notifications(Array(text.utf8))
     }
 
+    /// The request body limit takes gorush's largest request: 100 notifications (its default
+    /// `max_notification`), each with 500 FCM tokens of FCM's length and a 4-KiB message.
+    @Test func theBodyLimitTakesGorushsLargestRequest() throws {
+        let tokens = (0..<500).map { index in
+            let digits = String(index)
+            return "\"" + String(repeating: "f", count: 163 - digits.count) + digits + "\""
+        }.joined(separator: ",")
+        let notification = #"{"tokens":[\#(tokens)],"platform":2,"message":"\#(String(repeating: "m", count: 4096))","title":"t","data":{"k":"v"}}"#
+        let body = #"{"notifications":["# + Array(repeating: notification, count: 100).joined(separator: ",") + "]}"
+        #expect(body.utf8.count <= 100 * GorushFrontEnd.maximumNotificationBytes, "\(body.utf8.count) bytes")
+        let read = try Self.read(body)
+        #expect(read.count == 100 && read.allSatisfy { $0.tokens.count == 500 })
+    }
+
     @Test(arguments: [
         "not json", "[]", "{}", #"{"notifications":null}"#, #"{"notifications":{}}"#, #"{"notifications":[1]}"#,
         #"{"notifications":[{"platform":"1"}]}"#, #"{"notifications":[{"tokens":"abc"}]}"#, #"{"notifications":[{"tokens":[1]}]}"#,

@@ -97,6 +97,38 @@ struct NextcloudDeviceRoutesTests {
         ).status
     }
 
+    /// `'Nextcloud-Talk'` matches Talk Android's User-Agent as well as Talk iOS's: a route to an APNs app
+    /// is passed over for an FCM token (and the other way round), which goes to the default app of its
+    /// platform. Stored under the APNs app, its first push would find it invalid, and the device would be
+    /// deleted and reported unknown to its server.
+    @Test func aRouteIsTakenOnlyByTokensOfItsAppsPlatform() throws {
+        let settings = try GatewayConfiguration(yaml: """
+            apps:
+              talk.ios: {type: apns, topic: com.example.talk, keyfile: k, key_id: K, team_id: T}
+              talk.android: {type: gcm, project_id: p, service_account_file: s}
+              files.android: {type: gcm, project_id: p, service_account_file: s}
+            nextcloud:
+              fcm_app: files.android
+              routes:
+                - {user_agent: 'Nextcloud-Talk', app: talk.ios}
+                - {user_agent: 'Nextcloud-Talk', app: talk.android}
+            """).nextcloud
+        let router = NextcloudAppRouter(settings: settings, apnsApps: ["talk.ios"])
+        #expect(router.choose(userAgent: "Mozilla/5.0 (Android) Nextcloud-Talk v18.0.0", pushToken: "fGx1:APA91bH-example")?.app == "talk.android")
+        #expect(router.choose(userAgent: "Mozilla/5.0 (iOS) Nextcloud-Talk v20.1", pushToken: "AB12CD34")?.app == "talk.ios")
+        let onlyIOSRoute = try GatewayConfiguration(yaml: """
+            apps:
+              talk.ios: {type: apns, topic: com.example.talk, keyfile: k, key_id: K, team_id: T}
+              files.android: {type: gcm, project_id: p, service_account_file: s}
+            nextcloud:
+              fcm_app: files.android
+              routes: [{user_agent: 'Nextcloud-Talk', app: talk.ios}]
+            """).nextcloud
+        #expect(
+            NextcloudAppRouter(settings: onlyIOSRoute, apnsApps: ["talk.ios"]).choose(userAgent: "Mozilla/5.0 (Android) Nextcloud-Talk v18.0.0", pushToken: "fGx1:APA91bH-example")?.app
+                == "files.android")
+    }
+
     @Test func registrationStoresTheDeviceWithTheAppItsTokenAndClientCallFor() async throws {
         let user = try await NextcloudUser()
         try await Self.withProxy { client, store async throws in

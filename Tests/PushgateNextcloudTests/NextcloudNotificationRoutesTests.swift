@@ -401,11 +401,15 @@ struct NextcloudNotificationRoutesTests {
             #expect(status == .tooManyRequests)
             #expect(!body.contains("failed") && !body.contains("unknown"))
             #expect(proxy.totalReceived == 2)
+            // The refused batch used none of the allowance: one entry still fits, then none.
+            #expect(try await proxy.post(NextcloudServerSide.form([entry])).0 == .ok)
+            #expect(try await proxy.post(NextcloudServerSide.form([entry])).0 == .tooManyRequests)
+            #expect(proxy.totalReceived == 3)
             // A server that identifies itself with a subscription key has its own budget.
             let keyed: HTTPFields = [.init("X-Nextcloud-Subscription-Key")!: "ABCDE-FGHIJ-KLMNO-PQRST-UVWXY"]
             #expect(try await proxy.post(NextcloudServerSide.form([entry, entry, entry]), headers: keyed).0 == .ok)
             #expect(try await proxy.post(NextcloudServerSide.form([entry]), headers: keyed).0 == .tooManyRequests)
-            #expect(proxy.totalReceived == 5)
+            #expect(proxy.totalReceived == 6)
         }
     }
 
