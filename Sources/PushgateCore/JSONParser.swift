@@ -26,14 +26,25 @@ public struct JSONParser {
     var position = 0
     /// The nesting depth of the container being walked (``readMembers(_:)``, ``readElements(_:)``).
     var depth = 0
+    /// Whether invalid UTF-8 and unpaired surrogate escapes in strings become U+FFFD instead of failing.
+    let replacesInvalidUnicode: Bool
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, replacesInvalidUnicode: Bool = false) {
         self.bytes = bytes
+        self.replacesInvalidUnicode = replacesInvalidUnicode
     }
 
     /// Parses one JSON document.
     public static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         try Self.walk(bytes) { parser throws(Failure) in try parser.readValue() }
+    }
+
+    /// Parses one JSON document as Go's `encoding/json` takes one: invalid UTF-8 and unpaired surrogate
+    /// escapes (`"\ud83d"`, a text cut inside an emoji) in strings become U+FFFD instead of failing (Go
+    /// writes one for each byte of an ill-formed sequence, this one for the sequence). The gorush front
+    /// end reads its callers' requests this way, as gorush does.
+    public static func parseReplacingInvalidUnicode(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+        try Self.walk(bytes, replacingInvalidUnicode: true) { parser throws(Failure) in try parser.readValue() }
     }
 
     // MARK: Walking a document
@@ -47,11 +58,13 @@ public struct JSONParser {
     /// dictionary for every object: `body` reads the top-level value with ``readValue()``,
     /// ``readMembers(_:)`` or ``readElements(_:)``, and the text must end after it (whitespace aside).
     /// The text is held to the same rules as ``parse(_:)``.
-    public static func walk<T>(_ bytes: [UInt8], _ body: (inout JSONParser) throws(Failure) -> T) throws(Failure) -> T {
+    public static func walk<T>(
+        _ bytes: [UInt8], replacingInvalidUnicode: Bool = false, _ body: (inout JSONParser) throws(Failure) -> T
+    ) throws(Failure) -> T {
         // Thrown straight through (typed throws), not carried out in a `Result`: a `Result<T, Failure>` of
         // the caller's `T` had its metadata looked up at run time on every document.
         try bytes.withUnsafeBufferPointer { buffer throws(Failure) -> T in
-            var parser = JSONParser(buffer)
+            var parser = JSONParser(buffer, replacesInvalidUnicode: replacingInvalidUnicode)
             parser.skipWhitespace()
             let value = try body(&parser)
             parser.skipWhitespace()
@@ -248,7 +261,10 @@ public struct JSONParser {
                     return text
                 }
                 guard let text = String(validating: self.bytes(from: start), as: UTF8.self) else {
-                    throw Failure(offset: start, reason: "invalid UTF-8")
+                    guard self.replacesInvalidUnicode else { throw Failure(offset: start, reason: "invalid UTF-8") }
+                    let text = String(decoding: self.bytes(from: start), as: UTF8.self)
+                    self.position += 1
+                    return text
                 }
                 self.position += 1
                 return text
@@ -268,7 +284,11 @@ public struct JSONParser {
                 } else {
                     text = String(validating: buffer, as: UTF8.self)
                 }
-                guard let text else { throw Failure(offset: start, reason: "invalid UTF-8") }
+                guard let text else {
+                    guard self.replacesInvalidUnicode else { throw Failure(offset: start, reason: "invalid UTF-8") }
+                    self.position += 1
+                    return String(decoding: buffer, as: UTF8.self)
+                }
                 self.position += 1
                 return text
             case UInt8(ascii: "\\"):
@@ -300,20 +320,43 @@ public struct JSONParser {
         case UInt8(ascii: "u"):
             var scalar = UInt32(try self.hex4())
             if (0xD800...0xDBFF).contains(scalar) {
-                guard self.position + 1 < self.bytes.count, self.bytes[self.position] == UInt8(ascii: "\\"), self.bytes[self.position + 1] == UInt8(ascii: "u")
-                else { throw self.failure("unpaired surrogate") }
-                self.position += 2
-                let low = UInt32(try self.hex4())
-                guard (0xDC00...0xDFFF).contains(low) else { throw self.failure("unpaired surrogate") }
-                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                let pairs = self.position + 5 < self.bytes.count && self.bytes[self.position] == UInt8(ascii: "\\")
+                    && self.bytes[self.position + 1] == UInt8(ascii: "u")
+                if pairs, let low = self.peekHex4(at: self.position + 2), (0xDC00...0xDFFF).contains(low) {
+                    self.position += 6
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+                } else {
+                    guard self.replacesInvalidUnicode else { throw self.failure("unpaired surrogate") }
+                    // Go's reader: the lone half becomes U+FFFD, and what follows is read on its own.
+                    scalar = 0xFFFD
+                }
             } else if (0xDC00...0xDFFF).contains(scalar) {
-                throw self.failure("unpaired surrogate")
+                guard self.replacesInvalidUnicode else { throw self.failure("unpaired surrogate") }
+                scalar = 0xFFFD
             }
             guard let unicode = Unicode.Scalar(scalar) else { throw self.failure("invalid escape") }
             buffer.append(contentsOf: Array(String(Character(unicode)).utf8))
         default:
             throw self.failure("invalid escape")
         }
+    }
+
+    /// The four hex digits at `offset` as a number, or nil when they are not four hex digits.
+    private func peekHex4(at offset: Int) -> UInt16? {
+        guard offset + 4 <= self.bytes.count else { return nil }
+        var value: UInt16 = 0
+        for index in offset..<(offset + 4) {
+            let byte = self.bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt16(digit)
+        }
+        return value
     }
 
     private mutating func hex4() throws(Failure) -> UInt16 {

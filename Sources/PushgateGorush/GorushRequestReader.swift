@@ -16,7 +16,9 @@ enum GorushRequestReader {
     static func notifications(_ body: [UInt8]) throws(Unreadable) -> [GorushNotification] {
         let root: JSONValue
         do {
-            root = try JSONParser.parse(body)
+            // As Go's encoding/json reads it: a caller's text cut inside an emoji (a lone surrogate escape,
+            // or a UTF-8 sequence cut short) becomes U+FFFD, not a refused request.
+            root = try JSONParser.parseReplacingInvalidUnicode(body)
         } catch {
             throw Unreadable(reason: "the body is not JSON (\(error.description))")
         }

@@ -8,6 +8,22 @@ struct GorushRequestReaderTests {
         try GorushRequestReader.notifications(Array(text.utf8))
     }
 
+    /// Go's encoding/json, which gorush's binding uses, reads a lone surrogate escape and invalid UTF-8 in a
+    /// string as U+FFFD: a caller's preview cut inside an emoji is delivered, not refused with a 400.
+    @Test func textCutInsideAnEmojiIsReadAsGoReadsIt() throws {
+        let escaped = try Self.read(#"{"notifications":[{"platform":2,"tokens":["t"],"message":"hi \ud83d","title":"\ude00x\ud83d\u0041"}]}"#)
+        #expect(escaped.first?.message == "hi \u{FFFD}")
+        #expect(escaped.first?.title == "\u{FFFD}x\u{FFFD}A")
+        var raw = Array(#"{"notifications":[{"platform":2,"tokens":["t"],"message":"cut "#.utf8)
+        raw += [0xF0, 0x9F, 0x98]  // the first three bytes of U+1F600
+        raw += Array(#""}]}"#.utf8)
+        // (Go writes a U+FFFD for each byte of a cut sequence; Swift one for the sequence.)
+        let cut = try GorushRequestReader.notifications(raw)
+        #expect(cut.first?.message == "cut \u{FFFD}")
+        // A whole pair is still one character.
+        #expect(try Self.read(#"{"notifications":[{"platform":2,"tokens":["t"],"message":"\ud83d\ude00"}]}"#).first?.message == "\u{1F600}")
+    }
+
     /// The request body limit takes gorush's largest request: 100 notifications (its default
     /// `max_notification`), each with 500 FCM tokens of FCM's length and a 4-KiB message.
     @Test func theBodyLimitTakesGorushsLargestRequest() throws {
