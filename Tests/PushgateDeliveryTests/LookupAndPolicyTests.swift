@@ -19,48 +19,34 @@ struct LookupAndPolicyTests {
         #expect(AppPattern(pattern).matches(appID) == matches)
     }
 
-    @Test func exactIdsWinThenOneGlobElseUnknownOrAmbiguous() {
-        let directory = ProviderDirectory([
-            ScriptedProvider(appID: "im.example.*"),
-            ScriptedProvider(appID: "im.example.ios"),
-            ScriptedProvider(appID: "com.other.*"),
-            ScriptedProvider(appID: "com.*.web"),
-        ])
-        func found(_ id: String) -> String? {
-            if case .found(let provider) = directory.lookup(id) { return provider.appID }
-            return nil
-        }
-        #expect(found("im.example.ios") == "im.example.ios")
-        #expect(found("im.example.android") == "im.example.*")
-        guard case .unknown = directory.lookup("org.unknown") else {
-            Issue.record("expected unknown")
-            return
-        }
-        guard case .ambiguous = directory.lookup("com.other.web") else {
-            Issue.record("expected ambiguous")
-            return
-        }
-    }
-
-    /// `"*"` takes only what no other app claims: beside another glob it makes nothing ambiguous (a
+    /// An exact id wins, then the one glob that matches; none is unknown, several ambiguous. An app named
+    /// `"*"` takes only what no other app claims: beside other globs it makes nothing ambiguous (a
     /// homeserver deletes a pusher whose notification is rejected as ambiguous).
-    @Test func aCatchAllTakesOnlyWhatNoOtherAppClaims() {
-        let directory = ProviderDirectory([
-            ScriptedProvider(appID: "*"),
-            ScriptedProvider(appID: "im.example.*"),
-            ScriptedProvider(appID: "im.example.ios"),
-            ScriptedProvider(appID: "com.other.*"),
-            ScriptedProvider(appID: "com.*.web"),
-        ])
+    @Test(arguments: [false, true])
+    func exactIdsWinThenOneGlobThenTheCatchAllElseUnknownOrAmbiguous(withCatchAll: Bool) {
+        let directory = ProviderDirectory(
+            (withCatchAll ? [ScriptedProvider(appID: "*")] : []) + [
+                ScriptedProvider(appID: "im.example.*"),
+                ScriptedProvider(appID: "im.example.ios"),
+                ScriptedProvider(appID: "com.other.*"),
+                ScriptedProvider(appID: "com.*.web"),
+            ])
         func found(_ id: String) -> String? {
             if case .found(let provider) = directory.lookup(id) { return provider.appID }
             return nil
         }
-        #expect(found("im.example.android") == "im.example.*")
         #expect(found("im.example.ios") == "im.example.ios")
-        #expect(found("org.unknown") == "*")
-        #expect(found("chat.fluffy.fluffychat.ABCDEF") == "*")
-        // Two other globs still make an id ambiguous.
+        #expect(found("im.example.android") == "im.example.*")
+        if withCatchAll {
+            #expect(found("org.unknown") == "*")
+            #expect(found("chat.fluffy.fluffychat.ABCDEF") == "*")
+        } else {
+            guard case .unknown = directory.lookup("org.unknown") else {
+                Issue.record("expected unknown")
+                return
+            }
+        }
+        // Two globs other than the catch-all make an id ambiguous.
         guard case .ambiguous = directory.lookup("com.other.web") else {
             Issue.record("expected ambiguous")
             return
