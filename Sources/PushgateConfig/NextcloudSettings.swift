@@ -123,11 +123,15 @@ public struct NextcloudSettings: Sendable, Equatable {
         self.deliveryTimeout = .seconds(try section.int("delivery_timeout", in: 1...120) ?? 10)
         self.maxBatchSize = try section.int("max_batch_size", in: 1...100_000) ?? self.maxBatchSize
         if let limit = try section.section("rate_limit") {
-            if let notifications = try limit.int("notifications", in: 0...Int(Int32.max)), notifications > 0 {
+            let notifications = try limit.int("notifications", in: 0...Int(Int32.max))
+            if let notifications, notifications > 0 {
                 self.rateLimit = RateLimit(
                     notifications: notifications, window: .seconds(try limit.int("window", in: 1...86_400 * 31) ?? 3600),
                     useForwardedFor: try limit.bool("x_forwarded_for") ?? false
                 )
+            } else {
+                // A section that limits nothing is more likely a mistake than a way of saying "off".
+                warnings.append("\(limit.keyPath("notifications")) is \(notifications.map(String.init) ?? "not set"): the fair-use limit is off")
             }
             warnings += limit.unknownKeys(known: ["notifications", "window", "x_forwarded_for"]).map { "unknown key \($0) (ignored)" }
         }
@@ -136,6 +140,10 @@ public struct NextcloudSettings: Sendable, Equatable {
             self.identityProof.allowedHosts = try proof.stringList("allowed_hosts") ?? []
             self.identityProof.httpHosts = try proof.stringList("http_hosts") ?? []
             warnings += proof.unknownKeys(known: ["timeout", "allowed_hosts", "http_hosts"]).map { "unknown key \($0) (ignored)" }
+        }
+        if self.apnsVoipApp != nil, self.apnsApp == nil {
+            // The VoIP app carries the PushKit half of a token pair whose first half goes to `apns_app`.
+            warnings.append("\(section.keyPath("apns_voip_app")) is set without apns_app, the app whose devices it serves: it is never used")
         }
         warnings += section.unknownKeys(known: Self.knownKeys).map { "unknown key \($0) (ignored)" }
     }

@@ -87,6 +87,12 @@ public enum GorushFrontEnd {
     }
 
     /// gorush marks every answer with its version.
+    /// gorush's answer at `/` (`rootHandler`), which probes written for gorush ask for (its Helm chart's
+    /// readiness probe): served at `/` when the console, which redirects `/` to itself, is off.
+    public static let welcomeRoute = GatewayRoute(.get, "/") { _, _ in
+        Self.versioned(GorushResponse.json(.ok, #"{"text":"Welcome to notification server."}"#))
+    }
+
     private static func versioned(_ response: Response) -> Response {
         var response = response
         response.headers[HTTPField.Name("X-GORUSH-VERSION")!] = PushgateVersion.current

@@ -163,6 +163,9 @@ public struct Gateway: Sendable {
                 )
             )
         }
+        if !frontEnds.contains(where: { $0.name == "console" }), frontEnds.contains(where: { $0.name == GorushFrontEnd.name }) {
+            frontEnds.append(FrontEnd(name: "gorush welcome", routes: [GorushFrontEnd.welcomeRoute]))
+        }
         if let log = sandbox?.log {
             frontEnds.append(FrontEnd(name: "sandbox", routes: [GatewayRoute(.get, "/sandbox/deliveries") { _, _ in SandboxEnvironment.deliveriesResponse(log) }]))
         }

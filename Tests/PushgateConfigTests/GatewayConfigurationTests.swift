@@ -205,6 +205,14 @@ struct GatewayConfigurationTests {
         #expect(nextcloud.identityProof.allowedHosts == ["cloud.internal"])
         #expect(nextcloud.identityProof.httpHosts == ["*.local"])
         #expect(configuration.warnings == ["unknown key nextcloud.rate_limit.burst (ignored)"])
+        // A fair-use section that limits nothing, and a VoIP app without the APNs app it pairs with, are
+        // more likely mistakes than choices: each is warned about.
+        let off = try GatewayConfiguration(yaml: "nextcloud: {rate_limit: {notifications: 0}, apns_voip_app: talk.voip}")
+        #expect(off.nextcloud.rateLimit == nil)
+        #expect(off.warnings == [
+            "nextcloud.rate_limit.notifications is 0: the fair-use limit is off",
+            "nextcloud.apns_voip_app is set without apns_app, the app whose devices it serves: it is never used",
+        ])
         // A limit of 0 means none.
         #expect(try GatewayConfiguration(yaml: "nextcloud: {rate_limit: {notifications: 0}}").nextcloud.rateLimit == nil)
     }

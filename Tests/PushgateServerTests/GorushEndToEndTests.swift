@@ -70,6 +70,19 @@ struct GorushEndToEndTests {
         try JSONParser.parse(Array(text.utf8))
     }
 
+    /// gorush's welcome at `/`, which probes written for gorush ask for (its Helm chart's readiness probe),
+    /// while the console is off; with the console on, `/` redirects to it.
+    @Test func theRootAnswersGorushsWelcomeWhileTheConsoleIsOff() async throws {
+        let directory = try TemporaryDirectory()
+        let (gateway, port) = try await Self.start("  allow_unauthenticated: true\nconsole: {enabled: false}", directory: directory)
+        defer { gateway.kill() }
+        let welcome = try await Self.get(port, "/")
+        #expect(welcome.status == 200 && welcome.body == #"{"text":"Welcome to notification server."}"#, "\(welcome.status) \(welcome.body)")
+        #expect(welcome.headers.first(name: "X-GORUSH-VERSION") != nil)
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
+    }
+
     @Test func asyncAnswersAtOnceDeliversWhatGorushWouldAndCountsInTheStore() async throws {
         let directory = try TemporaryDirectory()
         let (gateway, port) = try await Self.start("  auth_tokens: [s3cret]", directory: directory)
