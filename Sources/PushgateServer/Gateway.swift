@@ -162,8 +162,8 @@ public struct Gateway: Sendable {
                     }
                 )
             )
-        }
-        if !frontEnds.contains(where: { $0.name == "console" }), frontEnds.contains(where: { $0.name == GorushFrontEnd.name }) {
+        } else if configuration.gorush?.isServed == true {
+            // Without the console, whose page `/` redirects to, gorush's welcome answers there.
             frontEnds.append(FrontEnd(name: "gorush welcome", routes: [GorushFrontEnd.welcomeRoute]))
         }
         if let log = sandbox?.log {
