@@ -341,22 +341,12 @@ public struct JSONParser {
         }
     }
 
-    /// The value of one hex digit, or nil when `byte` is not one.
-    private static func hexDigit(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
     /// The four hex digits at `offset` as a number, or nil when they are not four hex digits.
     private func peekHex4(at offset: Int) -> UInt16? {
         guard offset + 4 <= self.bytes.count else { return nil }
         var value: UInt16 = 0
         for index in offset..<(offset + 4) {
-            guard let digit = Self.hexDigit(self.bytes[index]) else { return nil }
+            guard let digit = Hex.value(ofDigit: self.bytes[index]) else { return nil }
             value = value << 4 | UInt16(digit)
         }
         return value
@@ -366,7 +356,7 @@ public struct JSONParser {
         guard self.position + 4 <= self.bytes.count else { throw self.failure("short \\u escape") }
         var value: UInt16 = 0
         for _ in 0..<4 {
-            guard let digit = Self.hexDigit(self.bytes[self.position]) else { throw self.failure("invalid \\u escape") }
+            guard let digit = Hex.value(ofDigit: self.bytes[self.position]) else { throw self.failure("invalid \\u escape") }
             value = value << 4 | UInt16(digit)
             self.position += 1
         }

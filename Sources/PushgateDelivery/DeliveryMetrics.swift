@@ -3,7 +3,8 @@ import PushgateCore
 
 /// Delivery counters and timings, per app and outcome:
 /// `pushgate_deliveries_total{app,outcome}`, `pushgate_delivery_duration_seconds{app}`,
-/// `pushgate_outbox_given_up_total{app}`, `pushgate_inflight_limit_drops_total{app}`, and Sygnal's name for
+/// `pushgate_outbox_given_up_total{app}`, `pushgate_outbox_expired_total{app}` (queued notifications whose
+/// time to live ran out), `pushgate_inflight_limit_drops_total{app}`, and Sygnal's name for
 /// the last, `sygnal_inflight_request_limit_drop_total{pushkin}`, so existing dashboards keep working; the
 /// circuit (``AppAdmission``): `pushgate_provider_circuit_open{app}` (1 while open),
 /// `pushgate_provider_circuit_opened_total{app}` and `pushgate_provider_circuit_refusals_total{app}`
@@ -49,6 +50,13 @@ public struct DeliveryMetrics: Sendable {
     func recordGivenUp(appID: String) {
         self.counters.value(for: HandleKey(metric: .givenUp, appID: appID, outcome: "")) {
             Counter(label: "pushgate_outbox_given_up_total", dimensions: [("app", appID)], factory: self.factory)
+        }.increment()
+    }
+
+    /// A queued notification whose time to live ran out before it could be delivered again.
+    func recordExpired(appID: String) {
+        self.counters.value(for: HandleKey(metric: .expired, appID: appID, outcome: "")) {
+            Counter(label: "pushgate_outbox_expired_total", dimensions: [("app", appID)], factory: self.factory)
         }.increment()
     }
 
@@ -130,7 +138,7 @@ private struct BacklogGauges: Sendable {
 /// Which counter, for which app and outcome.
 private struct HandleKey: Hashable, Sendable {
     enum Metric: Hashable, Sendable {
-        case deliveries, givenUp, inflightDrops, sygnalInflightDrops, circuitOpened, circuitRefusals
+        case deliveries, givenUp, expired, inflightDrops, sygnalInflightDrops, circuitOpened, circuitRefusals
     }
 
     var metric: Metric

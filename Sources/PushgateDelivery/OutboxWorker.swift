@@ -355,7 +355,13 @@ public struct OutboxWorker: Service, CustomStringConvertible {
     private func handle(_ entry: Work, token: String) async -> Handled {
         let appID = entry.appID
         let outcome: DeliveryOutcome
-        if let notification = entry.content?.notification {
+        if let queued = entry.content?.notification {
+            guard let notification = QueuedLifetime.remaining(of: queued, age: Date().timeIntervalSince(entry.createdAt)) else {
+                // Its time to live ran out while it waited: the provider would have dropped it by now.
+                self.metrics.recordExpired(appID: appID)
+                self.logger.notice("outbox: time to live ran out while queued; not delivered", metadata: ["app": "\(appID)"])
+                return .finished(token: token, outcome: .rejected(reason: "its time to live ran out while it waited in the outbox"))
+            }
             if case .found(let provider) = self.dispatcher.directory.lookup(appID) {
                 outcome = await self.dispatcher.deliver(
                     notification, via: provider, token: token, deadline: .now + self.configuration.deliveryTimeout, frontEnd: entry.frontEnd

@@ -2,7 +2,11 @@ import PushgateConfig
 
 /// Which configured app delivers a notification: the one its `app` field names; for iOS, the APNs app
 /// whose topic the notification's `topic` is (or extends with a suffix such as `.voip` or
-/// `.push-type.liveactivity`); else the platform's default (`ios_app`, `android_app`, `huawei_app`).
+/// `.push-type.liveactivity`); else the platform's default (`ios_app`, `android_app`, `huawei_app`). An iOS
+/// notification's `production` or `development` picks the APNs environment, as gorush picks its client
+/// (`production` first): the chosen app when it is of that environment, else the APNs app of that
+/// environment with the same topic; with none, the notification is refused rather than sent to the other
+/// environment, whose answer would be an invalid token.
 struct GorushAppRouter: Sendable {
     /// Why no app can take a notification.
     struct Refusal: Error, Equatable {
@@ -13,6 +17,8 @@ struct GorushAppRouter: Sendable {
     private let kinds: [String: AppSettings.Kind]
     /// APNs apps by topic, longest topic first.
     private let apnsTopics: [(topic: String, appID: String)]
+    /// Each APNs app's topic (empty when it has none) and whether it posts to the sandbox.
+    private let apnsApps: [String: (topic: String, sandbox: Bool)]
 
     init(settings: GorushSettings, apps: [AppSettings]) {
         var defaults: [Int: String] = [:]
@@ -25,6 +31,13 @@ struct GorushAppRouter: Sendable {
             guard app.kind == .apns, let topic = try? app.options.string("topic"), !topic.isEmpty else { return nil }
             return (topic, app.id)
         }.sorted { $0.topic.utf8.count > $1.topic.utf8.count }
+        var apnsApps: [String: (topic: String, sandbox: Bool)] = [:]
+        for app in apps where app.kind == .apns && apnsApps[app.id] == nil {
+            let topic = (try? app.options.string("topic")) ?? nil
+            let platform = (try? app.options.string("platform")) ?? nil
+            apnsApps[app.id] = (topic ?? "", platform?.lowercased() == "sandbox")
+        }
+        self.apnsApps = apnsApps
     }
 
     /// Whether `notification` is served on `platform` (gorush drops the others, of platforms it does not
@@ -58,14 +71,29 @@ struct GorushAppRouter: Sendable {
             guard let found = self.kinds[notification.app], found == kind else {
                 return .failure(Refusal(reason: "app \(notification.app) is not a configured \(platform.name) app"))
             }
-            return .success(notification.app)
+            return self.environment(of: notification.app, for: notification, platform: platform)
         }
         if platform == .ios, let app = self.apnsApp(forTopic: notification.topic) {
-            return .success(app)
+            return self.environment(of: app, for: notification, platform: platform)
         }
         guard let app = self.defaults[platform.rawValue] else {
             return .failure(Refusal(reason: "no \(platform.name) app is configured"))
         }
-        return .success(app)
+        return self.environment(of: app, for: notification, platform: platform)
+    }
+
+    /// `app`, or for an iOS notification that asks for the other APNs environment, the app of that
+    /// environment with the same topic.
+    private func environment(of app: String, for notification: GorushNotification, platform: GorushNotification.Platform) -> Result<String, Refusal> {
+        guard platform == .ios, notification.production || notification.development, let chosen = self.apnsApps[app] else { return .success(app) }
+        let sandbox = !notification.production
+        guard chosen.sandbox != sandbox else { return .success(app) }
+        let environment = sandbox ? "sandbox" : "production"
+        if !chosen.topic.isEmpty,
+            let twin = self.apnsApps.filter({ $0.value.topic == chosen.topic && $0.value.sandbox == sandbox }).keys.min()
+        {
+            return .success(twin)
+        }
+        return .failure(Refusal(reason: "no \(environment) APNs app is configured for \(chosen.topic.isEmpty ? "app \(app)" : "topic \(chosen.topic)")"))
     }
 }

@@ -11,6 +11,8 @@ final class ScriptedProvider: PushProvider {
     let platform = Platform.fcm
     private let script: Mutex<[String: [DeliveryOutcome]]>
     private let calls = Mutex<[String]>([])
+    /// The time to live of each call's notification, in order.
+    private let lifetimes = Mutex<[(token: String, timeToLive: Int?)]>([])
     /// Deliveries under way now, and the most seen at once since the last ``resetPeakInFlight()``.
     private let inFlight = Mutex<(now: Int, peak: Int)>((0, 0))
     let delay: Duration
@@ -30,6 +32,7 @@ final class ScriptedProvider: PushProvider {
 
     func deliver(_ notification: PushNotification, to token: String, deadline: ContinuousClock.Instant) async -> DeliveryOutcome {
         self.calls.withLock { $0.append(token) }
+        self.lifetimes.withLock { $0.append((token, notification.timeToLive)) }
         self.callTimes.withLock { $0.append((token, ContinuousClock.now)) }
         await self.gate.pass()
         self.inFlight.withLock { count in
@@ -47,6 +50,11 @@ final class ScriptedProvider: PushProvider {
     }
 
     var deliveredTokens: [String] { self.calls.withLock { $0 } }
+
+    /// The time to live each call for `token` was asked to send, in order.
+    func timesToLive(of token: String) -> [Int?] {
+        self.lifetimes.withLock { $0.filter { $0.token == token }.map(\.timeToLive) }
+    }
 
     /// When the first call for each token came.
     var firstCalls: [String: ContinuousClock.Instant] {

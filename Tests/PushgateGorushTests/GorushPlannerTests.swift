@@ -76,6 +76,36 @@ struct GorushPlannerTests {
         #expect(plan.unserved == 2)
     }
 
+    /// `production` and `development` pick the APNs environment, as gorush picks its client (`production`
+    /// first): the app of that environment with the chosen app's topic; with none, a refusal rather than a
+    /// token sent to the other environment, which APNs would answer as invalid.
+    @Test func productionAndDevelopmentPickTheAPNsEnvironment() throws {
+        let configuration = try GatewayConfiguration(yaml: """
+            apps:
+              ios.main: {type: apns, topic: com.example.main, keyfile: k, key_id: K, team_id: T}
+              ios.main.dev: {type: apns, topic: com.example.main, platform: sandbox, keyfile: k, key_id: K, team_id: T}
+              ios.other: {type: apns, topic: com.example.other, keyfile: k, key_id: K, team_id: T}
+            gorush: {ios_app: ios.main, allow_unauthenticated: true}
+            """)
+        let planner = GorushPlanner(router: GorushAppRouter(settings: configuration.gorush!, apps: configuration.apps), hideToken: false, hideMessages: false)
+        let plan = planner.plan(try GorushRequestReader.notifications(Array(#"""
+            {"notifications":[
+              {"platform":1,"tokens":["a"]},
+              {"platform":1,"tokens":["b"],"development":true},
+              {"platform":1,"tokens":["c"],"production":true},
+              {"platform":1,"tokens":["d"],"production":true,"development":true},
+              {"platform":1,"tokens":["e"],"app":"ios.main.dev","production":true},
+              {"platform":1,"tokens":["f"],"app":"ios.main.dev"},
+              {"platform":1,"tokens":["g"],"topic":"com.example.other","development":true},
+              {"platform":2,"tokens":["h"],"development":true}]}
+            """#.utf8)))
+        #expect(plan.deliveries.map { "\($0.token) \($0.appID)" } == [
+            "a ios.main", "b ios.main.dev", "c ios.main", "d ios.main", "e ios.main", "f ios.main.dev",
+        ])
+        #expect(plan.refusals.map(\.token) == ["g"])
+        #expect(plan.refusals.map(\.error) == ["no sandbox APNs app is configured for topic com.example.other"])
+    }
+
     @Test func moreThan500AndroidTokensAreAllDelivered() throws {
         let tokens = (0..<1200).map { "\"tok\($0)\"" }.joined(separator: ",")
         let plan = try Self.plan(#"{"notifications":[{"platform":2,"tokens":[\#(tokens)],"message":"m"}]}"#)

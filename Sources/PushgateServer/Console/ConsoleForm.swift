@@ -1,3 +1,5 @@
+import PushgateCore
+
 /// Reads the console's small `application/x-www-form-urlencoded` bodies: `+` is a space, percent escapes
 /// are decoded, a later duplicate wins, a field that is not UTF-8 once decoded is left out.
 enum ConsoleForm {
@@ -22,7 +24,7 @@ enum ConsoleForm {
                 output.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%") {
                 guard index + 2 < bytes.endIndex,
-                    let high = Self.hex(bytes[index + 1]), let low = Self.hex(bytes[index + 2])
+                    let high = Hex.value(ofDigit: bytes[index + 1]), let low = Hex.value(ofDigit: bytes[index + 2])
                 else { return nil }
                 output.append(high << 4 | low)
                 index += 2
@@ -32,14 +34,5 @@ enum ConsoleForm {
             index += 1
         }
         return String(validating: output, as: UTF8.self)
-    }
-
-    private static func hex(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -1,0 +1,24 @@
+import Foundation
+import PushgateCore
+
+/// What is left of a queued notification's lifetime when the outbox tries it again.
+///
+/// A front end's time to live counts from when the notification was accepted (Web Push's `TTL`, FCM's and
+/// Huawei's `ttl`, an APNs expiry computed from it): a notification that waited in the outbox goes out with
+/// what is left, and not at all once that has run out, since the provider would have dropped it by then
+/// and the device must not show it late. A notification without a time to live goes unchanged (the
+/// provider's own default counts from when it is sent), as does an absolute APNs `expiration`.
+enum QueuedLifetime {
+    /// The notification to send after it waited `age` since it was accepted: its time to live less the
+    /// whole seconds waited; nil when that leaves nothing (the lifetime ran out).
+    static func remaining(of notification: PushNotification, age: TimeInterval) -> PushNotification? {
+        guard let timeToLive = notification.timeToLive else { return notification }
+        // Whole seconds, as the providers count; a clock that went back counts as no wait.
+        let waited = age >= 1 ? (age < Double(Int.max / 2) ? Int(age) : Int.max / 2) : 0
+        guard waited > 0 else { return notification }
+        guard timeToLive > waited else { return nil }
+        var sent = notification
+        sent.timeToLive = timeToLive - waited
+        return sent
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import PushgateCore
+@testable import PushgateStoreSQLite
+@testable import PushgateDelivery
+import PushgateTestSupport
+import Testing
+
+/// A queued notification's time to live counts from when it was accepted: a retry sends what is left of
+/// it, and none is sent once it ran out.
+@Suite("Outbox time to live")
+struct OutboxQueuedLifetimeTests {
+    @Test(arguments: [
+        // (time to live, seconds waited, what is sent; nil: not sent)
+        (60, 0.0, 60), (60, 0.9, 60), (60, 1.0, 59), (60, 59.5, 1), (60, 60.0, nil), (60, 3600.0, nil),
+        (0, 0.2, 0), (0, 1.0, nil), (60, -5.0, 60), (60, Double.infinity, nil),
+    ] as [(Int, Double, Int?)])
+    func whatIsLeftOfATimeToLive(timeToLive: Int, waited: Double, sent: Int?) {
+        let notification = PushNotification(payload: .object([:]), timeToLive: timeToLive)
+        let left = QueuedLifetime.remaining(of: notification, age: waited)
+        #expect(left?.timeToLive == sent)
+        if sent == nil { #expect(left == nil) }
+    }
+
+    @Test func aNotificationWithoutATimeToLiveGoesUnchanged() {
+        let notification = PushNotification(payload: .object([:]), expiration: 1_800_000_000)
+        #expect(QueuedLifetime.remaining(of: notification, age: 86_400) == notification)
+    }
+
+    @Test func aRetryCarriesWhatIsLeftAndAnExpiredOneIsNotSent() async throws {
+        let (store, _) = try await DispatcherAndOutboxTests.openStore()
+        // Each token's first attempt is answered "retry in 1.5 s"; the retry is delivered.
+        let provider = ScriptedProvider(appID: "app", script: [
+            "long": [.retryLater(after: .milliseconds(1500), reason: "503"), .delivered],
+            "short": [.retryLater(after: .milliseconds(1500), reason: "503"), .delivered],
+        ])
+        let wakeUp = OutboxWakeUp()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        let dispatcher = Dispatcher(directory: ProviderDirectory([provider]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        var configuration = OutboxWorker.Configuration()
+        configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .seconds(5), maximumAge: .seconds(60))
+        configuration.pollInterval = .milliseconds(20)
+        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
+        try await DispatcherAndOutboxTests.running([store, worker]) { () async throws in
+            try await dispatcher.enqueue(
+                PushNotification(payload: .object([:]), timeToLive: 600), appID: "app", frontEnd: "test", tokens: ["long"]
+            )
+            try await dispatcher.enqueue(PushNotification(payload: .object([:]), timeToLive: 1), appID: "app", frontEnd: "test", tokens: ["short"])
+            #expect(try await DispatcherAndOutboxTests.eventually { () async throws in try await store.pendingCount() == 0 })
+            // Sent at once with all of it, then again 1.5 s or more later with at least a second less.
+            let long = provider.timesToLive(of: "long")
+            #expect(long.count == 2)
+            #expect(long.first == 600)
+            #expect(long.last.flatMap { $0 }.map { $0 < 600 && $0 >= 500 } == true, "\(long)")
+            // One second to live: gone by the time of the retry.
+            #expect(provider.timesToLive(of: "short") == [1])
+        }
+    }
+}
