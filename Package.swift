@@ -459,7 +459,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushgateGorushTests",
-            dependencies: ["PushgateGorush", "PushgateConfig", "PushgateCore", "PushgateDelivery", "PushgateStore"]
+            dependencies: ["PushgateGorush", "PushgateConfig", "PushgateCore", "PushgateDelivery", "PushgateStore", "PushgateFCM", "PushgateHMS"]
         ),
         .testTarget(
             name: "PushgateStatusWireTests",

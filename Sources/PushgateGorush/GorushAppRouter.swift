@@ -5,8 +5,10 @@ import PushgateConfig
 /// `.push-type.liveactivity`); else the platform's default (`ios_app`, `android_app`, `huawei_app`). An iOS
 /// notification's `production` or `development` picks the APNs environment, as gorush picks its client
 /// (`production` first): the chosen app when it is of that environment, else the APNs app of that
-/// environment with the same topic; with none, the notification is refused rather than sent to the other
-/// environment, whose answer would be an invalid token.
+/// environment whose topic the notification's (or else the chosen app's) topic is or extends; with none,
+/// the notification is refused rather than sent to the other environment, whose answer would be an
+/// invalid token. Apps are matched by their `topic` option (a certificate app that leaves it to the
+/// certificate is not found this way).
 struct GorushAppRouter: Sendable {
     /// Why no app can take a notification.
     struct Refusal: Error, Equatable {
@@ -89,10 +91,13 @@ struct GorushAppRouter: Sendable {
         let sandbox = !notification.production
         guard chosen.sandbox != sandbox else { return .success(app) }
         let environment = sandbox ? "sandbox" : "production"
-        if !chosen.topic.isEmpty,
-            let twin = self.apnsApps.filter({ $0.value.topic == chosen.topic && $0.value.sandbox == sandbox }).keys.min()
-        {
-            return .success(twin)
+        // The notification's topic first (a `.voip` topic may have an app of its own in one environment
+        // only), then the chosen app's; the longest topic that matches, as for routing by topic.
+        for topic in [notification.topic, chosen.topic] where !topic.isEmpty {
+            let twin = self.apnsTopics.first { candidate in
+                self.apnsApps[candidate.appID]?.sandbox == sandbox && (topic == candidate.topic || topic.hasPrefix(candidate.topic + "."))
+            }
+            if let twin { return .success(twin.appID) }
         }
         return .failure(Refusal(reason: "no \(environment) APNs app is configured for \(chosen.topic.isEmpty ? "app \(app)" : "topic \(chosen.topic)")"))
     }

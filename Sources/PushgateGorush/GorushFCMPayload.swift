@@ -44,6 +44,15 @@ enum GorushFCMPayload {
             if members["priority"] == nil || members["priority"] == "" { members["priority"] = .string(request.priority) }
             android = members
         }
+        // A time to live of whole seconds is stated rather than set in the payload, so that a retry from the
+        // outbox sends what is left of it; the FCM back end writes it back as firebase-admin-go does (`60s`).
+        var timeToLive: Int?
+        if let nanoseconds = request.androidTTL, nanoseconds >= 0, nanoseconds % 1_000_000_000 == 0,
+            case .string(let text)? = android?["ttl"], text == "\(nanoseconds / 1_000_000_000)s"
+        {
+            timeToLive = Int(nanoseconds / 1_000_000_000)
+            android?["ttl"] = nil
+        }
         if let notification { message["notification"] = .object(notification) }
         if let android { message["android"] = .object(android) }
         if let webpush = request.webpush { message["webpush"] = .object(webpush) }
@@ -64,7 +73,10 @@ enum GorushFCMPayload {
         case "high"?: priority = .high
         default: priority = nil
         }
-        return PushNotification(kind: request.contentAvailable && notification == nil ? .background : .alert, priority: priority, payload: .object(message))
+        return PushNotification(
+            kind: request.contentAvailable && notification == nil ? .background : .alert, priority: priority, payload: .object(message),
+            timeToLive: timeToLive
+        )
     }
 
     /// Why firebase-admin-go would refuse the messages gorush builds for `request` (all of them, since

@@ -8,10 +8,13 @@ import PushgateCore
 /// opens the app).
 enum GorushHMSPayload {
     static func notification(for request: GorushNotification, toTopic: Bool = false) -> PushNotification {
-        var android: [String: JSONValue] = [
-            "urgency": request.priority == "high" ? "HIGH" : "NORMAL",
-            "ttl": .string(request.huaweiTTL.isEmpty ? "86400s" : request.huaweiTTL),
-        ]
+        let ttl = request.huaweiTTL.isEmpty ? "86400s" : request.huaweiTTL
+        var android: [String: JSONValue] = ["urgency": request.priority == "high" ? "HIGH" : "NORMAL"]
+        // Whole seconds are stated rather than set in the payload, so that a retry from the outbox sends
+        // what is left of them; the HMS back end writes them back as they came (`86400s`). Any other text
+        // goes to Huawei as given.
+        let timeToLive = Self.wholeSeconds(ttl)
+        if timeToLive == nil { android["ttl"] = .string(ttl) }
         if request.huaweiCollapseKey != 0 { android["collapse_key"] = .number(Double(request.huaweiCollapseKey)) }
         if !request.category.isEmpty { android["category"] = .string(request.category) }
         if !request.biTag.isEmpty { android["bi_tag"] = .string(request.biTag) }
@@ -49,7 +52,10 @@ enum GorushHMSPayload {
             if !request.topic.isEmpty { message["topic"] = .string(request.topic) }
             if !request.condition.isEmpty { message["condition"] = .string(request.condition) }
         }
-        return PushNotification(kind: notification == nil ? .background : .alert, priority: request.priority == "high" ? .high : .normal, payload: .object(message))
+        return PushNotification(
+            kind: notification == nil ? .background : .alert, priority: request.priority == "high" ? .high : .normal, payload: .object(message),
+            timeToLive: timeToLive
+        )
     }
 
     /// Huawei's SDK default click action: type 1 (an intent or action) with the action `Action`.
@@ -60,4 +66,15 @@ enum GorushHMSPayload {
         "default_sound": true, "importance": "NORMAL", "click_action": Self.defaultClickAction, "use_default_vibrate": true,
         "use_default_light": true, "visibility": "PRIVATE", "foreground_show": true, "auto_cancel": true,
     ]
+
+    /// The seconds of a `ttl` written as the HMS back end writes one (`86400s`: digits without a leading
+    /// zero, then `s`), so that stating it sends the same text; nil for any other text.
+    static func wholeSeconds(_ text: String) -> Int? {
+        guard text.utf8.count >= 2, text.utf8.count <= 12, text.hasSuffix("s") else { return nil }
+        let digits = text.dropLast()
+        guard digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            digits == "0" || !digits.hasPrefix("0"), let seconds = Int(digits)
+        else { return nil }
+        return seconds
+    }
 }

@@ -33,7 +33,7 @@ struct GorushFCMPayloadTests {
          #"{"apns":{"payload":{"aps":{"content-available":1}}},"webpush":{"headers":{"TTL":"60"}},"fcm_options":{"analytics_label":"x"}}"#),
     ])
     func messageRules(_ fields: String, _ expected: String) throws {
-        #expect(try Self.build(fields).payload == Self.json(expected))
+        #expect(try Self.build(fields).fcmMessage == Self.json(expected))
     }
 
     /// The caller's `notification` is read into firebase-admin-go's `messaging.Notification` (gorush
@@ -52,7 +52,7 @@ struct GorushFCMPayloadTests {
          #"{"notification":{"body":"M"},"android":{"notification":{"sound":"ding"}},"apns":{"payload":{"aps":{"sound":"ding"}}}}"#),
     ])
     func theNotificationObjectKeepsOnlyTitleBodyAndImage(_ fields: String, _ expected: String) throws {
-        #expect(try Self.build(fields).payload == Self.json(expected))
+        #expect(try Self.build(fields).fcmMessage == Self.json(expected))
     }
 
     /// firebase-admin-go sends `topic` without a leading `/topics/` (`messaging.go` `Message.MarshalJSON`,
@@ -66,17 +66,17 @@ struct GorushFCMPayloadTests {
         (#""condition":"'/topics/news' in topics""#, #"{"notification":{"body":"M"},"condition":"'/topics/news' in topics"}"#),
     ])
     func aTopicIsSentWithoutTheTopicsPrefix(_ fields: String, _ expected: String) throws {
-        #expect(try Self.build(fields + #","message":"M""#, toTopic: true).payload == Self.json(expected))
+        #expect(try Self.build(fields + #","message":"M""#, toTopic: true).fcmMessage == Self.json(expected))
     }
 
     @Test func aTopicSendCarriesTheTopicOrCondition() throws {
-        #expect(try Self.build(#""topic":"news","message":"M""#, toTopic: true).payload == Self.json(#"{"notification":{"body":"M"},"topic":"news"}"#))
+        #expect(try Self.build(#""topic":"news","message":"M""#, toTopic: true).fcmMessage == Self.json(#"{"notification":{"body":"M"},"topic":"news"}"#))
         #expect(
-            try Self.build(#""condition":"'a' in topics","message":"M""#, toTopic: true).payload
+            try Self.build(#""condition":"'a' in topics","message":"M""#, toTopic: true).fcmMessage
                 == Self.json(#"{"notification":{"body":"M"},"condition":"'a' in topics"}"#)
         )
         // The per-token messages of the same notification carry neither.
-        #expect(try Self.build(#""topic":"news","message":"M""#).payload == Self.json(#"{"notification":{"body":"M"}}"#))
+        #expect(try Self.build(#""topic":"news","message":"M""#).fcmMessage == Self.json(#"{"notification":{"body":"M"}}"#))
     }
 
     @Test func priorityAndKindFollowTheRequest() throws {

@@ -1,4 +1,5 @@
 import PushgateCore
+@testable import PushgateDelivery
 @testable import PushgateGorush
 import Testing
 
@@ -35,8 +36,21 @@ struct GorushFCMSectionsTests {
         (#""android":{"Priority":"normal","COLLAPSE_KEY":"k"}"#, #"{"android":{"priority":"normal","collapse_key":"k"}}"#),
     ])
     func undeclaredMembersAreDroppedAsFirebaseAdminGoDropsThem(_ fields: String, _ expected: String) throws {
-        let built = try Self.build(fields).payload
-        #expect(built == (try GorushFCMPayloadTests.json(expected)), "sent: \(GoJSON.text(built))")
+        let built = try Self.build(fields).fcmMessage
+        #expect(built == (try GorushFCMPayloadTests.json(expected)), "sent: \(built.map(GoJSON.text) ?? "nothing")")
+    }
+
+    /// A time to live of whole seconds is stated, not set in the payload: FCM receives the same text, and a
+    /// retry from the outbox sends what is left of it; any other goes in the payload as written.
+    @Test func aWholeSecondsTimeToLiveIsStatedSoARetrySendsWhatIsLeft() throws {
+        let built = try Self.build(#""android":{"ttl":"3600s","collapse_key":"k"}"#)
+        #expect(built.timeToLive == 3600)
+        let later = try #require(QueuedLifetime.remaining(of: built, age: 600.2))
+        #expect(later.fcmMessage == (try GorushFCMPayloadTests.json(#"{"android":{"collapse_key":"k","ttl":"3000s"}}"#)))
+        #expect(QueuedLifetime.remaining(of: built, age: 3600) == nil)
+        let fractional = try Self.build(#""android":{"ttl":"3.5s"}"#)
+        #expect(fractional.timeToLive == nil)
+        #expect(fractional.payload == (try GorushFCMPayloadTests.json(#"{"android":{"ttl":"3.000000005s"}}"#)))
     }
 
     /// `android.ttl` is read by `AndroidConfig.UnmarshalJSON` as text (`stringToDuration`) and written back
@@ -47,7 +61,7 @@ struct GorushFCMSectionsTests {
     ])
     func theTimeToLiveIsWrittenAsFirebaseAdminGoWritesIt(_ given: String, _ expected: String?) throws {
         let built = try Self.build(#""android":{"ttl":"\#(given)"}"#)
-        #expect(built.payload == .object(["android": .object(expected.map { ["ttl": .string($0)] } ?? [:])]))
+        #expect(built.fcmMessage == .object(["android": .object(expected.map { ["ttl": .string($0)] } ?? [:])]))
     }
 
     /// What Go's decoder refuses fails gorush's binding, so the whole request (400 `Missing notifications

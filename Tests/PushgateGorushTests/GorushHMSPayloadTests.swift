@@ -28,10 +28,23 @@ struct GorushHMSPayloadTests {
          #"{"android":{"urgency":"NORMAL","ttl":"86400s","notification":{"title":"N","body":"M","click_action":{"type":1,"action":"Action"},"foreground_show":false,"default_sound":true}}}"#),
     ])
     func messageRules(_ fields: String, _ expected: String) throws {
-        #expect(try Self.build(fields).payload == Self.json(expected))
+        #expect(try Self.build(fields).hmsMessage == Self.json(expected))
+    }
+
+    /// `huawei_ttl` (or the default day) in whole seconds is stated, not set in the payload: Huawei receives
+    /// the same text, and a retry from the outbox sends what is left; any other text goes as given.
+    @Test(arguments: [("", 86400, nil), (#","huawei_ttl":"60s""#, 60, nil), (#","huawei_ttl":"1.5s""#, nil, "1.5s"), (#","huawei_ttl":"060s""#, nil, "060s")] as [(String, Int?, String?)])
+    func aWholeSecondsTimeToLiveIsStated(_ field: String, _ stated: Int?, _ inPayload: String?) throws {
+        let built = try Self.build(#""priority":"normal""# + field)
+        #expect(built.timeToLive == stated)
+        if case .object(let message) = built.payload, case .object(let android)? = message["android"] {
+            #expect(android["ttl"] == inPayload.map(JSONValue.string))
+        } else {
+            Issue.record("no android section")
+        }
     }
 
     @Test func aTopicSendNamesTheTopic() throws {
-        #expect(try Self.build(#""topic":"news""#, toTopic: true).payload == Self.json(#"{"android":{"urgency":"NORMAL","ttl":"86400s"},"topic":"news"}"#))
+        #expect(try Self.build(#""topic":"news""#, toTopic: true).hmsMessage == Self.json(#"{"android":{"urgency":"NORMAL","ttl":"86400s"},"topic":"news"}"#))
     }
 }

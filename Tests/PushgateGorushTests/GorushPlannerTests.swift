@@ -85,6 +85,7 @@ struct GorushPlannerTests {
               ios.main: {type: apns, topic: com.example.main, keyfile: k, key_id: K, team_id: T}
               ios.main.dev: {type: apns, topic: com.example.main, platform: sandbox, keyfile: k, key_id: K, team_id: T}
               ios.other: {type: apns, topic: com.example.other, keyfile: k, key_id: K, team_id: T}
+              ios.voip: {type: apns, topic: com.example.main.voip, keyfile: k, key_id: K, team_id: T}
             gorush: {ios_app: ios.main, allow_unauthenticated: true}
             """)
         let planner = GorushPlanner(router: GorushAppRouter(settings: configuration.gorush!, apps: configuration.apps), hideToken: false, hideMessages: false)
@@ -97,10 +98,12 @@ struct GorushPlannerTests {
               {"platform":1,"tokens":["e"],"app":"ios.main.dev","production":true},
               {"platform":1,"tokens":["f"],"app":"ios.main.dev"},
               {"platform":1,"tokens":["g"],"topic":"com.example.other","development":true},
+              {"platform":1,"tokens":["i"],"topic":"com.example.main.voip","push_type":"voip"},
+              {"platform":1,"tokens":["j"],"topic":"com.example.main.voip","push_type":"voip","development":true},
               {"platform":2,"tokens":["h"],"development":true}]}
             """#.utf8)))
         #expect(plan.deliveries.map { "\($0.token) \($0.appID)" } == [
-            "a ios.main", "b ios.main.dev", "c ios.main", "d ios.main", "e ios.main", "f ios.main.dev",
+            "a ios.main", "b ios.main.dev", "c ios.main", "d ios.main", "e ios.main", "f ios.main.dev", "i ios.voip", "j ios.main.dev",
         ])
         #expect(plan.refusals.map(\.token) == ["g"])
         #expect(plan.refusals.map(\.error) == ["no sandbox APNs app is configured for topic com.example.other"])
