@@ -1,4 +1,5 @@
 import Foundation
+import PushgateCore
 
 /// Pushgate's whole configuration: a superset of Sygnal's `sygnal.yaml`.
 ///
@@ -73,6 +74,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
                 return try AppSettings(id: id, section: ConfigSection(path: apps.keyPath(id), map: map))
             }
         }
+        warnings += Self.overlappingGlobs(self.apps.map(\.id))
         if root["db"] != nil { warnings.append("db: Sygnal's legacy database section is ignored") }
         warnings += top.unknownKeys(known: Self.knownSections.union(["db"])).map { "unknown section \($0) (ignored)" }
         self.warnings = warnings
@@ -88,6 +90,21 @@ public struct GatewayConfiguration: Sendable, Equatable {
             throw ConfigurationError(key: "", "cannot read the configuration file \(path): \(error.localizedDescription)")
         }
         try self.init(yaml: text)
+    }
+
+    /// A warning for each pair of app globs that some app id matches both of (the catch-all `*` aside, which
+    /// takes only what no other app claims): such ids are ambiguous, and their pushkeys are rejected.
+    static func overlappingGlobs(_ ids: [String]) -> [String] {
+        let globs = ids.filter { $0 != "*" }.map(AppPattern.init).filter(\.isGlob)
+        var warnings: [String] = []
+        for (index, first) in globs.enumerated() {
+            for second in globs[(index + 1)...] where first.overlaps(second) {
+                warnings.append(
+                    "apps: \(first.text) and \(second.text) both match some app ids, which are then ambiguous and their pushkeys rejected; make the globs disjoint or configure those ids exactly"
+                )
+            }
+        }
+        return warnings
     }
 
     private static func validatedProxy(_ proxy: String) throws -> String {

@@ -105,6 +105,22 @@ struct GatewayConfigurationTests {
         #expect(configuration.database == .default)
     }
 
+    /// Globs that some app id matches both of make those ids ambiguous (their pushkeys rejected): warned,
+    /// the catch-all `*` aside.
+    @Test func overlappingGlobsAreWarned() throws {
+        let configuration = try GatewayConfiguration(yaml: """
+            apps:
+              "im.example.*": {type: gcm, project_id: p, service_account_file: s}
+              "im.example.beta.*": {type: gcm, project_id: p, service_account_file: s}
+              "org.other.*": {type: gcm, project_id: p, service_account_file: s}
+              "*": {type: gcm, project_id: p, service_account_file: s}
+              im.example.exact: {type: gcm, project_id: p, service_account_file: s}
+            """)
+        #expect(configuration.warnings == [
+            "apps: im.example.* and im.example.beta.* both match some app ids, which are then ambiguous and their pushkeys rejected; make the globs disjoint or configure those ids exactly",
+        ])
+    }
+
     @Test func unknownKeysAreWarningsNotFailures() throws {
         let configuration = try GatewayConfiguration(yaml: """
             http: {port: 5000, keepalive: true}

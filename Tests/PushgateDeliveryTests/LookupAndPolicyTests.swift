@@ -19,6 +19,28 @@ struct LookupAndPolicyTests {
         #expect(AppPattern(pattern).matches(appID) == matches)
     }
 
+    /// Two globs overlap when some id matches both: then that id is ambiguous.
+    @Test(arguments: [
+        ("im.example.*", "im.example.ios.*", true),
+        ("im.example.*", "im.other.*", false),
+        ("*.ios", "im.*", true),
+        ("*.ios", "*.android", false),
+        ("a?c", "*b*", true),
+        ("a?c", "ab", false),
+        ("a*", "*a", true),
+        ("ab*", "*ba", true),
+        ("x*y", "x?", true),
+        ("x*y", "x?z", false),
+        ("x*y", "x??", true),
+        ("im.example.ios", "im.example.*", true),
+        ("im.example.ios", "im.example.ios", true),
+        ("im.example.ios", "im.example.io", false),
+    ])
+    func globsOverlapWhenSomeIdMatchesBoth(first: String, second: String, overlap: Bool) {
+        #expect(AppPattern(first).overlaps(AppPattern(second)) == overlap)
+        #expect(AppPattern(second).overlaps(AppPattern(first)) == overlap)
+    }
+
     /// An exact id wins, then the one glob that matches; none is unknown, several ambiguous. An app named
     /// `"*"` takes only what no other app claims: beside other globs it makes nothing ambiguous (a
     /// homeserver deletes a pusher whose notification is rejected as ambiguous).

@@ -41,4 +41,28 @@ public struct AppPattern: Sendable, Hashable {
         while p < self.characters.count, self.characters[p] == "*" { p += 1 }
         return p == self.characters.count
     }
+
+    /// Whether some app id matches both this pattern and `other` (each `*` may match any run, each `?` one
+    /// character): two globs that overlap make those ids ambiguous.
+    public func overlaps(_ other: AppPattern) -> Bool {
+        let first = self.characters
+        let second = other.characters
+        // A walk over pairs of positions, one in each pattern, reached after reading the same text.
+        var seen = Set<Int>()
+        var pending = [(0, 0)]
+        while let (i, j) = pending.popLast() {
+            guard seen.insert(i * (second.count + 1) + j).inserted else { continue }
+            if i == first.count, j == second.count { return true }
+            // A `*` may match nothing.
+            if i < first.count, first[i] == "*" { pending.append((i + 1, j)) }
+            if j < second.count, second[j] == "*" { pending.append((i, j + 1)) }
+            // One character both can read: a `*` stays where it is, anything else moves on.
+            guard i < first.count, j < second.count else { continue }
+            let x = first[i]
+            let y = second[j]
+            if x != "*", x != "?", y != "*", y != "?", x != y { continue }
+            pending.append((x == "*" ? i : i + 1, y == "*" ? j : j + 1))
+        }
+        return false
+    }
 }
