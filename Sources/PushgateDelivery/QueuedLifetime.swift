@@ -1,5 +1,5 @@
-import Foundation
-import PushgateCore
+public import Foundation
+public import PushgateCore
 
 /// What is left of a queued notification's lifetime when the outbox tries it again.
 ///
@@ -7,12 +7,13 @@ import PushgateCore
 /// Huawei's `ttl`, an APNs expiry computed from it): a notification that waited in the outbox goes out with
 /// what is left, and not at all once that has run out, since the provider would have dropped it by then
 /// and the device must not show it late. A notification without a time to live goes unchanged (the
-/// provider's own default counts from when it is sent), as does an absolute APNs `expiration`.
-enum QueuedLifetime {
+/// provider's own default counts from when it is sent), as does an absolute APNs `expiration`, and so
+/// does a time to live of 0: "now or never" at the provider, which a retry still asks of it.
+public enum QueuedLifetime {
     /// The notification to send after it waited `age` since it was accepted: its time to live less the
     /// whole seconds waited; nil when that leaves nothing (the lifetime ran out).
-    static func remaining(of notification: PushNotification, age: TimeInterval) -> PushNotification? {
-        guard let timeToLive = notification.timeToLive else { return notification }
+    public static func remaining(of notification: PushNotification, age: TimeInterval) -> PushNotification? {
+        guard let timeToLive = notification.timeToLive, timeToLive > 0 else { return notification }
         // Whole seconds, as the providers count; a clock that went back counts as no wait.
         let waited = age >= 1 ? (age < Double(Int.max / 2) ? Int(age) : Int.max / 2) : 0
         guard waited > 0 else { return notification }

@@ -5,7 +5,7 @@ import PushgateConfig
 /// `.push-type.liveactivity`); else the platform's default (`ios_app`, `android_app`, `huawei_app`). An iOS
 /// notification's `production` or `development` picks the APNs environment, as gorush picks its client
 /// (`production` first): the chosen app when it is of that environment, else the APNs app of that
-/// environment whose topic the notification's (or else the chosen app's) topic is or extends; with none,
+/// environment whose topic the chosen app's (or else the notification's) topic is or extends; with none,
 /// the notification is refused rather than sent to the other environment, whose answer would be an
 /// invalid token. Apps are matched by their `topic` option (a certificate app that leaves it to the
 /// certificate is not found this way).
@@ -91,9 +91,10 @@ struct GorushAppRouter: Sendable {
         let sandbox = !notification.production
         guard chosen.sandbox != sandbox else { return .success(app) }
         let environment = sandbox ? "sandbox" : "production"
-        // The notification's topic first (a `.voip` topic may have an app of its own in one environment
-        // only), then the chosen app's; the longest topic that matches, as for routing by topic.
-        for topic in [notification.topic, chosen.topic] where !topic.isEmpty {
+        // The chosen app's topic first, then the notification's; the longest topic that is or begins it, as
+        // for routing by topic (so a `.voip` app of one environment finds the other's `.voip` app, or else
+        // its bundle's app).
+        for topic in [chosen.topic, notification.topic] where !topic.isEmpty {
             let twin = self.apnsTopics.first { candidate in
                 self.apnsApps[candidate.appID]?.sandbox == sandbox && (topic == candidate.topic || topic.hasPrefix(candidate.topic + "."))
             }

@@ -12,7 +12,7 @@ struct GorushDelivery: Sendable {
     /// Whether `token` is the topic or condition of a topic send.
     var isTopicSend = false
     /// The same for every device token of one notification and app (built once for them).
-    let notification: PushNotification
+    var notification: PushNotification
 }
 
 /// A request, checked and turned into provider requests: what to deliver, and the failures known before

@@ -70,7 +70,8 @@ struct GorushSender: Sendable {
     /// Synchronous mode: delivers and waits; what providers cannot take now is queued (and reported
     /// through the webhook if it fails later), the rest listed.
     private func deliverNow(_ plan: GorushPlan, notifications: [GorushNotification]) async throws -> [GorushLogEntry] {
-        let deadline = ContinuousClock.now + self.settings.syncTimeout
+        let started = ContinuousClock.now
+        let deadline = started + self.settings.syncTimeout
         let deliveries = plan.deliveries
         let outcomes = await withTaskGroup(of: (Int, DeliveryOutcome).self) { group in
             var outcomes = [DeliveryOutcome?](repeating: nil, count: deliveries.count)
@@ -102,6 +103,18 @@ struct GorushSender: Sendable {
                 let error = GorushErrorText.text(for: outcome, platform: delivery.platform) ?? ""
                 failures.append(self.entry(delivery, notifications: notifications, error: error))
             }
+        }
+        // A time to live counts from now: what the attempt took is taken off it before the rest is queued,
+        // and what has none left is a failure.
+        let waited = (ContinuousClock.now - started).timeInterval
+        later = later.compactMap { delivery in
+            guard let left = QueuedLifetime.remaining(of: delivery.notification, age: waited) else {
+                failures.append(self.entry(delivery, notifications: notifications, error: "its time to live ran out before it could be delivered"))
+                return nil
+            }
+            var queued = delivery
+            queued.notification = left
+            return queued
         }
         if !later.isEmpty {
             do {

@@ -12,7 +12,7 @@ struct OutboxQueuedLifetimeTests {
     @Test(arguments: [
         // (time to live, seconds waited, what is sent; nil: not sent)
         (60, 0.0, 60), (60, 0.9, 60), (60, 1.0, 59), (60, 59.5, 1), (60, 60.0, nil), (60, 3600.0, nil),
-        (0, 0.2, 0), (0, 1.0, nil), (60, -5.0, 60), (60, Double.infinity, nil),
+        (0, 0.2, 0), (0, 3600.0, 0), (60, -5.0, 60), (60, Double.infinity, nil),
     ] as [(Int, Double, Int?)])
     func whatIsLeftOfATimeToLive(timeToLive: Int, waited: Double, sent: Int?) {
         let notification = PushNotification(payload: .object([:]), timeToLive: timeToLive)

@@ -86,6 +86,8 @@ struct GorushPlannerTests {
               ios.main.dev: {type: apns, topic: com.example.main, platform: sandbox, keyfile: k, key_id: K, team_id: T}
               ios.other: {type: apns, topic: com.example.other, keyfile: k, key_id: K, team_id: T}
               ios.voip: {type: apns, topic: com.example.main.voip, keyfile: k, key_id: K, team_id: T}
+              ios.other.voip: {type: apns, topic: com.example.other.voip, keyfile: k, key_id: K, team_id: T}
+              ios.other.voip.dev: {type: apns, topic: com.example.other.voip, platform: sandbox, keyfile: k, key_id: K, team_id: T}
             gorush: {ios_app: ios.main, allow_unauthenticated: true}
             """)
         let planner = GorushPlanner(router: GorushAppRouter(settings: configuration.gorush!, apps: configuration.apps), hideToken: false, hideMessages: false)
@@ -100,10 +102,12 @@ struct GorushPlannerTests {
               {"platform":1,"tokens":["g"],"topic":"com.example.other","development":true},
               {"platform":1,"tokens":["i"],"topic":"com.example.main.voip","push_type":"voip"},
               {"platform":1,"tokens":["j"],"topic":"com.example.main.voip","push_type":"voip","development":true},
+              {"platform":1,"tokens":["k"],"app":"ios.other.voip","topic":"com.example.other","push_type":"voip","development":true},
               {"platform":2,"tokens":["h"],"development":true}]}
             """#.utf8)))
         #expect(plan.deliveries.map { "\($0.token) \($0.appID)" } == [
             "a ios.main", "b ios.main.dev", "c ios.main", "d ios.main", "e ios.main", "f ios.main.dev", "i ios.voip", "j ios.main.dev",
+            "k ios.other.voip.dev",
         ])
         #expect(plan.refusals.map(\.token) == ["g"])
         #expect(plan.refusals.map(\.error) == ["no sandbox APNs app is configured for topic com.example.other"])

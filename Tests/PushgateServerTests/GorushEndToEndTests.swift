@@ -277,6 +277,41 @@ struct GorushEndToEndTests {
         #expect(message["android"]?["notification"]?["click_action"] == ["type": 1, "action": "Action"])
         #expect(message["data"] == #"{"k":1}"#)
         #expect(message["token"] == ["hms-device"])
+        // gorush's default day, stated by the front end and written by the back end as gorush writes it.
+        #expect(message["android"]?["ttl"] == "86400s")
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
+    }
+
+    /// In sync mode, what the providers could not take within `sync_timeout` is queued with what is left of
+    /// its time to live (the attempt's wait taken off), and what has none left is listed as failed. The FCM
+    /// emulator holds `slow…` tokens for 10 s, past the 2-s `sync_timeout`.
+    @Test func syncQueuesWhatIsLeftOfATimeToLive() async throws {
+        let directory = try TemporaryDirectory()
+        let (gateway, port) = try await Self.start("""
+              allow_unauthenticated: true
+              sync: true
+              sync_timeout: 2
+              hide_token: false
+            """, directory: directory)
+        let answer = try await Self.post(port, "/api/push", #"""
+            {"notifications":[
+              {"notif_id":"short","tokens":["slow-short"],"platform":2,"message":"M","android":{"ttl":"1s"}},
+              {"notif_id":"long","tokens":["slow-long"],"platform":2,"message":"M","android":{"ttl":"600s"}}]}
+            """#)
+        let expired = #"{"notif_id":"short","type":"failed-push","platform":"android","token":"slow-short","message":"M","error":"its time to live ran out before it could be delivered"}"#
+        #expect(answer.body == #"{"counts":2,"logs":[\#(expired)],"success":"ok"}"#, "\(gateway.errors)")
+        // The first attempt with all of it, the queued one with at least the 2 s of the attempt less.
+        var sent: [String] = []
+        _ = try await Self.eventually {
+            sent = try await NextcloudEndToEndTests.deliveries(port).filter { $0["token"]?.stringValue == "slow-long" }.compactMap { delivery in
+                try Self.json(delivery["body"]?.stringValue ?? "")["android"]?["ttl"]?.stringValue
+            }
+            return sent.count >= 2
+        }
+        #expect(sent.first == "600s")
+        let left = sent.dropFirst().first.flatMap { Int($0.dropLast()) }
+        #expect(left.map { $0 <= 598 && $0 > 500 } == true, "\(sent)")
         gateway.signal(SIGTERM)
         #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0)
     }
