@@ -22,6 +22,19 @@ struct DispatcherAndOutboxTests {
 
     /// Runs the services in a service group around `body`, then shuts them down gracefully in reverse
     /// order (the worker before the store), as `pushgate serve` does.
+    /// A dispatcher for `provider` and an outbox worker over `store` that polls every 20 ms and retries
+    /// after 10 ms at first, at most `maximumDelay` apart, for a minute.
+    static func outbox(_ provider: ScriptedProvider, store: SQLiteStore, maximumDelay: Duration) -> (Dispatcher, OutboxWorker) {
+        let wakeUp = OutboxWakeUp()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        let dispatcher = Dispatcher(directory: ProviderDirectory([provider]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        var configuration = OutboxWorker.Configuration()
+        configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: maximumDelay, maximumAge: .seconds(60))
+        configuration.pollInterval = .milliseconds(20)
+        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
+        return (dispatcher, worker)
+    }
+
     static func running(_ services: [any Service], _ body: @Sendable () async throws -> Void) async throws {
         let group = ServiceGroup(services: services, logger: TestLogging.quiet)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -100,13 +113,7 @@ struct DispatcherAndOutboxTests {
             "dead": [.invalidToken(reason: "410")],
             "refused": [.rejected(reason: "PayloadTooLarge")],
         ])
-        let wakeUp = OutboxWakeUp()
-        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
-        let dispatcher = Dispatcher(directory: ProviderDirectory([provider]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
-        var configuration = OutboxWorker.Configuration()
-        configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAge: .seconds(60))
-        configuration.pollInterval = .milliseconds(20)
-        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
+        let (dispatcher, worker) = Self.outbox(provider, store: store, maximumDelay: .milliseconds(50))
         try await Self.running([store, worker]) { () async throws in
             let tokens = (0..<250).map { "t\($0)" } + ["flaky", "dead", "refused"]
             try await dispatcher.enqueue(Self.notification, appID: "app", frontEnd: "test", tokens: tokens)

@@ -6,7 +6,7 @@ import PushgateTestSupport
 import Testing
 
 /// A queued notification's time to live counts from when it was accepted: a retry sends what is left of
-/// it, and none is sent once it ran out.
+/// it, and none is sent once it ran out (0, now or never at the provider, goes as it is).
 @Suite("Outbox time to live")
 struct OutboxQueuedLifetimeTests {
     @Test(arguments: [
@@ -32,19 +32,15 @@ struct OutboxQueuedLifetimeTests {
         let provider = ScriptedProvider(appID: "app", script: [
             "long": [.retryLater(after: .milliseconds(1500), reason: "503"), .delivered],
             "short": [.retryLater(after: .milliseconds(1500), reason: "503"), .delivered],
+            "now-or-never": [.retryLater(after: .milliseconds(1500), reason: "503"), .delivered],
         ])
-        let wakeUp = OutboxWakeUp()
-        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
-        let dispatcher = Dispatcher(directory: ProviderDirectory([provider]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
-        var configuration = OutboxWorker.Configuration()
-        configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .seconds(5), maximumAge: .seconds(60))
-        configuration.pollInterval = .milliseconds(20)
-        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
+        let (dispatcher, worker) = DispatcherAndOutboxTests.outbox(provider, store: store, maximumDelay: .seconds(5))
         try await DispatcherAndOutboxTests.running([store, worker]) { () async throws in
             try await dispatcher.enqueue(
                 PushNotification(payload: .object([:]), timeToLive: 600), appID: "app", frontEnd: "test", tokens: ["long"]
             )
             try await dispatcher.enqueue(PushNotification(payload: .object([:]), timeToLive: 1), appID: "app", frontEnd: "test", tokens: ["short"])
+            try await dispatcher.enqueue(PushNotification(payload: .object([:]), timeToLive: 0), appID: "app", frontEnd: "test", tokens: ["now-or-never"])
             #expect(try await DispatcherAndOutboxTests.eventually { () async throws in try await store.pendingCount() == 0 })
             // Sent at once with all of it, then again 1.5 s or more later with at least a second less.
             let long = provider.timesToLive(of: "long")
@@ -53,6 +49,8 @@ struct OutboxQueuedLifetimeTests {
             #expect(long.last.flatMap { $0 }.map { $0 < 600 && $0 >= 500 } == true, "\(long)")
             // One second to live: gone by the time of the retry.
             #expect(provider.timesToLive(of: "short") == [1])
+            // 0 asks the provider for now or never, on every attempt.
+            #expect(provider.timesToLive(of: "now-or-never") == [0, 0])
         }
     }
 }
