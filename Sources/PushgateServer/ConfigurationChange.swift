@@ -60,6 +60,12 @@ struct ConfigurationChange: Sendable, Equatable {
         if Self.needsRestart(started.gorush, new.gorush, { $0.reloaded(over: $1) }) || started.gorush?.isServed != new.gorush?.isServed {
             restart.append("gorush")
         }
+        // The request body limits follow `max_notification` and `max_batch_size` as they were at the start:
+        // a larger one takes its whole effect (requests of that many full-size entries) at the restart.
+        if let before = started.gorush, let after = new.gorush, after.maxNotification > before.maxNotification {
+            restart.append("gorush.max_notification")
+        }
+        if new.nextcloud.maxBatchSize > started.nextcloud.maxBatchSize { restart.append("nextcloud.max_batch_size") }
         if Self.needsRestart(started.status, new.status, { $0.reloaded(over: $1) }) { restart.append("status") }
         self.needsRestart = restart
         if let old = old.gorush {

@@ -125,6 +125,12 @@ struct ConfigurationChangeTests {
         #expect(Self.change(old, live).frontEndsChanged == ["gorush"])
         let moved = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, auth_tokens: [one], api: {push_uri: /push}}\n")
         #expect(Self.change(old, moved).needsRestart == ["gorush"])
+        // A larger max_notification counts at once, but the request body limit it sets follows at the restart.
+        let more = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, auth_tokens: [one], max_notification: 1000}\n")
+        #expect(Self.change(old, more).needsRestart == ["gorush.max_notification"])
+        #expect(Self.change(old, more).frontEndsChanged == ["gorush"])
+        let larger = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, auth_tokens: [one]}\nnextcloud: {max_batch_size: 2000}\n")
+        #expect(Self.change(old, larger).needsRestart == ["nextcloud.max_batch_size"])
         // Emptying the callers' tokens, or removing the section, refuses every caller at once; the routes
         // go at the restart.
         for closed in [apps + "gorush: {ios_app: a, auth_tokens: []}\n", apps] {
