@@ -22,6 +22,9 @@ struct GorushFCMPayloadTests {
         // data: strings unchanged, anything else as Go's JSON text (HTML characters escaped).
         (#""data":{"s":"v","n":1,"f":1.5,"b":true,"o":{"z":1,"a":"<&>"},"l":[1,"x"],"nil":null}"#,
          #"{"data":{"s":"v","n":"1","f":"1.5","b":"true","o":"{\"a\":\"\\u003c\\u0026\\u003e\",\"z\":1}","l":"[1,\"x\"]","nil":"null"}}"#),
+        // Numbers as Go writes a float64: plain from 1e-6 to below 1e21, with an exponent outside.
+        (#""data":{"small":0.00001,"tiny":1.5e-7,"big":1e21,"long":12345678901234567890,"in":{"x":0.00002}}"#,
+         #"{"data":{"small":"0.00001","tiny":"1.5e-7","big":"1e+21","long":"12345678901234567000","in":"{\"x\":0.00002}"}}"#),
         // `priority` as given: firebase-admin-go takes `normal` or `high` and sends them so.
         (#""priority":"high""#, #"{"android":{"priority":"high"}}"#),
         (#""priority":"normal","android":{"collapse_key":"k","ttl":"3600s"}"#, #"{"android":{"priority":"normal","collapse_key":"k","ttl":"3600s"}}"#),
