@@ -76,6 +76,14 @@ public struct GorushSettings: Sendable, Equatable {
     /// The gRPC port (on the first of `http.bind_addresses`; 0 picks a free one).
     public var grpcPort = 9000
 
+    /// The request body allowed for each of ``maxNotification`` notifications: 500 tokens of FCM's length
+    /// (about 165 bytes each, quoted) and a 4-KiB payload.
+    public static let bytesPerNotification = 160 * 1024
+
+    /// The largest request body `POST /api/push` takes: room for ``maxNotification`` of gorush's largest
+    /// notifications, at least 1 MiB (16 MiB at the default 100).
+    public var requestBodyLimit: Int { max(1 << 20, self.maxNotification * Self.bytesPerNotification) }
+
     /// Whether the routes are served: with tokens configured, or with unauthenticated access allowed.
     public var isServed: Bool { !self.authTokens.isEmpty || self.allowUnauthenticated }
 

@@ -356,7 +356,8 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         let appID = entry.appID
         let outcome: DeliveryOutcome
         if let queued = entry.content?.notification {
-            guard let notification = QueuedLifetime.remaining(of: queued, age: Date().timeIntervalSince(entry.createdAt)) else {
+            // An entry claimed more than once was tried before (handed over, it is on its first try).
+            guard let notification = QueuedLifetime.remaining(of: queued, age: Date().timeIntervalSince(entry.createdAt), tried: entry.attempts > 1) else {
                 // Its time to live ran out while it waited: the provider would have dropped it by now.
                 self.metrics.recordExpired(appID: appID)
                 self.logger.notice("outbox: time to live ran out while queued; not delivered", metadata: ["app": "\(appID)"])

@@ -7,13 +7,16 @@ public import PushgateCore
 /// Huawei's `ttl`, an APNs expiry computed from it): a notification that waited in the outbox goes out with
 /// what is left, and not at all once that has run out, since the provider would have dropped it by then
 /// and the device must not show it late. A notification without a time to live goes unchanged (the
-/// provider's own default counts from when it is sent), as does an absolute APNs `expiration`, and so
-/// does a time to live of 0: "now or never" at the provider, which a retry still asks of it.
+/// provider's own default counts from when it is sent), as does an absolute APNs `expiration`. A time to
+/// live of 0 asks for "now or never": its first try goes out however long the queue held it (as a
+/// gateway's own queue would send it), and once a try failed it is not sent again.
 public enum QueuedLifetime {
     /// The notification to send after it waited `age` since it was accepted: its time to live less the
-    /// whole seconds waited; nil when that leaves nothing (the lifetime ran out).
-    public static func remaining(of notification: PushNotification, age: TimeInterval) -> PushNotification? {
-        guard let timeToLive = notification.timeToLive, timeToLive > 0 else { return notification }
+    /// whole seconds waited; nil when that leaves nothing (the lifetime ran out), or when it is 0 and
+    /// `tried` (a try failed already).
+    public static func remaining(of notification: PushNotification, age: TimeInterval, tried: Bool) -> PushNotification? {
+        guard let timeToLive = notification.timeToLive else { return notification }
+        guard timeToLive > 0 else { return tried ? nil : notification }
         // Whole seconds, as the providers count; a clock that went back counts as no wait.
         let waited = age >= 1 ? (age < Double(Int.max / 2) ? Int(age) : Int.max / 2) : 0
         guard waited > 0 else { return notification }

@@ -15,9 +15,6 @@ public enum GorushFrontEnd {
     public static let name = "gorush"
     /// The id the feedback webhook's back end must be registered under.
     public static let feedbackAppID = GorushFeedback.appID
-    /// The request body allowed for each of `max_notification` notifications: 500 tokens of FCM's length
-    /// and a payload.
-    static let maximumNotificationBytes = 160 * 1024
 
     /// Builds the front end; nil when the configuration does not serve it.
     public static func make(_ environment: FrontEndEnvironment) -> FrontEnd? {
@@ -35,9 +32,8 @@ public enum GorushFrontEnd {
             return GorushPushRoute(settings: settings, authenticator: GorushAuthenticator(settings: settings), sender: sender)
         }
         let live = LiveValue(route(settings, environment.configuration.apps))
-        // Room for the largest request gorush takes: each notification with its 500 FCM or HMS tokens
-        // (about 165 bytes each, quoted) and a 4-KiB payload, 16 MiB at the default 100 notifications.
-        let maximumBody = max(1 << 20, settings.maxNotification * Self.maximumNotificationBytes)
+        // Room for the largest request gorush takes, as the settings at the start allow.
+        let maximumBody = settings.requestBodyLimit
         let routes = [
             GatewayRoute(.post, settings.pushPath, maximumBodySize: maximumBody) { request, context in
                 Self.versioned(try await live.current.push(request, context: context))

@@ -95,26 +95,25 @@ struct GorushSender: Sendable {
         var failures: [GorushLogEntry] = []
         var succeeded: [GorushNotification.Platform: Int] = [:]
         var later: [GorushDelivery] = []
+        // A time to live counts from the request: what the attempt took is taken off it before the rest is
+        // queued, and one with nothing left (or 0, "now or never", after its try) is a failure, listed in
+        // the plan's order.
+        let waited = (ContinuousClock.now - started).timeInterval
         for (delivery, outcome) in zip(deliveries, outcomes) {
             switch outcome {
             case .delivered?: succeeded[delivery.platform, default: 0] += 1
-            case .retryLater?, nil: later.append(delivery)
+            case .retryLater?, nil:
+                guard let left = QueuedLifetime.remaining(of: delivery.notification, age: waited, tried: true) else {
+                    failures.append(self.entry(delivery, notifications: notifications, error: "its time to live ran out before it could be delivered"))
+                    continue
+                }
+                var queued = delivery
+                queued.notification = left
+                later.append(queued)
             case let outcome?:
                 let error = GorushErrorText.text(for: outcome, platform: delivery.platform) ?? ""
                 failures.append(self.entry(delivery, notifications: notifications, error: error))
             }
-        }
-        // A time to live counts from now: what the attempt took is taken off it before the rest is queued,
-        // and what has none left is a failure.
-        let waited = (ContinuousClock.now - started).timeInterval
-        later = later.compactMap { delivery in
-            guard let left = QueuedLifetime.remaining(of: delivery.notification, age: waited) else {
-                failures.append(self.entry(delivery, notifications: notifications, error: "its time to live ran out before it could be delivered"))
-                return nil
-            }
-            var queued = delivery
-            queued.notification = left
-            return queued
         }
         if !later.isEmpty {
             do {

@@ -62,7 +62,7 @@ struct ConfigurationChange: Sendable, Equatable {
         }
         // The request body limits follow `max_notification` and `max_batch_size` as they were at the start:
         // a larger one takes its whole effect (requests of that many full-size entries) at the restart.
-        if let before = started.gorush, let after = new.gorush, after.maxNotification > before.maxNotification {
+        if let before = started.gorush, let after = new.gorush, after.requestBodyLimit > before.requestBodyLimit {
             restart.append("gorush.max_notification")
         }
         if new.nextcloud.maxBatchSize > started.nextcloud.maxBatchSize { restart.append("nextcloud.max_batch_size") }

@@ -20,8 +20,6 @@ struct DispatcherAndOutboxTests {
         DeviceRegistration(namespace: "test", deviceID: "d-\(token)", appID: app, pushToken: token, createdAt: Date(), updatedAt: Date())
     }
 
-    /// Runs the services in a service group around `body`, then shuts them down gracefully in reverse
-    /// order (the worker before the store), as `pushgate serve` does.
     /// A dispatcher for `provider` and an outbox worker over `store` that polls every 20 ms and retries
     /// after 10 ms at first, at most `maximumDelay` apart, for a minute.
     static func outbox(_ provider: ScriptedProvider, store: SQLiteStore, maximumDelay: Duration) -> (Dispatcher, OutboxWorker) {
@@ -35,6 +33,8 @@ struct DispatcherAndOutboxTests {
         return (dispatcher, worker)
     }
 
+    /// Runs the services in a service group around `body`, then shuts them down gracefully in reverse
+    /// order (the worker before the store), as `pushgate serve` does.
     static func running(_ services: [any Service], _ body: @Sendable () async throws -> Void) async throws {
         let group = ServiceGroup(services: services, logger: TestLogging.quiet)
         try await withThrowingTaskGroup(of: Void.self) { tasks in

@@ -37,15 +37,19 @@ struct OutboxLanesTests {
         let worker = OutboxWorker(
             dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet
         )
-        // An inflow under way before the worker starts: a signal every 50 ms, as enqueues give.
+        // An inflow under way before the worker starts: a signal every 50 ms, as enqueues give. From a
+        // thread of its own: on a busy machine the tasks' shared threads can be held up for longer than
+        // the quiet period, which would look like a pause in the inflow.
         wakeUp.signal()
-        let inflow = Task {
-            while !Task.isCancelled {
+        let inflowStopped = StopFlag()
+        let inflow = Thread {
+            while !inflowStopped.isSet {
                 wakeUp.signal()
-                try? await Task.sleep(for: .milliseconds(50))
+                usleep(50_000)
             }
         }
-        defer { inflow.cancel() }
+        inflow.start()
+        defer { inflowStopped.set() }
         // 4,000 tokens: all fit the hand-off (4,096), so every round takes one handed-over entry and
         // claims nothing from the store.
         let entries = 40
@@ -57,7 +61,7 @@ struct OutboxLanesTests {
             #expect(try await DispatcherAndOutboxTests.eventually { provider.deliveredTokens.count >= 800 })
             #expect(provider.peakInFlight == 100)
             // The inflow pauses: the helper lane joins in within its quiet period, two rounds at once.
-            inflow.cancel()
+            inflowStopped.set()
             provider.resetPeakInFlight()
             #expect(try await DispatcherAndOutboxTests.eventually { () async throws in try await store.pendingCount() == 0 })
             #expect(provider.peakInFlight > 100)
@@ -65,4 +69,13 @@ struct OutboxLanesTests {
             #expect(Set(provider.deliveredTokens).count == entries * 100)
         }
     }
+}
+
+/// A flag one thread sets and another reads.
+private final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    var isSet: Bool { self.value.load(ordering: .relaxed) }
+
+    func set() { self.value.store(true, ordering: .relaxed) }
 }

@@ -6,24 +6,26 @@ import PushgateTestSupport
 import Testing
 
 /// A queued notification's time to live counts from when it was accepted: a retry sends what is left of
-/// it, and none is sent once it ran out (0, now or never at the provider, goes as it is).
+/// it, and none is sent once it ran out (0, now or never, not after a failed try).
 @Suite("Outbox time to live")
 struct OutboxQueuedLifetimeTests {
     @Test(arguments: [
-        // (time to live, seconds waited, what is sent; nil: not sent)
-        (60, 0.0, 60), (60, 0.9, 60), (60, 1.0, 59), (60, 59.5, 1), (60, 60.0, nil), (60, 3600.0, nil),
-        (0, 0.2, 0), (0, 3600.0, 0), (60, -5.0, 60), (60, Double.infinity, nil),
-    ] as [(Int, Double, Int?)])
-    func whatIsLeftOfATimeToLive(timeToLive: Int, waited: Double, sent: Int?) {
+        // (time to live, seconds waited, tried before, what is sent; nil: not sent)
+        (60, 0.0, false, 60), (60, 0.9, false, 60), (60, 1.0, false, 59), (60, 59.5, true, 1), (60, 60.0, false, nil),
+        (60, 3600.0, true, nil), (60, -5.0, false, 60), (60, Double.infinity, false, nil),
+        // 0, now or never: a first try goes out however late, a try after a failed one never.
+        (0, 0.2, false, 0), (0, 3600.0, false, 0), (0, 0.0, true, nil),
+    ] as [(Int, Double, Bool, Int?)])
+    func whatIsLeftOfATimeToLive(timeToLive: Int, waited: Double, tried: Bool, sent: Int?) {
         let notification = PushNotification(payload: .object([:]), timeToLive: timeToLive)
-        let left = QueuedLifetime.remaining(of: notification, age: waited)
+        let left = QueuedLifetime.remaining(of: notification, age: waited, tried: tried)
         #expect(left?.timeToLive == sent)
         if sent == nil { #expect(left == nil) }
     }
 
     @Test func aNotificationWithoutATimeToLiveGoesUnchanged() {
         let notification = PushNotification(payload: .object([:]), expiration: 1_800_000_000)
-        #expect(QueuedLifetime.remaining(of: notification, age: 86_400) == notification)
+        #expect(QueuedLifetime.remaining(of: notification, age: 86_400, tried: true) == notification)
     }
 
     @Test func aRetryCarriesWhatIsLeftAndAnExpiredOneIsNotSent() async throws {
@@ -49,8 +51,8 @@ struct OutboxQueuedLifetimeTests {
             #expect(long.last.flatMap { $0 }.map { $0 < 600 && $0 >= 500 } == true, "\(long)")
             // One second to live: gone by the time of the retry.
             #expect(provider.timesToLive(of: "short") == [1])
-            // 0 asks the provider for now or never, on every attempt.
-            #expect(provider.timesToLive(of: "now-or-never") == [0, 0])
+            // 0 asks the provider for now or never: after a failed try, never.
+            #expect(provider.timesToLive(of: "now-or-never") == [0])
         }
     }
 }

@@ -45,9 +45,9 @@ struct GorushFCMSectionsTests {
     @Test func aWholeSecondsTimeToLiveIsStatedSoARetrySendsWhatIsLeft() throws {
         let built = try Self.build(#""android":{"ttl":"3600s","collapse_key":"k"}"#)
         #expect(built.timeToLive == 3600)
-        let later = try #require(QueuedLifetime.remaining(of: built, age: 600.2))
+        let later = try #require(QueuedLifetime.remaining(of: built, age: 600.2, tried: true))
         #expect(later.fcmMessage == (try GorushFCMPayloadTests.json(#"{"android":{"collapse_key":"k","ttl":"3000s"}}"#)))
-        #expect(QueuedLifetime.remaining(of: built, age: 3600) == nil)
+        #expect(QueuedLifetime.remaining(of: built, age: 3600, tried: true) == nil)
         let fractional = try Self.build(#""android":{"ttl":"3.5s"}"#)
         #expect(fractional.timeToLive == nil)
         #expect(fractional.payload == (try GorushFCMPayloadTests.json(#"{"android":{"ttl":"3.000000005s"}}"#)))

@@ -86,6 +86,7 @@ struct GorushPlannerTests {
               ios.main.dev: {type: apns, topic: com.example.main, platform: sandbox, keyfile: k, key_id: K, team_id: T}
               ios.other: {type: apns, topic: com.example.other, keyfile: k, key_id: K, team_id: T}
               ios.voip: {type: apns, topic: com.example.main.voip, keyfile: k, key_id: K, team_id: T}
+              ios.voip.dev: {type: apns, topic: com.example.main.voip, platform: sandbox, keyfile: k, key_id: K, team_id: T}
               ios.other.voip: {type: apns, topic: com.example.other.voip, keyfile: k, key_id: K, team_id: T}
               ios.other.voip.dev: {type: apns, topic: com.example.other.voip, platform: sandbox, keyfile: k, key_id: K, team_id: T}
             gorush: {ios_app: ios.main, allow_unauthenticated: true}
@@ -103,11 +104,12 @@ struct GorushPlannerTests {
               {"platform":1,"tokens":["i"],"topic":"com.example.main.voip","push_type":"voip"},
               {"platform":1,"tokens":["j"],"topic":"com.example.main.voip","push_type":"voip","development":true},
               {"platform":1,"tokens":["k"],"app":"ios.other.voip","topic":"com.example.other","push_type":"voip","development":true},
+              {"platform":1,"tokens":["l"],"app":"ios.main","topic":"com.example.main.voip","push_type":"voip","development":true},
               {"platform":2,"tokens":["h"],"development":true}]}
             """#.utf8)))
         #expect(plan.deliveries.map { "\($0.token) \($0.appID)" } == [
-            "a ios.main", "b ios.main.dev", "c ios.main", "d ios.main", "e ios.main", "f ios.main.dev", "i ios.voip", "j ios.main.dev",
-            "k ios.other.voip.dev",
+            "a ios.main", "b ios.main.dev", "c ios.main", "d ios.main", "e ios.main", "f ios.main.dev", "i ios.voip", "j ios.voip.dev",
+            "k ios.other.voip.dev", "l ios.main.dev",
         ])
         #expect(plan.refusals.map(\.token) == ["g"])
         #expect(plan.refusals.map(\.error) == ["no sandbox APNs app is configured for topic com.example.other"])

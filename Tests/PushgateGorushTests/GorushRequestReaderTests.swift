@@ -1,3 +1,4 @@
+import PushgateConfig
 import PushgateCore
 @testable import PushgateGorush
 import Testing
@@ -33,7 +34,7 @@ struct GorushRequestReaderTests {
         }.joined(separator: ",")
         let notification = #"{"tokens":[\#(tokens)],"platform":2,"message":"\#(String(repeating: "m", count: 4096))","title":"t","data":{"k":"v"}}"#
         let body = #"{"notifications":["# + Array(repeating: notification, count: 100).joined(separator: ",") + "]}"
-        #expect(body.utf8.count <= 100 * GorushFrontEnd.maximumNotificationBytes, "\(body.utf8.count) bytes")
+        #expect(body.utf8.count <= GorushSettings().requestBodyLimit, "\(body.utf8.count) bytes")
         let read = try Self.read(body)
         #expect(read.count == 100 && read.allSatisfy { $0.tokens.count == 500 })
     }

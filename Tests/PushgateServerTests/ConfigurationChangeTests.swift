@@ -128,6 +128,10 @@ struct ConfigurationChangeTests {
         // A larger max_notification counts at once, but the request body limit it sets follows at the restart.
         let more = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, auth_tokens: [one], max_notification: 1000}\n")
         #expect(Self.change(old, more).needsRestart == ["gorush.max_notification"])
+        // Within the 1-MiB floor the limit does not move: nothing waits for a restart.
+        let few = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, auth_tokens: [one], max_notification: 2}\n")
+        let fewMore = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, auth_tokens: [one], max_notification: 5}\n")
+        #expect(Self.change(few, fewMore, started: few).needsRestart.isEmpty)
         #expect(Self.change(old, more).frontEndsChanged == ["gorush"])
         let larger = try GatewayConfiguration(yaml: apps + "gorush: {ios_app: a, auth_tokens: [one]}\nnextcloud: {max_batch_size: 2000}\n")
         #expect(Self.change(old, larger).needsRestart == ["nextcloud.max_batch_size"])
