@@ -13,10 +13,12 @@ public import PushgateCore
 public enum QueuedLifetime {
     /// The notification to send after it waited `age` since it was accepted: its time to live less the
     /// whole seconds waited; nil when that leaves nothing (the lifetime ran out), or when it is 0 and
-    /// `tried` (a try failed already).
-    public static func remaining(of notification: PushNotification, age: TimeInterval, tried: Bool) -> PushNotification? {
+    /// `tried` (a try failed already). `age` is read only for a notification with a time to live (the
+    /// outbox asks for every token it delivers, most of them without one).
+    public static func remaining(of notification: PushNotification, age: @autoclosure () -> TimeInterval, tried: Bool) -> PushNotification? {
         guard let timeToLive = notification.timeToLive else { return notification }
         guard timeToLive > 0 else { return tried ? nil : notification }
+        let age = age()
         // Whole seconds, as the providers count; a clock that went back counts as no wait.
         let waited = age >= 1 ? (age < Double(Int.max / 2) ? Int(age) : Int.max / 2) : 0
         guard waited > 0 else { return notification }

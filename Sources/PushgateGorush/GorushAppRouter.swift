@@ -51,10 +51,14 @@ struct GorushAppRouter: Sendable {
         return platform == .ios && self.apnsApp(forTopic: notification.topic) != nil
     }
 
-    /// The APNs app whose topic `topic` is, or extends with a suffix.
-    private func apnsApp(forTopic topic: String) -> String? {
+    /// The APNs app whose topic `topic` is, or extends with a suffix; with `sandbox`, only among the apps
+    /// of that environment.
+    private func apnsApp(forTopic topic: String, sandbox: Bool? = nil) -> String? {
         guard !topic.isEmpty else { return nil }
-        return self.apnsTopics.first(where: { topic == $0.topic || topic.hasPrefix($0.topic + ".") })?.appID
+        return self.apnsTopics.first { candidate in
+            (sandbox == nil || self.apnsApps[candidate.appID]?.sandbox == sandbox)
+                && (topic == candidate.topic || topic.hasPrefix(candidate.topic + "."))
+        }?.appID
     }
 
     /// The kind of app that delivers `platform`'s notifications.
@@ -94,11 +98,8 @@ struct GorushAppRouter: Sendable {
         // The chosen app's topic first, then the notification's; the longest topic that is or begins it, as
         // for routing by topic (so a `.voip` app of one environment finds the other's `.voip` app, or else
         // its bundle's app).
-        for topic in [chosen.topic, notification.topic] where !topic.isEmpty {
-            let twin = self.apnsTopics.first { candidate in
-                self.apnsApps[candidate.appID]?.sandbox == sandbox && (topic == candidate.topic || topic.hasPrefix(candidate.topic + "."))
-            }
-            if let twin { return .success(twin.appID) }
+        for topic in [chosen.topic, notification.topic] {
+            if let twin = self.apnsApp(forTopic: topic, sandbox: sandbox) { return .success(twin) }
         }
         return .failure(Refusal(reason: "no \(environment) APNs app is configured for \(chosen.topic.isEmpty ? "app \(app)" : "topic \(chosen.topic)")"))
     }
