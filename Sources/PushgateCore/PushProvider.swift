@@ -13,6 +13,10 @@ public protocol PushProvider: AnyObject, Sendable {
     /// service behind it, whose failures are everyone's; false for one that posts to many independent
     /// servers (UnifiedPush endpoints on any host) and keeps failing hosts apart itself.
     var sharesOneCircuit: Bool { get }
+    /// The time to live, in seconds, the back end sends for a notification that states none (a Web Push or
+    /// UnifiedPush app's `ttl` setting); nil when the provider's service applies its own default. The
+    /// outbox counts it from when the notification was accepted, as it counts a stated one.
+    var defaultTimeToLive: Int? { get }
     /// Sends `notification` to `token`, giving up at `deadline`.
     /// - Parameters:
     ///   - notification: the provider-ready notification.
@@ -24,4 +28,6 @@ public protocol PushProvider: AnyObject, Sendable {
 extension PushProvider {
     /// One service behind the provider: its failures open the app's circuit.
     public var sharesOneCircuit: Bool { true }
+    /// The provider's service applies its own default time to live.
+    public var defaultTimeToLive: Int? { nil }
 }

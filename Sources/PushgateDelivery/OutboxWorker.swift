@@ -356,24 +356,26 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         let appID = entry.appID
         let outcome: DeliveryOutcome
         if let queued = entry.content?.notification {
-            // An entry claimed more than once was tried before (handed over, it is on its first try).
-            guard let notification = QueuedLifetime.remaining(of: queued, age: Date().timeIntervalSince(entry.createdAt), tried: entry.attempts > 1) else {
-                // Its time to live ran out while it waited: the provider would have dropped it by now.
-                self.metrics.recordExpired(appID: appID)
-                self.logger.notice("outbox: time to live ran out while queued; not delivered", metadata: ["app": "\(appID)"])
-                return .finished(token: token, outcome: .rejected(reason: "its time to live ran out while it waited in the outbox"))
-            }
-            if case .found(let provider) = self.dispatcher.directory.lookup(appID) {
-                outcome = await self.dispatcher.deliver(
-                    notification, via: provider, token: token, deadline: .now + self.configuration.deliveryTimeout, frontEnd: entry.frontEnd
-                )
-            } else {
+            guard case .found(let provider) = self.dispatcher.directory.lookup(appID) else {
                 // The app was removed (or renamed) by a reload or a restart, or only another instance on the
                 // database configures it yet: its entries wait, within their maximum age, so that adding it
                 // back loses nothing, and come round again after a short fixed pause, so that an instance
                 // that has the app soon takes them.
                 return self.unknownApp(entry, token: token)
             }
+            // The app's own time to live (a Web Push app's `ttl`) counts from acceptance like a stated one.
+            var stated = queued
+            if stated.timeToLive == nil { stated.timeToLive = provider.defaultTimeToLive }
+            // An entry claimed more than once was tried before (handed over, it is on its first try).
+            guard let notification = QueuedLifetime.remaining(of: stated, age: Date().timeIntervalSince(entry.createdAt), tried: entry.attempts > 1) else {
+                // Its time to live ran out while it waited: the provider would have dropped it by now.
+                self.metrics.recordExpired(appID: appID)
+                self.logger.notice("outbox: time to live ran out while queued; not delivered", metadata: ["app": "\(appID)"])
+                return .finished(token: token, outcome: .rejected(reason: "its time to live ran out while it waited in the outbox"))
+            }
+            outcome = await self.dispatcher.deliver(
+                notification, via: provider, token: token, deadline: .now + self.configuration.deliveryTimeout, frontEnd: entry.frontEnd
+            )
         } else {
             outcome = .rejected(reason: "unreadable outbox entry")
         }

@@ -30,6 +30,8 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
     /// Each endpoint host fails on its own: a host that is down must not open the app's circuit for the
     /// others (this back end remembers failing hosts itself).
     public var sharesOneCircuit: Bool { false }
+    /// The app's `ttl` setting, sent when a notification states no time to live.
+    public var defaultTimeToLive: Int? { self.configuration.ttl }
 
     private let configuration: UnifiedPushConfiguration
     private let connections: HTTP1ConnectionPool

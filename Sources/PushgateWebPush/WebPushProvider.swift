@@ -34,6 +34,8 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     public var platform: Platform { .webPush }
     /// False: each push service's failures are its own (``OriginCircuits``).
     public var sharesOneCircuit: Bool { false }
+    /// The app's `ttl` setting, sent when a notification states no time to live.
+    public var defaultTimeToLive: Int? { self.configuration.ttl }
 
     private let configuration: WebPushConfiguration
     private let connections: HTTP1ConnectionPool

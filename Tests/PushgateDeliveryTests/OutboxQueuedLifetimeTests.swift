@@ -55,4 +55,31 @@ struct OutboxQueuedLifetimeTests {
             #expect(provider.timesToLive(of: "now-or-never") == [0])
         }
     }
+
+    /// A back end's own time to live (a Web Push app's `ttl`, sent when the front end states none) counts
+    /// from acceptance too; one the front end states wins over it.
+    @Test func anAppsOwnTimeToLiveCountsFromAcceptance() async throws {
+        let (store, _) = try await DispatcherAndOutboxTests.openStore()
+        let provider = ScriptedProvider(
+            appID: "app",
+            script: [
+                "unstated": [.retryLater(after: .milliseconds(1500), reason: "503"), .delivered],
+                "stated": [.retryLater(after: .milliseconds(1500), reason: "503"), .delivered],
+            ],
+            sharesOneCircuit: false, defaultTimeToLive: 600
+        )
+        let (dispatcher, worker) = DispatcherAndOutboxTests.outbox(provider, store: store, maximumDelay: .seconds(5))
+        try await DispatcherAndOutboxTests.running([store, worker]) { () async throws in
+            try await dispatcher.enqueue(PushNotification(payload: .object([:])), appID: "app", frontEnd: "test", tokens: ["unstated"])
+            try await dispatcher.enqueue(PushNotification(payload: .object([:]), timeToLive: 60), appID: "app", frontEnd: "test", tokens: ["stated"])
+            #expect(try await DispatcherAndOutboxTests.eventually { () async throws in try await store.pendingCount() == 0 })
+            let unstated = provider.timesToLive(of: "unstated")
+            #expect(unstated.count == 2)
+            #expect(unstated.first == 600)
+            #expect(unstated.last.flatMap { $0 }.map { $0 < 600 && $0 >= 500 } == true, "\(unstated)")
+            let stated = provider.timesToLive(of: "stated")
+            #expect(stated.first == 60)
+            #expect(stated.last.flatMap { $0 }.map { $0 < 60 } == true, "\(stated)")
+        }
+    }
 }

@@ -18,14 +18,20 @@ final class ScriptedProvider: PushProvider {
     let delay: Duration
     /// Whether its failures open the app's circuit (false: a provider posting to many servers).
     let sharesOneCircuit: Bool
+    /// The time to live it would send for a notification that states none (a Web Push app's `ttl`).
+    let defaultTimeToLive: Int?
     /// While closed, deliveries wait (a provider that accepts and never answers); opening lets them finish.
     let gate = ProviderGate()
     /// When each call came, in order.
     private let callTimes = Mutex<[(token: String, at: ContinuousClock.Instant)]>([])
 
-    init(appID: String, script: [String: [DeliveryOutcome]] = [:], delay: Duration = .zero, sharesOneCircuit: Bool = true) {
+    init(
+        appID: String, script: [String: [DeliveryOutcome]] = [:], delay: Duration = .zero, sharesOneCircuit: Bool = true,
+        defaultTimeToLive: Int? = nil
+    ) {
         self.appID = appID
         self.sharesOneCircuit = sharesOneCircuit
+        self.defaultTimeToLive = defaultTimeToLive
         self.script = Mutex(script)
         self.delay = delay
     }

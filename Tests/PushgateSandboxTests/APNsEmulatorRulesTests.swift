@@ -12,10 +12,13 @@ struct APNsEmulatorRulesTests {
         Self.rules.verdict(for: .init(token: Self.token, headers: headers, body: Array(body.utf8)))
     }
 
-    @Test func thePayloadMustBeAJSONObjectWithAnApsObject() {
+    @Test func thePayloadMustBeAJSONObjectWhoseApsIfAnyIsAnObject() {
         #expect(Self.verdict(#"{"aps":{"alert":"hi"},"x":[1,2.5e3,null,true]}"#) == .accepted)
         #expect(Self.verdict(#" {"aps":{}} "#) == .accepted)
-        for body in ["", "null", "[]", #"{"aps":1}"#, #"{"aps":[]}"#, #"{"alert":"hi"}"#, #"{"aps":{}"#, #"{"aps":{}} x"#, "{'aps':{}}"] {
+        // As APNs: a payload without aps (Sygnal's event_id_only form) and an empty one are delivered.
+        #expect(Self.verdict(#"{"event_id":"$e","room_id":"!r:example.org","unread_count":2}"#) == .accepted)
+        #expect(Self.verdict("{}") == .accepted)
+        for body in ["", "null", "[]", #"{"aps":1}"#, #"{"aps":[]}"#, #"{"aps":null}"#, #"{"aps":{}"#, #"{"aps":{}} x"#, "{'aps':{}}"] {
             #expect(Self.verdict(body) == .init(status: 400, reason: "PayloadEmpty"), "\(body)")
         }
     }

@@ -106,9 +106,15 @@ public struct APNsEmulatorRules: Sendable {
 
         let limit = pushType == "voip" ? 5120 : 4096
         guard request.body.count <= limit else { return .init(status: 413, reason: "PayloadTooLarge") }
-        // APNs has no reason for malformed JSON; PayloadEmpty is the closest it documents.
-        guard !request.body.isEmpty, case .object(let object)? = try? JSONParser.parse(request.body), case .object? = object["aps"]
-        else { return .init(status: 400, reason: "PayloadEmpty") }
+        // APNs takes any JSON object: one without `aps` (Sygnal's event_id_only form, an MDM push) and an
+        // empty one (a Wallet pass update) are delivered. It has no reason for malformed JSON or an `aps`
+        // that is not an object; PayloadEmpty is the closest it documents.
+        guard !request.body.isEmpty, case .object(let object)? = try? JSONParser.parse(request.body) else {
+            return .init(status: 400, reason: "PayloadEmpty")
+        }
+        if let aps = object["aps"] {
+            guard case .object = aps else { return .init(status: 400, reason: "PayloadEmpty") }
+        }
 
         switch request.token.lowercased().prefix(4) {
         case "dead": return .init(status: 410, reason: "Unregistered")
