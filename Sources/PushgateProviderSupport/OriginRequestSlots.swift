@@ -1,11 +1,14 @@
-public import PushgateCore
+import PushgateCore
 import Synchronization
 
 /// The request slots of a back end whose deliveries go to many independent servers (Web Push push
 /// services, UnifiedPush servers): at most ``permits`` requests at once in all, and at most
 /// ``permitsPerOrigin`` (three quarters of them) to any one origin, so a server that hangs holds at most
 /// that share while its requests run to their deadlines, and the other servers' deliveries keep the rest.
-/// Requests over an origin's share wait in that origin's own line, not in the shared one.
+/// Requests over an origin's share wait in that origin's own line, not in the shared one, and at most
+/// ``waitingPerOrigin`` of them: more are turned away at once (``Entry/lineFull``), so a server that
+/// hangs cannot gather every delivery the back end may have in flight (its `inflight_request_limit`)
+/// and leave none for the others.
 ///
 /// An origin's line is kept while requests to it run or wait, and idle ones while there are at most
 /// ``idleLinesKept`` lines in all (a Web Push app's few push services keep theirs; past that, as with
@@ -13,7 +16,7 @@ import Synchronization
 ///
 /// ```swift
 /// let slots = OriginRequestSlots(permits: 20)
-/// guard await slots.enter("https://push.example", until: deadline) else { return nil }
+/// guard await slots.enter("https://push.example", until: deadline) == .entered else { return nil }
 /// defer { slots.leave("https://push.example") }
 /// ```
 public final class OriginRequestSlots: Sendable {
@@ -21,6 +24,18 @@ public final class OriginRequestSlots: Sendable {
     public var permits: Int { self.shared.permits }
     /// The most requests at once to one origin.
     public let permitsPerOrigin: Int
+    /// The most requests waiting in one origin's line.
+    public let waitingPerOrigin: Int
+    /// What came of a wait for a slot.
+    public enum Entry: Sendable, Hashable {
+        /// Both slots were taken: call ``OriginRequestSlots/leave(_:)``.
+        case entered
+        /// The origin's line already holds ``OriginRequestSlots/waitingPerOrigin`` requests: none was
+        /// taken, and the request was not made to wait.
+        case lineFull
+        /// The deadline passed, or the task was cancelled, before both slots were free: none is held.
+        case notInTime
+    }
     /// Lines kept when idle while there are no more than this many in all.
     public static let idleLinesKept = 64
     private let shared: ConcurrencyGate
@@ -39,19 +54,33 @@ public final class OriginRequestSlots: Sendable {
     private let origins = Mutex<[String: Line]>([:])
 
     /// Creates the slots.
-    /// - Parameter permits: the most requests at once (at least 1); one origin gets three quarters of
-    ///   them, rounded down (at least one).
-    public init(permits: Int) {
+    /// - Parameters:
+    ///   - permits: the most requests at once (at least 1); one origin gets three quarters of them, rounded
+    ///     down (at least one).
+    ///   - waitingPerOrigin: the most requests one origin's line holds waiting for its slots (at least 1;
+    ///     by default as many as may run).
+    public init(permits: Int, waitingPerOrigin: Int? = nil) {
         self.shared = ConcurrencyGate(permits: permits)
         self.permitsPerOrigin = max(1, permits * 3 / 4)
+        self.waitingPerOrigin = max(1, waitingPerOrigin ?? self.permitsPerOrigin)
     }
 
-    /// Waits for a slot of `origin` and one of the shared ones until `deadline`; true when both were
-    /// taken (then call ``leave(_:)``), false when the deadline passed or the task was cancelled first.
-    public func enter(_ origin: String, until deadline: ContinuousClock.Instant) async -> Bool {
-        let gate = self.origins.withLock { origins in
+    /// Creates the slots of a back end that has at most `inFlightLimit` deliveries in flight (its
+    /// `inflight_request_limit`): one origin's line holds at most half of them waiting (at least as many
+    /// as may run), so one that hangs leaves the other half to the rest.
+    public convenience init(permits: Int, inFlightLimit: Int) {
+        self.init(permits: permits, waitingPerOrigin: max(permits * 3 / 4, inFlightLimit / 2))
+    }
+
+    /// Waits for a slot of `origin` and one of the shared ones until `deadline`: ``Entry/entered`` when
+    /// both were taken (then call ``leave(_:)``); ``Entry/lineFull`` at once when the origin's line is
+    /// full; ``Entry/notInTime`` when the deadline passed or the task was cancelled first.
+    public func enter(_ origin: String, until deadline: ContinuousClock.Instant) async -> Entry {
+        let gate = self.origins.withLock { origins -> ConcurrencyGate? in
             let line: Line
             if let known = origins[origin] {
+                // Those holding its slots number at most its share; the rest wait.
+                guard known.users < self.permitsPerOrigin + self.waitingPerOrigin else { return nil }
                 line = known
             } else {
                 line = Line(permits: self.permitsPerOrigin)
@@ -60,15 +89,16 @@ public final class OriginRequestSlots: Sendable {
             line.users += 1
             return line.gate
         }
+        guard let gate else { return .lineFull }
         guard await gate.enter(until: deadline) == .admitted else {
             self.release(origin, holding: false)
-            return false
+            return .notInTime
         }
         guard await self.shared.enter(until: deadline) == .admitted else {
             self.release(origin, holding: true)
-            return false
+            return .notInTime
         }
-        return true
+        return .entered
     }
 
     /// Gives back the slots ``enter(_:until:)`` took.
@@ -79,6 +109,9 @@ public final class OriginRequestSlots: Sendable {
 
     /// How many origins have requests running or waiting.
     public var originsInUse: Int { self.origins.withLock { $0.values.count { $0.users > 0 } } }
+
+    /// How many requests hold or wait for `origin`'s slots.
+    public func requests(to origin: String) -> Int { self.origins.withLock { $0[origin]?.users ?? 0 } }
 
     /// How many origins' lines are kept (in use or idle).
     public var linesKept: Int { self.origins.withLock { $0.count } }

@@ -54,7 +54,7 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
         self.configuration = configuration
         self.logger = logger
         self.policy = PushEndpointPolicy(allowedEndpoints: configuration.allowedEndpoints, resolver: resolver)
-        self.requestSlots = OriginRequestSlots(permits: configuration.maxConnections)
+        self.requestSlots = OriginRequestSlots(permits: configuration.maxConnections, inFlightLimit: configuration.inflightRequestLimit)
         self.hostMetrics = UnifiedPushHostMetrics(appID: configuration.appID, factory: metricsFactory)
         self.connections = HTTP1ConnectionPool(
             proxy: configuration.proxy, connectTimeout: .seconds(5), idleTimeout: .seconds(60),
@@ -208,7 +208,13 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
         guard let destination = endpoint.destination, let origin = endpoint.origin else {
             return (.transport(.invalidToken(reason: "the pushkey is not an absolute https URL"), hostFailing: false), nil)
         }
-        guard await self.requestSlots.enter(origin, until: deadline) else { return nil }
+        switch await self.requestSlots.enter(origin, until: deadline) {
+        case .entered: break
+        case .notInTime: return nil
+        case .lineFull:
+            // Not the push server's failure: its share of the slots is busy and its line full.
+            return (.transport(.retryLater(after: nil, reason: "too many requests to this push server are waiting already"), hostFailing: false), nil)
+        }
         defer { self.requestSlots.leave(origin) }
         do {
             let answer = try await self.connections.request(

@@ -72,7 +72,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         self.logger = logger
         self.policy = policy
         self.signer = VAPIDSigner(key: configuration.vapidKey, contact: configuration.contact, now: now)
-        self.requestSlots = OriginRequestSlots(permits: configuration.maxConnections)
+        self.requestSlots = OriginRequestSlots(permits: configuration.maxConnections, inFlightLimit: configuration.inflightRequestLimit)
         self.connections = HTTP1ConnectionPool(
             proxy: configuration.proxy, connectTimeout: .seconds(10),
             idleTimeout: .seconds(60), maximumIdlePerOrigin: configuration.maxConnections, events: events
@@ -220,7 +220,13 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         guard let destination = endpoint.destination, let origin = endpoint.origin else {
             return (.rejected(reason: HTTP1ExchangeError.refused("the endpoint is not an http(s) URL").description), nil, .notSent)
         }
-        guard await self.requestSlots.enter(origin, until: deadline) else { return nil }
+        switch await self.requestSlots.enter(origin, until: deadline) {
+        case .entered: break
+        case .notInTime: return nil
+        case .lineFull:
+            // Not the push service's failure: its share of the slots is busy and its line full.
+            return (.retryLater(after: nil, reason: "too many requests to this push service are waiting already"), nil, .notSent)
+        }
         defer { self.requestSlots.leave(origin) }
         do {
             let answer = try await self.connections.request(.POST, to: destination, at: addresses, headers: headers, body: body, deadline: deadline.nioDeadline)

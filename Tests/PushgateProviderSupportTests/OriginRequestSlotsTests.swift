@@ -8,12 +8,12 @@ struct OriginRequestSlotsTests {
     @Test func oneOriginLeavesAQuarterOfTheSlotsToTheOthers() async throws {
         let slots = OriginRequestSlots(permits: 4)
         #expect(slots.permitsPerOrigin == 3)
-        for _ in 0..<3 { #expect(await slots.enter("https://hung.example", until: .now + .seconds(5))) }
+        for _ in 0..<3 { #expect(await slots.enter("https://hung.example", until: .now + .seconds(5)) == .entered) }
         // The hung origin's fourth waits in its own line until its deadline ...
-        #expect(!(await slots.enter("https://hung.example", until: .now + .milliseconds(200))))
+        #expect(await slots.enter("https://hung.example", until: .now + .milliseconds(200)) == .notInTime)
         // ... while another origin is served at once.
         let started = ContinuousClock.now
-        #expect(await slots.enter("https://other.example", until: .now + .seconds(5)))
+        #expect(await slots.enter("https://other.example", until: .now + .seconds(5)) == .entered)
         // At once takes microseconds; waiting behind the hung origin would last until this call's deadline
         // (5 s), as no slot is given back before then.
         #expect(ContinuousClock.now - started < .seconds(4))
@@ -26,14 +26,14 @@ struct OriginRequestSlotsTests {
     /// The shared slots still bound all origins together: with every one held, a new origin waits.
     @Test func allOriginsTogetherShareThePermits() async throws {
         let slots = OriginRequestSlots(permits: 4)
-        for origin in ["a", "b", "c", "d"] { #expect(await slots.enter(origin, until: .now + .seconds(5))) }
-        #expect(!(await slots.enter("e", until: .now + .milliseconds(200))))
+        for origin in ["a", "b", "c", "d"] { #expect(await slots.enter(origin, until: .now + .seconds(5)) == .entered) }
+        #expect(await slots.enter("e", until: .now + .milliseconds(200)) == .notInTime)
         #expect(slots.originsInUse == 4)
         // A slot given back is taken by the next waiter.
         async let waiting = slots.enter("e", until: .now + .seconds(10))
         try await Task.sleep(for: .milliseconds(100))
         slots.leave("a")
-        #expect(await waiting)
+        #expect(await waiting == .entered)
         for origin in ["b", "c", "d", "e"] { slots.leave(origin) }
         #expect(slots.originsInUse == 0)
     }
@@ -42,7 +42,7 @@ struct OriginRequestSlotsTests {
     @Test func idleLinesAreKeptWhileFew() async {
         let slots = OriginRequestSlots(permits: 8)
         for index in 0..<200 {
-            #expect(await slots.enter("https://host-\(index).example", until: .now + .seconds(5)))
+            #expect(await slots.enter("https://host-\(index).example", until: .now + .seconds(5)) == .entered)
             slots.leave("https://host-\(index).example")
         }
         #expect(slots.originsInUse == 0)
@@ -54,7 +54,50 @@ struct OriginRequestSlotsTests {
     @Test func oneSlotIsAllOneOrigins() async {
         let slots = OriginRequestSlots(permits: 1)
         #expect(slots.permitsPerOrigin == 1)
-        #expect(await slots.enter("a", until: .now + .seconds(1)))
+        #expect(await slots.enter("a", until: .now + .seconds(1)) == .entered)
         slots.leave("a")
+    }
+
+    /// An origin's line holds at most `waitingPerOrigin` requests: more are turned away at once, so a hung
+    /// origin cannot gather every delivery in flight; other origins are served meanwhile.
+    @Test func aFullLineTurnsRequestsAwayAtOnce() async throws {
+        let slots = OriginRequestSlots(permits: 4, waitingPerOrigin: 2)
+        #expect(slots.permitsPerOrigin == 3)
+        for _ in 0..<3 { #expect(await slots.enter("https://hung.example", until: .now + .seconds(5)) == .entered) }
+        // Two wait (each until it is cancelled: nothing is given back) ...
+        let waiters = (0..<2).map { _ in Task { await slots.enter("https://hung.example", until: .now + .seconds(60)) } }
+        #expect(try await Self.eventually { slots.requests(to: "https://hung.example") == 5 })
+        // ... a third is turned away without waiting for its deadline (a minute) ...
+        let started = ContinuousClock.now
+        #expect(await slots.enter("https://hung.example", until: .now + .seconds(60)) == .lineFull)
+        #expect(ContinuousClock.now - started < .seconds(30))
+        // ... and another origin is served.
+        #expect(await slots.enter("https://other.example", until: .now + .seconds(5)) == .entered)
+        slots.leave("https://other.example")
+        // A slot given back goes to a waiter, and the line has room again.
+        slots.leave("https://hung.example")
+        for waiter in waiters { waiter.cancel() }
+        var entered = 0
+        for waiter in waiters where await waiter.value == .entered { entered += 1 }
+        #expect(entered <= 1)
+        for _ in 0..<(2 + entered) { slots.leave("https://hung.example") }
+        #expect(slots.originsInUse == 0)
+        #expect(await slots.enter("https://hung.example", until: .now + .seconds(5)) == .entered)
+        slots.leave("https://hung.example")
+    }
+
+    /// A back end's slots: an origin waits with at most half its in-flight limit, and at least its share.
+    @Test func theLineHoldsHalfTheInFlightLimit() {
+        #expect(OriginRequestSlots(permits: 64, inFlightLimit: 512).waitingPerOrigin == 256)
+        #expect(OriginRequestSlots(permits: 64, inFlightLimit: 40).waitingPerOrigin == 48)
+    }
+
+    /// Polls `condition` every 20 ms for up to 10 s.
+    private static func eventually(_ condition: () -> Bool) async throws -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
 }

@@ -100,6 +100,43 @@ struct WebPushOriginCircuitTests {
         try await hung.close()
     }
 
+    /// A hung push service's line holds at most half the app's in-flight deliveries (`inflight_request_limit`
+    /// 8: four, beside the three running): more are turned away at once as retry later, and a delivery to
+    /// another push service still finds room under the limit, where before the hung service's waiters took
+    /// all of it and that delivery was refused.
+    @Test func aHungPushServicesLineLeavesInFlightRoomToTheOthers() async throws {
+        let hung = try await ScriptedHTTP1Server { _ in .ignore }
+        let extra = ["allowed_endpoints: ['127.0.0.1:*']", "max_connections: 4", "inflight_request_limit: 8"]
+        try await WebPushProviderTests.withProvider(extra: extra) { harness in
+            let down = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(hung.port)/push/hung")
+            let up = TestFixtures.Subscriber().token(endpoint: "http://127.0.0.1:\(harness.port)/sub/ok")
+            let finished = FinishedDeliveries()
+            let waiting = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for _ in 0..<10 {
+                        group.addTask {
+                            let outcome = await harness.provider.deliver(Self.notification, to: down, deadline: .now + .seconds(12))
+                            finished.outcomes.withLock { $0.append(outcome) }
+                        }
+                    }
+                }
+            }
+            // Three running and four waiting: the other three are turned away without waiting.
+            let limit = ContinuousClock.now + .seconds(8)
+            while finished.outcomes.withLock({ $0.count }) < 3, ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(20)) }
+            let early = finished.outcomes.withLock { $0 }
+            #expect(early.count == 3)
+            #expect(early.allSatisfy(Self.isRetryLater))
+            while hung.snapshot.heads.count < 3, ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(hung.snapshot.heads.count == 3)
+            #expect(await harness.provider.deliver(Self.notification, to: up, deadline: .now + .seconds(5)) == .delivered)
+            await waiting.value
+            #expect(finished.outcomes.withLock { $0.count } == 10)
+            #expect(finished.outcomes.withLock { $0.allSatisfy(Self.isRetryLater) })
+        }
+        try await hung.close()
+    }
+
     /// Answers that are about the subscription or the message (404, 410, 413, 400) show the service
     /// working: they never open its circuit.
     @Test func refusalsOfSubscriptionsDoNotOpenTheCircuit() async throws {
@@ -112,4 +149,9 @@ struct WebPushOriginCircuitTests {
             #expect(!harness.logs.messages(atLeast: .notice).contains("push service failing; its deliveries wait"))
         }
     }
+}
+
+/// Outcomes of deliveries as they finish, in order.
+private final class FinishedDeliveries: Sendable {
+    let outcomes = Mutex<[DeliveryOutcome]>([])
 }
