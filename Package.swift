@@ -121,6 +121,7 @@ let package = Package(
             dependencies: [
                 "PushgateCore",
                 .coreMetrics,
+                .logging,
                 .crypto,
                 .cryptoExtras,
                 .asyncHTTPClient,

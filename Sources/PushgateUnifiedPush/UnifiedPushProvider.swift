@@ -20,8 +20,12 @@ import Synchronization
 /// (not an absolute `http(s)` URL, refused by the policy, on a host that does not exist) or that the push
 /// server says is gone (404, 410, a redirect or another unexpected answer) is an invalid token; 413 is a
 /// refusal of the message; 429, 5xx, timeouts, failed connections and failed lookups are retry later,
-/// with the push server's `Retry-After`. Endpoints found gone are remembered for 10 minutes and failing
-/// endpoints and hosts for a minute (`UnifiedPushEndpointMemory`), so repeated attempts cost no request.
+/// with the push server's `Retry-After`. Endpoints found gone are remembered for 10 minutes, failing
+/// endpoints for a minute or their `Retry-After`, and hosts whose lookup failed for a minute
+/// (`UnifiedPushEndpointMemory`), so repeated attempts cost no request. A push server that fails request
+/// after request (timeouts, refused or lost connections) is left alone by its own circuit
+/// (``OriginCircuits``: five failures in a row, 1 s doubling to 60 s, one probe): one slow answer from a
+/// server that many users share does not hold up all of them.
 public final class UnifiedPushProvider: PushProvider, Service, CustomStringConvertible {
     /// The configured app id.
     public let appID: String
@@ -39,6 +43,10 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
     private let requestSlots: OriginRequestSlots
     private let deliveries = Mutex(0)
     private let memory = UnifiedPushEndpointMemory()
+    /// One circuit per push server: one that fails request after request is left alone for a while.
+    private let circuits: OriginCircuits
+    /// Logs the circuits' changes and counts the push servers whose circuit is open.
+    private let circuitReporter: OriginCircuitReporter
     private let hostMetrics: UnifiedPushHostMetrics
     private let logger: Logger
 
@@ -49,7 +57,12 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
     }
 
     /// Creates the provider with a given resolver (tests give fixed answers).
-    public init(configuration: UnifiedPushConfiguration, logger: Logger, resolver: HostResolver, metricsFactory: (any MetricsFactory)? = nil) {
+    public init(
+        configuration: UnifiedPushConfiguration, logger: Logger, resolver: HostResolver, circuits: OriginCircuits.Settings = OriginCircuits.Settings(),
+        metricsFactory: (any MetricsFactory)? = nil
+    ) {
+        self.circuits = OriginCircuits(settings: circuits)
+        self.circuitReporter = OriginCircuitReporter(appID: configuration.appID, noun: "push server", logger: logger, metricsFactory: metricsFactory)
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger
@@ -163,24 +176,25 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
         } catch {
             return (.rejected(reason: error.description), nil)
         }
-        var requestDeadline = min(deadline, ContinuousClock.now + self.configuration.requestTimeout)
-        guard var (outcome, status) = await self.post(endpoint, at: addresses, headers: headers, body: body, deadline: requestDeadline) else {
+        let probe: Bool
+        switch self.circuits.admit(origin) {
+        case .admitted(let isProbe): probe = isProbe
+        case .open(let remaining):
+            return (.retryLater(after: remaining > .zero ? remaining : nil, reason: "the push server failed request after request; it is left alone for a while"), nil)
+        }
+        let exchange = await self.exchange(notification, body: body, endpoint: endpoint, at: addresses, headers: headers, deadline: deadline)
+        let server: OriginCircuits.Result =
+            switch exchange?.0 {
+            case .answered?: .answered
+            case .transport(_, hostFailing: true)?: .failed
+            case .transport(_, hostFailing: false)?, nil: .notSent
+            }
+        self.circuitReporter.note(self.circuits.record(origin, server, probe: probe), of: origin, in: self.circuits)
+        guard let (outcome, status) = exchange else {
             return (.retryLater(after: nil, reason: "no request slot before the deadline"), nil)
         }
-        // Refused as too large: the smaller form the front end stated, if any, goes instead (a queued
-        // Matrix notification's `event_id_only` form), at once.
-        if status == 413, let reduced = notification.reducedPayload, let smaller = try? JSONText.encode(reduced), smaller != body,
-            ContinuousClock.now < deadline
-        {
-            requestDeadline = min(deadline, ContinuousClock.now + self.configuration.requestTimeout)
-            guard let retried = await self.post(endpoint, at: addresses, headers: headers, body: smaller, deadline: requestDeadline) else {
-                return (.retryLater(after: nil, reason: "no request slot before the deadline"), nil)
-            }
-            (outcome, status) = retried
-        }
         switch outcome {
-        case .transport(let outcome, let hostFailing):
-            if hostFailing { self.memory.rememberUnavailable(hostKey, pause: nil) }
+        case .transport(let outcome, _):
             return (outcome, nil)
         case .answered(let outcome, let memory):
             switch memory {
@@ -192,11 +206,27 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
         }
     }
 
+    /// Posts `body`, and when the push server refuses it as too large (413), the smaller form the front end
+    /// stated, if any (a queued Matrix notification's `event_id_only` form), at once; nil when no request
+    /// slot was free before the deadline.
+    private func exchange(
+        _ notification: PushNotification, body: [UInt8], endpoint: PushEndpoint, at addresses: [IPAddress], headers: HTTP1HeaderLines,
+        deadline: ContinuousClock.Instant
+    ) async -> (Exchange, Int?)? {
+        var requestDeadline = min(deadline, ContinuousClock.now + self.configuration.requestTimeout)
+        guard let first = await self.post(endpoint, at: addresses, headers: headers, body: body, deadline: requestDeadline) else { return nil }
+        guard first.1 == 413, let reduced = notification.reducedPayload, let smaller = try? JSONText.encode(reduced), smaller != body,
+            ContinuousClock.now < deadline
+        else { return first }
+        requestDeadline = min(deadline, ContinuousClock.now + self.configuration.requestTimeout)
+        return await self.post(endpoint, at: addresses, headers: headers, body: smaller, deadline: requestDeadline)
+    }
+
     /// What became of one request.
     private enum Exchange {
         /// The push server answered.
         case answered(DeliveryOutcome, UnifiedPushAnswer.Memory)
-        /// It did not; `hostFailing` when the host should be left alone for a while.
+        /// It did not; `hostFailing` when that counts against the push server (its circuit).
         case transport(DeliveryOutcome, hostFailing: Bool)
     }
 

@@ -43,8 +43,8 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     private let policy: PushEndpointPolicy
     private let requestSlots: OriginRequestSlots
     private let circuits: OriginCircuits
-    /// `pushgate_push_services_failing{app}`: the push services whose circuit is open.
-    private let failingServices: Gauge?
+    /// Logs the circuits' changes and counts the push services whose circuit is open.
+    private let circuitReporter: OriginCircuitReporter
     private let deliveries = Mutex(0)
     /// Subscriptions parsed from tokens, so a token is parsed once rather than on every delivery.
     private let subscriptions = WebPushSubscriptionCache()
@@ -65,8 +65,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         metricsFactory: (any MetricsFactory)? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.circuits = OriginCircuits(settings: circuits)
-        self.failingServices = metricsFactory.map { Gauge(label: "pushgate_push_services_failing", dimensions: [("app", configuration.appID)], factory: $0) }
-        self.failingServices?.record(0)
+        self.circuitReporter = OriginCircuitReporter(appID: configuration.appID, noun: "push service", logger: logger, metricsFactory: metricsFactory)
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger
@@ -141,24 +140,8 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
             return (.retryLater(after: remaining > .zero ? remaining : nil, reason: "the push service failed request after request; it is left alone for a while"), nil)
         }
         let attempt = await self.attempt(notification, to: subscription, topic: topic, deadline: deadline)
-        self.note(self.circuits.record(origin, attempt.server, probe: probe), of: origin)
+        self.circuitReporter.note(self.circuits.record(origin, attempt.server, probe: probe), of: origin, in: self.circuits)
         return (attempt.outcome, attempt.status)
-    }
-
-    /// Logs a change of `origin`'s circuit.
-    private func note(_ change: OriginCircuits.Change, of origin: String) {
-        if change != .none { self.failingServices?.record(self.circuits.openCount) }
-        switch change {
-        case .none:
-            break
-        case .opened(let interval, let failures):
-            self.logger.notice(
-                "push service failing; its deliveries wait",
-                metadata: ["app": "\(self.appID)", "push_service": "\(origin)", "failures_in_a_row": "\(failures)", "next_try_in": "\(interval)"]
-            )
-        case .closed:
-            self.logger.notice("push service answering again", metadata: ["app": "\(self.appID)", "push_service": "\(origin)"])
-        }
     }
 
     /// Checks the endpoint, encrypts, signs and posts; what came of it, and what that tells of the push service.

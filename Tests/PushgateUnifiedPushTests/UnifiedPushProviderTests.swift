@@ -4,6 +4,7 @@ import CoreMetrics
 import Prometheus
 import PushgateCore
 import PushgateProviderSupport
+import PushgateTestSupport
 import ServiceLifecycleTestKit
 import Synchronization
 import Testing
@@ -15,12 +16,6 @@ import Testing
 /// with the differences the back end's documentation gives).
 @Suite("UnifiedPush provider")
 struct UnifiedPushProviderTests {
-    static let quiet: Logger = {
-        var logger = Logger(label: "pushgate.tests.unifiedpush")
-        logger.logLevel = .critical
-        return logger
-    }()
-
     /// Fixed answers, so no test depends on DNS (and none reaches a public address).
     static let resolver = HostResolver(lookup: { host in
         switch host {
@@ -41,6 +36,8 @@ struct UnifiedPushProviderTests {
         let provider: UnifiedPushProvider
         let port: Int
         let recorder: UnifiedPushEndpointStub.Recorder
+        /// The provider's log.
+        let logs: LogRecorder
         var base: String { "http://127.0.0.1:\(self.port)" }
         var requests: [UnifiedPushEndpointStub.Recorded] { get async { await self.recorder.requests } }
     }
@@ -51,13 +48,14 @@ struct UnifiedPushProviderTests {
         metricsFactory: (any MetricsFactory)? = nil, _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
         let configuration = UnifiedPushConfiguration(appID: "up", allowedEndpoints: allowed, requestTimeout: requestTimeout)
-        let provider = UnifiedPushProvider(configuration: configuration, logger: Self.quiet, resolver: resolver, metricsFactory: metricsFactory)
+        let logs = LogRecorder()
+        let provider = UnifiedPushProvider(configuration: configuration, logger: logs.logger(label: "unifiedpush-test"), resolver: resolver, metricsFactory: metricsFactory)
         try await UnifiedPushEndpointStub.withServer { port, recorder in
             try await testGracefulShutdown { trigger in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await provider.run() }
                     do {
-                        try await body(Harness(provider: provider, port: port, recorder: recorder))
+                        try await body(Harness(provider: provider, port: port, recorder: recorder, logs: logs))
                     } catch {
                         trigger.triggerGracefulShutdown()
                         try await group.waitForAll()
@@ -237,12 +235,26 @@ struct UnifiedPushProviderTests {
         }
     }
 
-    @Test func aHostThatDoesNotAnswerInTimeIsRetriedLaterAndLeftAloneMeanwhile() async throws {
+    /// One request that timed out leaves the push server in use (a server many users share, one slow
+    /// answer); five in a row open its circuit: its deliveries are retried later without a request until
+    /// a probe gets an answer.
+    @Test func aHostThatDoesNotAnswerInTimeIsRetriedLaterAndLeftAloneAfterFiveInARow() async throws {
         try await Self.withProvider(requestTimeout: .milliseconds(500)) { harness in
             #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/hang?up=1", deadline: Self.soon()).label == "retry_later")
-            // Every endpoint of that host waits now, without a request.
-            #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/201/e1?up=1", deadline: Self.soon()).label == "retry_later")
-            #expect(await harness.requests.map(\.target) == ["/up/hang?up=1"])
+            // One timeout: another endpoint of that host is posted to.
+            #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/201/e1?up=1", deadline: Self.soon()).label == "delivered")
+            for index in 0..<5 {
+                #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/hang?n=\(index)", deadline: Self.soon()).label == "retry_later")
+            }
+            #expect(harness.logs.messages(atLeast: .notice).contains("push server failing; its deliveries wait"))
+            // Five in a row: every endpoint of that host waits now, without a request ...
+            #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/201/e2?up=1", deadline: Self.soon()).label == "retry_later")
+            #expect(await harness.requests.count == 7)
+            // ... until the circuit's first second is over: a probe goes, and its answer closes the circuit.
+            try await Task.sleep(for: .milliseconds(1100))
+            #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/201/e3?up=1", deadline: Self.soon()).label == "delivered")
+            #expect(await harness.provider.deliver(Self.notification, to: "\(harness.base)/up/201/e4?up=1", deadline: Self.soon()).label == "delivered")
+            #expect(harness.logs.messages(atLeast: .notice).contains("push server answering again"))
         }
     }
 

@@ -1,0 +1,49 @@
+public import CoreMetrics
+public import Logging
+
+/// Logs and counts the changes of a back end's ``OriginCircuits``: a server's circuit opening or closing
+/// is a `notice` naming the server (`push service`, `push server`: the back end's word for it), and
+/// `pushgate_push_services_failing{app}` holds how many are open.
+public struct OriginCircuitReporter: Sendable {
+    private let appID: String
+    private let noun: String
+    private let metadataKey: String
+    private let logger: Logger
+    private let failing: Gauge?
+
+    /// Creates the reporter and sets the gauge to 0.
+    /// - Parameters:
+    ///   - noun: what the back end calls a server, as the log says it (`push service`).
+    ///   - metricsFactory: where the gauge goes; nil for none.
+    public init(appID: String, noun: String, logger: Logger, metricsFactory: (any MetricsFactory)?) {
+        self.appID = appID
+        self.noun = noun
+        self.metadataKey = noun.replacingSpaces()
+        self.logger = logger
+        self.failing = metricsFactory.map { Gauge(label: "pushgate_push_services_failing", dimensions: [("app", appID)], factory: $0) }
+        self.failing?.record(0)
+    }
+
+    /// Logs `change` of `origin`'s circuit and records how many of `circuits` are open.
+    public func note(_ change: OriginCircuits.Change, of origin: String, in circuits: OriginCircuits) {
+        if change != .none { self.failing?.record(circuits.openCount) }
+        switch change {
+        case .none:
+            break
+        case .opened(let interval, let failures):
+            self.logger.notice(
+                "\(self.noun) failing; its deliveries wait",
+                metadata: ["app": "\(self.appID)", "\(self.metadataKey)": "\(origin)", "failures_in_a_row": "\(failures)", "next_try_in": "\(interval)"]
+            )
+        case .closed:
+            self.logger.notice("\(self.noun) answering again", metadata: ["app": "\(self.appID)", "\(self.metadataKey)": "\(origin)"])
+        }
+    }
+}
+
+extension String {
+    /// The text with each space an underscore (a log metadata key).
+    fileprivate func replacingSpaces() -> String {
+        String(self.map { $0 == " " ? "_" : $0 })
+    }
+}
