@@ -18,8 +18,9 @@ import Synchronization
 ///   deadline, but once `inflight_request_limit` deliveries run or wait, the next is refused at once.
 /// - Web Push and UnifiedPush: `ConcurrencyGate(permits: max_connections)` shared by every origin, and
 ///   one per origin in use with three quarters of them (`OriginRequestSlots`); more wait until their
-///   deadline (or until their delivery is cancelled). Web Push's `inflight_request_limit` bounds whole
-///   deliveries (encryption included), so the back end counts those itself.
+///   deadline (or until their delivery is cancelled), but one origin has at most half of
+///   `inflight_request_limit` running or waiting, and the next is refused at once. The limit bounds whole
+///   deliveries (Web Push's encryption included), so the back end counts those itself.
 ///
 /// ```swift
 /// let gate = ConcurrencyGate(permits: 20, limit: 512)

@@ -356,6 +356,12 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         let appID = entry.appID
         let outcome: DeliveryOutcome
         if let queued = entry.content?.notification {
+            // An entry claimed more than once was tried before (handed over, it is on its first try).
+            let tried = entry.attempts > 1
+            // A stated time to live that ran out ends the entry whether or not this instance has the app.
+            if queued.timeToLive != nil, QueuedLifetime.remaining(of: queued, age: Date().timeIntervalSince(entry.createdAt), tried: tried) == nil {
+                return self.expired(appID: appID, token: token)
+            }
             guard case .found(let provider) = self.dispatcher.directory.lookup(appID) else {
                 // The app was removed (or renamed) by a reload or a restart, or only another instance on the
                 // database configures it yet: its entries wait, within their maximum age, so that adding it
@@ -363,15 +369,12 @@ public struct OutboxWorker: Service, CustomStringConvertible {
                 // that has the app soon takes them.
                 return self.unknownApp(entry, token: token)
             }
-            // The app's own time to live (a Web Push app's `ttl`) counts from acceptance like a stated one.
+            // The app's own time to live (a Web Push app's `ttl`) counts from when it was queued, like a
+            // stated one.
             var stated = queued
             if stated.timeToLive == nil { stated.timeToLive = provider.defaultTimeToLive }
-            // An entry claimed more than once was tried before (handed over, it is on its first try).
-            guard let notification = QueuedLifetime.remaining(of: stated, age: Date().timeIntervalSince(entry.createdAt), tried: entry.attempts > 1) else {
-                // Its time to live ran out while it waited: the provider would have dropped it by now.
-                self.metrics.recordExpired(appID: appID)
-                self.logger.notice("outbox: time to live ran out while queued; not delivered", metadata: ["app": "\(appID)"])
-                return .finished(token: token, outcome: .rejected(reason: "its time to live ran out while it waited in the outbox"))
+            guard let notification = QueuedLifetime.remaining(of: stated, age: Date().timeIntervalSince(entry.createdAt), tried: tried) else {
+                return self.expired(appID: appID, token: token)
             }
             outcome = await self.dispatcher.deliver(
                 notification, via: provider, token: token, deadline: .now + self.configuration.deliveryTimeout, frontEnd: entry.frontEnd
@@ -391,6 +394,14 @@ public struct OutboxWorker: Service, CustomStringConvertible {
             // The dispatcher reports refused credentials as retry later; should one get here, it waits alike.
             return self.retry(entry, token: token, outcome: outcome, requested: nil, reason: reason)
         }
+    }
+
+    /// A token whose notification's time to live ran out while it waited: the provider would have dropped
+    /// it by then, so it is not sent.
+    private func expired(appID: String, token: String) -> Handled {
+        self.metrics.recordExpired(appID: appID)
+        self.logger.notice("outbox: time to live ran out while queued; not delivered", metadata: ["app": "\(appID)"])
+        return .finished(token: token, outcome: .rejected(reason: "its time to live ran out while it waited in the outbox"))
     }
 
     /// An entry of an app this instance does not configure: tried again after ``Configuration/unknownAppPause``

@@ -6,8 +6,10 @@ public import PushgateCore
 /// A front end's time to live counts from when the notification was accepted (Web Push's `TTL`, FCM's and
 /// Huawei's `ttl`, an APNs expiry computed from it): a notification that waited in the outbox goes out with
 /// what is left, and not at all once that has run out, since the provider would have dropped it by then
-/// and the device must not show it late. A notification without a time to live goes unchanged (the
-/// provider's own default counts from when it is sent), as does an absolute APNs `expiration`. A time to
+/// and the device must not show it late. The outbox gives a notification without one its back end's own
+/// (``PushProvider/defaultTimeToLive``: a Web Push or UnifiedPush app's `ttl`) first; one that still has
+/// none goes unchanged (the provider's service's default counts from when it is sent), as does an absolute
+/// APNs `expiration`. A time to
 /// live of 0 asks for "now or never": its first try goes out however long the queue held it (as a
 /// gateway's own queue would send it), and once a try failed it is not sent again.
 public enum QueuedLifetime {

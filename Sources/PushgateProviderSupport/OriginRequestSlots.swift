@@ -5,10 +5,10 @@ import Synchronization
 /// services, UnifiedPush servers): at most ``permits`` requests at once in all, and at most
 /// ``permitsPerOrigin`` (three quarters of them) to any one origin, so a server that hangs holds at most
 /// that share while its requests run to their deadlines, and the other servers' deliveries keep the rest.
-/// Requests over an origin's share wait in that origin's own line, not in the shared one, and at most
-/// ``waitingPerOrigin`` of them: more are turned away at once (``Entry/lineFull``), so a server that
-/// hangs cannot gather every delivery the back end may have in flight (its `inflight_request_limit`)
-/// and leave none for the others.
+/// Requests over an origin's share wait in that origin's own line, not in the shared one; one origin has
+/// at most ``requestsPerOrigin`` requests running or waiting, and more are turned away at once
+/// (``Entry/lineFull``), so a server that hangs cannot gather every delivery the back end may have in
+/// flight (its `inflight_request_limit`) and leave none for the others.
 ///
 /// An origin's line is kept while requests to it run or wait, and idle ones while there are at most
 /// ``idleLinesKept`` lines in all (a Web Push app's few push services keep theirs; past that, as with
@@ -24,14 +24,14 @@ public final class OriginRequestSlots: Sendable {
     public var permits: Int { self.shared.permits }
     /// The most requests at once to one origin.
     public let permitsPerOrigin: Int
-    /// The most requests waiting in one origin's line.
-    public let waitingPerOrigin: Int
+    /// The most requests to one origin running or waiting at once.
+    public let requestsPerOrigin: Int
     /// What came of a wait for a slot.
     public enum Entry: Sendable, Hashable {
         /// Both slots were taken: call ``OriginRequestSlots/leave(_:)``.
         case entered
-        /// The origin's line already holds ``OriginRequestSlots/waitingPerOrigin`` requests: none was
-        /// taken, and the request was not made to wait.
+        /// The origin has ``OriginRequestSlots/requestsPerOrigin`` requests running or waiting already:
+        /// none was taken, and the request was not made to wait.
         case lineFull
         /// The deadline passed, or the task was cancelled, before both slots were free: none is held.
         case notInTime
@@ -57,19 +57,19 @@ public final class OriginRequestSlots: Sendable {
     /// - Parameters:
     ///   - permits: the most requests at once (at least 1); one origin gets three quarters of them, rounded
     ///     down (at least one).
-    ///   - waitingPerOrigin: the most requests one origin's line holds waiting for its slots (at least 1;
-    ///     by default as many as may run).
-    public init(permits: Int, waitingPerOrigin: Int? = nil) {
+    ///   - requestsPerOrigin: the most requests to one origin running or waiting at once (at least 1; by
+    ///     default twice its share of the permits).
+    public init(permits: Int, requestsPerOrigin: Int? = nil) {
         self.shared = ConcurrencyGate(permits: permits)
         self.permitsPerOrigin = max(1, permits * 3 / 4)
-        self.waitingPerOrigin = max(1, waitingPerOrigin ?? self.permitsPerOrigin)
+        self.requestsPerOrigin = max(1, requestsPerOrigin ?? 2 * self.permitsPerOrigin)
     }
 
     /// Creates the slots of a back end that has at most `inFlightLimit` deliveries in flight (its
-    /// `inflight_request_limit`): one origin's line holds at most half of them waiting (at least as many
-    /// as may run), so one that hangs leaves the other half to the rest.
+    /// `inflight_request_limit`): one origin has at most half of them running or waiting, so one that
+    /// hangs leaves the other half to the rest.
     public convenience init(permits: Int, inFlightLimit: Int) {
-        self.init(permits: permits, waitingPerOrigin: max(permits * 3 / 4, inFlightLimit / 2))
+        self.init(permits: permits, requestsPerOrigin: inFlightLimit / 2)
     }
 
     /// Waits for a slot of `origin` and one of the shared ones until `deadline`: ``Entry/entered`` when
@@ -79,8 +79,7 @@ public final class OriginRequestSlots: Sendable {
         let gate = self.origins.withLock { origins -> ConcurrencyGate? in
             let line: Line
             if let known = origins[origin] {
-                // Those holding its slots number at most its share; the rest wait.
-                guard known.users < self.permitsPerOrigin + self.waitingPerOrigin else { return nil }
+                guard known.users < self.requestsPerOrigin else { return nil }
                 line = known
             } else {
                 line = Line(permits: self.permitsPerOrigin)

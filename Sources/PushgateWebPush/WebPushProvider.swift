@@ -16,7 +16,8 @@ import Synchronization
 /// keep-alive, per origin, TLS for `https`, through the CONNECT proxy when one is set, no redirects); run
 /// it as a `Service` so they are closed on graceful shutdown. At most `max_connections` requests are in flight,
 /// at most three quarters of them to one push service (``OriginRequestSlots``; more wait for one until
-/// their deadline), and at most `inflight_request_limit` deliveries
+/// their deadline, while one push service has at most half of `inflight_request_limit` running or
+/// waiting: more are answered retry later at once), and at most `inflight_request_limit` deliveries
 /// (encryption and waiting included) run at once: beyond that a delivery is refused at once.
 ///
 /// Each push service (origin) has its own circuit (``OriginCircuits``): one that fails request after

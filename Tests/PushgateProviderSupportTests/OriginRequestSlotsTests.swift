@@ -58,10 +58,10 @@ struct OriginRequestSlotsTests {
         slots.leave("a")
     }
 
-    /// An origin's line holds at most `waitingPerOrigin` requests: more are turned away at once, so a hung
-    /// origin cannot gather every delivery in flight; other origins are served meanwhile.
+    /// An origin has at most `requestsPerOrigin` requests running or waiting: more are turned away at once,
+    /// so a hung origin cannot gather every delivery in flight; other origins are served meanwhile.
     @Test func aFullLineTurnsRequestsAwayAtOnce() async throws {
-        let slots = OriginRequestSlots(permits: 4, waitingPerOrigin: 2)
+        let slots = OriginRequestSlots(permits: 4, requestsPerOrigin: 5)
         #expect(slots.permitsPerOrigin == 3)
         for _ in 0..<3 { #expect(await slots.enter("https://hung.example", until: .now + .seconds(5)) == .entered) }
         // Two wait (each until it is cancelled: nothing is given back) ...
@@ -86,10 +86,20 @@ struct OriginRequestSlotsTests {
         slots.leave("https://hung.example")
     }
 
-    /// A back end's slots: an origin waits with at most half its in-flight limit, and at least its share.
-    @Test func theLineHoldsHalfTheInFlightLimit() {
-        #expect(OriginRequestSlots(permits: 64, inFlightLimit: 512).waitingPerOrigin == 256)
-        #expect(OriginRequestSlots(permits: 64, inFlightLimit: 40).waitingPerOrigin == 48)
+    /// A back end's slots: an origin has at most half its in-flight limit running or waiting, whatever its
+    /// share of the permits (twice that without a limit).
+    @Test func oneOriginHasHalfTheInFlightLimit() async {
+        #expect(OriginRequestSlots(permits: 64, inFlightLimit: 512).requestsPerOrigin == 256)
+        #expect(OriginRequestSlots(permits: 4).requestsPerOrigin == 6)
+        let small = OriginRequestSlots(permits: 64, inFlightLimit: 40)
+        #expect(small.requestsPerOrigin == 20)
+        for _ in 0..<20 { #expect(await small.enter("https://hung.example", until: .now + .seconds(5)) == .entered) }
+        #expect(await small.enter("https://hung.example", until: .now + .seconds(5)) == .lineFull)
+        for _ in 0..<20 { small.leave("https://hung.example") }
+        let one = OriginRequestSlots(permits: 1, inFlightLimit: 1)
+        #expect(one.requestsPerOrigin == 1)
+        #expect(await one.enter("a", until: .now + .seconds(5)) == .entered)
+        one.leave("a")
     }
 
     /// Polls `condition` every 20 ms for up to 10 s.
