@@ -15,8 +15,7 @@ public protocol PushProvider: AnyObject, Sendable {
     var sharesOneCircuit: Bool { get }
     /// The time to live, in seconds, the back end sends for a notification that states none (a Web Push or
     /// UnifiedPush app's `ttl` setting); nil when the provider's service applies its own default. The
-    /// outbox counts it from when the notification was queued, as it counts a stated one (so an app's
-    /// `ttl` of 0, now or never, gets no retry).
+    /// outbox counts it from when the notification was queued, as it counts a stated one.
     var defaultTimeToLive: Int? { get }
     /// Sends `notification` to `token`, giving up at `deadline`.
     /// - Parameters:

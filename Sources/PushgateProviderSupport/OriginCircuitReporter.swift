@@ -26,7 +26,7 @@ public struct OriginCircuitReporter: Sendable {
 
     /// Logs `change` of `origin`'s circuit and records how many of `circuits` are open.
     public func note(_ change: OriginCircuits.Change, of origin: String, in circuits: OriginCircuits) {
-        if change != .none { self.failing?.record(circuits.openCount) }
+        if change != .none { self.refresh(circuits) }
         switch change {
         case .none:
             break
@@ -37,6 +37,20 @@ public struct OriginCircuitReporter: Sendable {
             )
         case .closed:
             self.logger.notice("\(self.noun) answering again", metadata: ["app": "\(self.appID)", "\(self.metadataKey)": "\(origin)"])
+        }
+    }
+
+    /// Records how many of `circuits` are open now (see ``OriginCircuits/openCount(now:)``): after a
+    /// change, and now and then, as circuits nobody probes drop out of the count without one.
+    public func refresh(_ circuits: OriginCircuits) {
+        self.failing?.record(circuits.openCount())
+    }
+
+    /// Refreshes the count every `interval` until the task is cancelled.
+    public func refreshEvery(_ interval: Duration, _ circuits: OriginCircuits) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            self.refresh(circuits)
         }
     }
 }

@@ -4,8 +4,9 @@ import Synchronization
 /// subscriptions name any push service): one service that is down or hangs is left alone without holding
 /// up deliveries to the others, which one circuit for the whole app would.
 ///
-/// An origin's circuit opens after ``Settings/failures`` failed requests in a row (refused or lost
-/// connections, 5xx, 429, deadlines). While it is open, deliveries to that origin are answered at once
+/// An origin's circuit opens after ``Settings/failures`` failed requests in a row (what the back end
+/// records as the server's failure: refused or lost connections and deadlines, and for Web Push 5xx and
+/// 429 too). While it is open, deliveries to that origin are answered at once
 /// (``Admission/open(remaining:)``); when the interval ends one delivery goes through as a probe. A probe
 /// that gets an answer closes the circuit; one that fails opens it again for twice as long, up to
 /// ``Settings/maximumOpen``.
@@ -117,8 +118,17 @@ public final class OriginCircuits: Sendable {
         self.circuits.withLock { $0[origin]?.openUntil != nil }
     }
 
-    /// How many origins' circuits are open now (probes out included).
-    public var openCount: Int { self.circuits.withLock { $0.values.reduce(0) { $0 + ($1.openUntil == nil ? 0 : 1) } } }
+    /// How many origins' circuits are open now (probes out included), leaving out those whose interval
+    /// ended over ``Settings/maximumOpen`` ago without a probe: no delivery goes to that origin any more
+    /// (its users moved, its name no longer resolves), and it would be counted as failing for good.
+    public func openCount(now: ContinuousClock.Instant = .now) -> Int {
+        self.circuits.withLock { circuits in
+            circuits.values.reduce(0) { count, circuit in
+                guard let openUntil = circuit.openUntil else { return count }
+                return circuit.probing || openUntil + self.settings.maximumOpen > now ? count + 1 : count
+            }
+        }
+    }
 
     /// How many origins are remembered.
     public var count: Int { self.circuits.withLock { $0.count } }

@@ -66,10 +66,11 @@ public final class OriginRequestSlots: Sendable {
     }
 
     /// Creates the slots of a back end that has at most `inFlightLimit` deliveries in flight (its
-    /// `inflight_request_limit`): one origin has at most half of them running or waiting, so one that
-    /// hangs leaves the other half to the rest.
+    /// `inflight_request_limit`): one origin has at most half of them running or waiting, or its share of
+    /// the permits when that is more, up to three quarters of them, so one that hangs leaves at least a
+    /// quarter to the rest and a busy one can use its share under a small limit.
     public convenience init(permits: Int, inFlightLimit: Int) {
-        self.init(permits: permits, requestsPerOrigin: inFlightLimit / 2)
+        self.init(permits: permits, requestsPerOrigin: max(inFlightLimit / 2, min(max(1, permits * 3 / 4), inFlightLimit * 3 / 4)))
     }
 
     /// Waits for a slot of `origin` and one of the shared ones until `deadline`: ``Entry/entered`` when

@@ -32,7 +32,7 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
     /// Always ``Platform/unifiedPush``.
     public var platform: Platform { .unifiedPush }
     /// Each endpoint host fails on its own: a host that is down must not open the app's circuit for the
-    /// others (this back end remembers failing hosts itself).
+    /// others (this back end keeps a circuit per push server itself).
     public var sharesOneCircuit: Bool { false }
     /// The app's `ttl` setting, sent when a notification states no time to live.
     public var defaultTimeToLive: Int? { self.configuration.ttl }
@@ -82,7 +82,10 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
 
     /// Waits for graceful shutdown, then closes the connections.
     public func run() async throws {
-        try? await gracefulShutdown()
+        // The count of failing servers drops one nobody probes any more without a change to log.
+        await cancelWhenGracefulShutdown { [circuits = self.circuits, reporter = self.circuitReporter] in
+            await reporter.refreshEvery(.seconds(30), circuits)
+        }
         await self.connections.shutdown()
     }
 
@@ -182,13 +185,7 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
         case .open(let remaining):
             return (.retryLater(after: remaining > .zero ? remaining : nil, reason: "the push server failed request after request; it is left alone for a while"), nil)
         }
-        let exchange = await self.exchange(notification, body: body, endpoint: endpoint, at: addresses, headers: headers, deadline: deadline)
-        let server: OriginCircuits.Result =
-            switch exchange?.0 {
-            case .answered?: .answered
-            case .transport(_, hostFailing: true)?: .failed
-            case .transport(_, hostFailing: false)?, nil: .notSent
-            }
+        let (exchange, server) = await self.exchange(notification, body: body, endpoint: endpoint, at: addresses, headers: headers, deadline: deadline)
         self.circuitReporter.note(self.circuits.record(origin, server, probe: probe), of: origin, in: self.circuits)
         guard let (outcome, status) = exchange else {
             return (.retryLater(after: nil, reason: "no request slot before the deadline"), nil)
@@ -207,19 +204,29 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
     }
 
     /// Posts `body`, and when the push server refuses it as too large (413), the smaller form the front end
-    /// stated, if any (a queued Matrix notification's `event_id_only` form), at once; nil when no request
-    /// slot was free before the deadline.
+    /// stated, if any (a queued Matrix notification's `event_id_only` form), at once. The result is nil
+    /// when no request slot was free before the deadline; `server` is what the posts tell of the push
+    /// server (answered when either was answered).
     private func exchange(
         _ notification: PushNotification, body: [UInt8], endpoint: PushEndpoint, at addresses: [IPAddress], headers: HTTP1HeaderLines,
         deadline: ContinuousClock.Instant
-    ) async -> (Exchange, Int?)? {
-        var requestDeadline = min(deadline, ContinuousClock.now + self.configuration.requestTimeout)
-        guard let first = await self.post(endpoint, at: addresses, headers: headers, body: body, deadline: requestDeadline) else { return nil }
-        guard first.1 == 413, let reduced = notification.reducedPayload, let smaller = try? JSONText.encode(reduced), smaller != body,
+    ) async -> (result: (Exchange, Int?)?, server: OriginCircuits.Result) {
+        let first = await self.post(endpoint, at: addresses, headers: headers, body: body, deadline: deadline)
+        guard let first, first.1 == 413, let reduced = notification.reducedPayload, let smaller = try? JSONText.encode(reduced), smaller != body,
             ContinuousClock.now < deadline
-        else { return first }
-        requestDeadline = min(deadline, ContinuousClock.now + self.configuration.requestTimeout)
-        return await self.post(endpoint, at: addresses, headers: headers, body: smaller, deadline: requestDeadline)
+        else { return (first, Self.server(first?.0)) }
+        let second = await self.post(endpoint, at: addresses, headers: headers, body: smaller, deadline: deadline)
+        let server = Self.server(second?.0)
+        return (second, server == .notSent ? .answered : server)
+    }
+
+    /// What a request tells of its push server; nil: no request slot.
+    private static func server(_ exchange: Exchange?) -> OriginCircuits.Result {
+        switch exchange {
+        case .answered?: .answered
+        case .transport(_, hostFailing: true)?: .failed
+        case .transport(_, hostFailing: false)?, nil: .notSent
+        }
     }
 
     /// What became of one request.
@@ -230,8 +237,9 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
         case transport(DeliveryOutcome, hostFailing: Bool)
     }
 
-    /// Waits for a request slot, posts, and reads the answer, all before `deadline`; nil when the deadline
-    /// passed while waiting for a slot.
+    /// Waits for a request slot until `deadline`, then posts and reads the answer within `request_timeout`
+    /// (and the deadline); nil when the deadline passed while waiting for a slot. Time spent waiting is
+    /// not the push server's: its request timeout starts once the slot is taken.
     private func post(
         _ endpoint: PushEndpoint, at addresses: [IPAddress], headers: HTTP1HeaderLines, body: [UInt8], deadline: ContinuousClock.Instant
     ) async -> (Exchange, Int?)? {
@@ -246,14 +254,19 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
             return (.transport(.retryLater(after: nil, reason: "too many requests to this push server are waiting already"), hostFailing: false), nil)
         }
         defer { self.requestSlots.leave(origin) }
+        let started = ContinuousClock.now
+        let requestDeadline = min(deadline, started + self.configuration.requestTimeout)
         do {
             let answer = try await self.connections.request(
-                .POST, to: destination, at: addresses, headers: headers, body: ByteBuffer(bytes: body), deadline: deadline.nioDeadline
+                .POST, to: destination, at: addresses, headers: headers, body: ByteBuffer(bytes: body), deadline: requestDeadline.nioDeadline
             )
             let classified = UnifiedPushAnswer.classify(status: answer.status, retryAfter: answer.retryAfter)
             return (.answered(classified.outcome, classified.memory), answer.status)
         } catch HTTP1ExchangeError.deadlineExceeded {
-            return (.transport(.retryLater(after: nil, reason: "the push server did not answer in time"), hostFailing: true), nil)
+            // A request the caller's deadline cut short (under its timeout and a second) says nothing of
+            // the push server.
+            let fair = requestDeadline - started >= min(self.configuration.requestTimeout, .seconds(1))
+            return (.transport(.retryLater(after: nil, reason: "the push server did not answer in time"), hostFailing: fair), nil)
         } catch let error as HTTP1ExchangeError where error.isRefusal {
             // The URL cannot be written as a request (control bytes in it): it can never be used.
             return (.transport(.invalidToken(reason: error.description), hostFailing: false), nil)

@@ -86,7 +86,10 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
 
     /// Waits for graceful shutdown, then closes the connections.
     public func run() async throws {
-        try? await gracefulShutdown()
+        // The count of failing servers drops one nobody probes any more without a change to log.
+        await cancelWhenGracefulShutdown { [circuits = self.circuits, reporter = self.circuitReporter] in
+            await reporter.refreshEvery(.seconds(30), circuits)
+        }
         await self.connections.shutdown()
     }
 

@@ -43,6 +43,22 @@ struct OriginCircuitsTests {
         #expect(circuits.count == 0)
     }
 
+    /// An open circuit counts as failing while deliveries still come to probe it; one nobody probed for
+    /// the longest interval after its own ended (a server whose users moved) drops out of the count.
+    @Test func anOpenCircuitNobodyProbesDropsOutOfTheCount() {
+        let circuits = OriginCircuits()
+        let t0 = Self.start
+        for _ in 0..<5 { circuits.record("https://gone.example", .failed, probe: false, now: t0) }
+        #expect(circuits.openCount(now: t0) == 1)
+        #expect(circuits.openCount(now: t0 + .seconds(60)) == 1)
+        #expect(circuits.openCount(now: t0 + .seconds(62)) == 0)
+        // A probe out keeps it counted until its answer.
+        #expect(circuits.admit("https://gone.example", now: t0 + .seconds(62)) == .admitted(probe: true))
+        #expect(circuits.openCount(now: t0 + .seconds(62)) == 1)
+        #expect(circuits.record("https://gone.example", .answered, probe: true, now: t0 + .seconds(63)) == .closed)
+        #expect(circuits.openCount(now: t0 + .seconds(63)) == 0)
+    }
+
     @Test func aFullTableDropsClosedCircuitsFirst() {
         var settings = OriginCircuits.Settings()
         settings.capacity = 3

@@ -86,16 +86,17 @@ struct OriginRequestSlotsTests {
         slots.leave("https://hung.example")
     }
 
-    /// A back end's slots: an origin has at most half its in-flight limit running or waiting, whatever its
-    /// share of the permits (twice that without a limit).
+    /// A back end's slots: an origin has at most half its in-flight limit running or waiting, or its share
+    /// of the permits up to three quarters of the limit (twice its share without a limit).
     @Test func oneOriginHasHalfTheInFlightLimit() async {
         #expect(OriginRequestSlots(permits: 64, inFlightLimit: 512).requestsPerOrigin == 256)
         #expect(OriginRequestSlots(permits: 4).requestsPerOrigin == 6)
+        #expect(OriginRequestSlots(permits: 20, inFlightLimit: 20).requestsPerOrigin == 15)
         let small = OriginRequestSlots(permits: 64, inFlightLimit: 40)
-        #expect(small.requestsPerOrigin == 20)
-        for _ in 0..<20 { #expect(await small.enter("https://hung.example", until: .now + .seconds(5)) == .entered) }
+        #expect(small.requestsPerOrigin == 30)
+        for _ in 0..<30 { #expect(await small.enter("https://hung.example", until: .now + .seconds(5)) == .entered) }
         #expect(await small.enter("https://hung.example", until: .now + .seconds(5)) == .lineFull)
-        for _ in 0..<20 { small.leave("https://hung.example") }
+        for _ in 0..<30 { small.leave("https://hung.example") }
         let one = OriginRequestSlots(permits: 1, inFlightLimit: 1)
         #expect(one.requestsPerOrigin == 1)
         #expect(await one.enter("a", until: .now + .seconds(5)) == .entered)
