@@ -7,7 +7,8 @@ import PushgateStore
 
 /// Turns every error into a response in a known shape, so no request ends in a dropped connection or a
 /// framework default: protocol errors (any `HTTPResponseError` a front end throws) pass through; unknown
-/// paths get 404 and known paths with the wrong method 405, both `M_UNRECOGNIZED`; a body over the limit
+/// paths get 404 `M_UNRECOGNIZED`, and known paths with the wrong method 405 in their protocol's shape
+/// (`M_UNRECOGNIZED` for Matrix's and the gateway's own); a body over the limit
 /// gets 413; a store outage 503; anything else is logged and answered 500.
 struct ErrorAnswers: Sendable {
     /// The methods each route path answers, for 405 and its `Allow` header.
@@ -24,7 +25,7 @@ struct ErrorAnswers: Sendable {
                     var body = GatewayErrorBody.unrecognized
                     body = GatewayErrorBody(status: .methodNotAllowed, errcode: body.errcode, message: body.message)
                     body.headers[.allow] = methods.map(\.rawValue).joined(separator: ", ")
-                    return try body.response(from: request, context: context)
+                    return try self.answer(body, request: request, context: context)
                 }
                 return try GatewayErrorBody.unrecognized.response(from: request, context: context)
             case .contentTooLarge:

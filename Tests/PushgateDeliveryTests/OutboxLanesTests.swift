@@ -23,14 +23,17 @@ struct OutboxLanesTests {
     @Test func helperLanesGiveWayWhileFrontEndsEnqueueAndJoinWhenTheInflowPauses() async throws {
         let (store, _) = try await DispatcherAndOutboxTests.openStore()
         let metrics = DeliveryMetrics(factory: NoMetrics.factory)
-        // Each delivery takes 100 ms, so a round's hundred deliveries are in flight together for that long.
-        let provider = ScriptedProvider(appID: "app", delay: .milliseconds(100))
+        // Each delivery takes 200 ms, so a round's hundred deliveries are in flight together for that long,
+        // and one lane alone would take over 6 s for the backlog left when the inflow pauses.
+        let provider = ScriptedProvider(appID: "app", delay: .milliseconds(200))
         let wakeUp = OutboxWakeUp()
         let dispatcher = Dispatcher(directory: ProviderDirectory([provider]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
         var configuration = OutboxWorker.Configuration()
         configuration.lanes = 2
         configuration.pollInterval = .milliseconds(10)
-        configuration.helperQuietPeriod = .seconds(1)
+        // Long enough that a thread a loaded machine holds up (the inflow's, below) does not look like a
+        // pause in the inflow; short enough that the helper joins well before one lane is done.
+        configuration.helperQuietPeriod = .seconds(3)
         // A starved machine may take longer than the usual patience over a round; a round detached then
         // would overlap the next one, which is not what this test is about.
         configuration.shortestRoundPatience = .seconds(60)

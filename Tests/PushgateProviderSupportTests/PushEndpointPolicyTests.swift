@@ -106,8 +106,10 @@ struct PushEndpointPolicyTests {
         let policy = PushEndpointPolicy(allowedEndpoints: nil, resolver: resolver)
         let allowed = PushEndpointPolicy.Decision.allowed(addresses: [IPAddress(literal: "93.184.216.34")!])
         let started = ContinuousClock.now
+        // Unfinished: the check ended at its deadline, before the lookup's second was over (a loaded
+        // machine may resume it late, but not as late as the resolver's 10 s).
         #expect(await policy.check(URL(string: "https://slow.example/sub/1")!, deadline: .now + .milliseconds(100)) == .lookupUnfinished)
-        #expect(ContinuousClock.now - started < .milliseconds(900))
+        #expect(ContinuousClock.now - started < .seconds(5))
         // A deadline already past: no wait at all.
         #expect(await policy.check(URL(string: "https://slow.example/sub/2")!, deadline: .now - .seconds(1)) == .lookupUnfinished)
         #expect(await policy.check(URL(string: "https://slow.example/sub/3")!, deadline: .now + .seconds(30)) == allowed)

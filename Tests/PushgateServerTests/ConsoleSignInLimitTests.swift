@@ -91,6 +91,17 @@ struct ConsoleSignInLimitTests {
         }
     }
 
+    /// The JSON API answers a wrong method in its own shape, `{"error": …}`, not Matrix's.
+    @Test func theAPIsWrongMethodIsAnsweredInItsOwnShape() async throws {
+        try await Self.withConsole(limit: 3) { client in
+            let answer = try await client.execute(uri: "/console/api/overview", method: .post, headers: [.authorization: "Bearer " + Self.token])
+            #expect(answer.status == .methodNotAllowed)
+            #expect(answer.headers[.allow] == "GET, HEAD")
+            #expect(answer.headers[.contentType] == "application/json; charset=utf-8")
+            #expect(String(buffer: answer.body) == #"{"error":"Unrecognized request"}"#)
+        }
+    }
+
     /// Tries sent at once cannot all pass the check before the first is counted: of 20 wrong tokens sent
     /// together, no more than the limit are checked.
     @Test func triesSentAtOnceAreCountedAsTheyStart() async throws {

@@ -109,6 +109,11 @@ struct RouterBehaviourTests {
             }
             #expect(try await client.execute(uri: "/below/x", method: .post).status == .ok)
             #expect(try await client.execute(uri: "/belowx", method: .get).status == .notFound)
+            // A route of a protocol with its own error shape answers a wrong method in that shape.
+            let shaped = try await client.execute(uri: "/shaped", method: .get)
+            #expect(shaped.status == .methodNotAllowed)
+            #expect(shaped.headers[.allow] == "POST")
+            #expect(String(buffer: shaped.body) == #"{"code":405,"message":"Unrecognized request"}"#)
         }
     }
 

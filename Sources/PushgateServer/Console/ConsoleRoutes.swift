@@ -40,6 +40,10 @@ struct ConsoleRoutes: Sendable {
         var bearer: Bool
     }
 
+    /// The JSON API's errors the gateway answers itself (a wrong method, a body over the limit) in the
+    /// API's own shape, `{"error": …}`.
+    static let apiErrorAnswer: GatewayRoute.ErrorAnswer = { status, message in ConsoleResponses.error(message, status: status) }
+
     var routes: [GatewayRoute] {
         [
             GatewayRoute(.get, "/") { _, _ in ConsoleResponses.redirect("/console") },
@@ -48,8 +52,12 @@ struct ConsoleRoutes: Sendable {
             GatewayRoute(.post, "/console/session", maximumBodySize: 16_384) { request, context in try await self.signIn(request, context: context) },
             GatewayRoute(.post, "/console/session/end", maximumBodySize: 16_384) { request, context in try await self.signOut(request, context: context) },
             GatewayRoute(.post, "/console/test-push", maximumBodySize: 65_536) { request, context in try await self.testPushForm(request, context: context) },
-            GatewayRoute(.get, "/console/api/overview") { request, context in await self.apiOverview(request, context: context) },
-            GatewayRoute(.post, "/console/api/test-push", maximumBodySize: 65_536) { request, context in try await self.apiTestPush(request, context: context) },
+            GatewayRoute(.get, "/console/api/overview", errorAnswer: Self.apiErrorAnswer) { request, context in
+                await self.apiOverview(request, context: context)
+            },
+            GatewayRoute(.post, "/console/api/test-push", maximumBodySize: 65_536, errorAnswer: Self.apiErrorAnswer) { request, context in
+                try await self.apiTestPush(request, context: context)
+            },
             GatewayRoute(.get, "/console/assets/console.js") { _, _ in
                 ConsoleResponses.asset(PackageResources.console_js, contentType: "text/javascript; charset=utf-8")
             },
