@@ -33,6 +33,19 @@ struct DispatcherAndOutboxTests {
         return (dispatcher, worker)
     }
 
+    /// A dispatcher that configures no app, and its worker: entries come round after `unknownAppPause`.
+    static func outboxWithoutApps(store: SQLiteStore, retry: RetryPolicy, unknownAppPause: Duration) -> (Dispatcher, OutboxWorker) {
+        let wakeUp = OutboxWakeUp()
+        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
+        let dispatcher = Dispatcher(directory: ProviderDirectory([]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
+        var configuration = OutboxWorker.Configuration()
+        configuration.retry = retry
+        configuration.pollInterval = .milliseconds(20)
+        configuration.unknownAppPause = unknownAppPause
+        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
+        return (dispatcher, worker)
+    }
+
     /// Runs the services in a service group around `body`, then shuts them down gracefully in reverse
     /// order (the worker before the store), as `pushgate serve` does.
     static func running(_ services: [any Service], _ body: @Sendable () async throws -> Void) async throws {
@@ -193,14 +206,10 @@ struct DispatcherAndOutboxTests {
     @Test func entriesOfAnAppNoLongerConfiguredWaitForItToComeBack() async throws {
         let (store, _) = try await Self.openStore()
         let provider = ScriptedProvider(appID: "app")
-        let wakeUp = OutboxWakeUp()
-        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
-        let dispatcher = Dispatcher(directory: ProviderDirectory([]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
-        var configuration = OutboxWorker.Configuration()
-        configuration.retry = RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAge: .seconds(600))
-        configuration.pollInterval = .milliseconds(20)
-        configuration.unknownAppPause = .milliseconds(50)
-        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
+        let (dispatcher, worker) = Self.outboxWithoutApps(
+            store: store, retry: RetryPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50), maximumAge: .seconds(600)),
+            unknownAppPause: .milliseconds(50)
+        )
         try await Self.running([store, worker]) { () async throws in
             try await dispatcher.enqueue(Self.notification, appID: "app", frontEnd: "test", tokens: ["a", "b", "c"])
             // Several rounds find no app for the entries; they stay.
@@ -219,15 +228,11 @@ struct DispatcherAndOutboxTests {
     @Test func entriesOfAnAppThisInstanceLacksComeRoundAfterAShortPauseNotTheBackoff() async throws {
         let (store, _) = try await Self.openStore()
         let provider = ScriptedProvider(appID: "app")
-        let wakeUp = OutboxWakeUp()
-        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
-        let dispatcher = Dispatcher(directory: ProviderDirectory([]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
-        var configuration = OutboxWorker.Configuration()
         // The backoff of failed deliveries would wait a minute after the first round.
-        configuration.retry = RetryPolicy(initialDelay: .seconds(60), maximumDelay: .seconds(600), maximumAge: .seconds(3600))
-        configuration.pollInterval = .milliseconds(20)
-        configuration.unknownAppPause = .milliseconds(300)
-        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
+        let (dispatcher, worker) = Self.outboxWithoutApps(
+            store: store, retry: RetryPolicy(initialDelay: .seconds(60), maximumDelay: .seconds(600), maximumAge: .seconds(3600)),
+            unknownAppPause: .milliseconds(300)
+        )
         try await Self.running([store, worker]) { () async throws in
             try await dispatcher.enqueue(Self.notification, appID: "app", frontEnd: "test", tokens: ["a", "b"])
             // Rounds that find no app for the entries.

@@ -88,14 +88,10 @@ struct OutboxQueuedLifetimeTests {
     /// it ends as expired instead of waiting out the outbox's maximum age.
     @Test func anUnknownAppsEntryExpiresToo() async throws {
         let (store, _) = try await DispatcherAndOutboxTests.openStore()
-        let wakeUp = OutboxWakeUp()
-        let metrics = DeliveryMetrics(factory: NoMetrics.factory)
-        let dispatcher = Dispatcher(directory: ProviderDirectory([]), store: store, metrics: metrics, wakeUp: wakeUp, logger: TestLogging.quiet)
-        var configuration = OutboxWorker.Configuration()
-        configuration.retry = RetryPolicy(initialDelay: .seconds(60), maximumDelay: .seconds(600), maximumAge: .seconds(3600))
-        configuration.pollInterval = .milliseconds(20)
-        configuration.unknownAppPause = .milliseconds(300)
-        let worker = OutboxWorker(dispatcher: dispatcher, store: store, metrics: metrics, wakeUp: wakeUp, configuration: configuration, logger: TestLogging.quiet)
+        let (dispatcher, worker) = DispatcherAndOutboxTests.outboxWithoutApps(
+            store: store, retry: RetryPolicy(initialDelay: .seconds(60), maximumDelay: .seconds(600), maximumAge: .seconds(3600)),
+            unknownAppPause: .milliseconds(300)
+        )
         try await DispatcherAndOutboxTests.running([store, worker]) { () async throws in
             try await dispatcher.enqueue(PushNotification(payload: .object([:]), timeToLive: 1), appID: "gone", frontEnd: "test", tokens: ["a"])
             try await dispatcher.enqueue(PushNotification(payload: .object([:])), appID: "gone", frontEnd: "test", tokens: ["b"])
