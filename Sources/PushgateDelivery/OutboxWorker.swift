@@ -358,11 +358,11 @@ public struct OutboxWorker: Service, CustomStringConvertible {
         if let queued = entry.content?.notification {
             // An entry claimed more than once was tried before (handed over, it is on its first try).
             let tried = entry.attempts > 1
-            // A stated time to live that ran out ends the entry whether or not this instance has the app.
-            if queued.timeToLive != nil, QueuedLifetime.remaining(of: queued, age: Date().timeIntervalSince(entry.createdAt), tried: tried) == nil {
-                return self.expired(appID: appID, token: token)
-            }
             guard case .found(let provider) = self.dispatcher.directory.lookup(appID) else {
+                // A stated time to live that ran out ends the entry whether or not this instance has the app.
+                if queued.timeToLive != nil, QueuedLifetime.remaining(of: queued, age: Date().timeIntervalSince(entry.createdAt), tried: tried) == nil {
+                    return self.expired(appID: appID, token: token)
+                }
                 // The app was removed (or renamed) by a reload or a restart, or only another instance on the
                 // database configures it yet: its entries wait, within their maximum age, so that adding it
                 // back loses nothing, and come round again after a short fixed pause, so that an instance

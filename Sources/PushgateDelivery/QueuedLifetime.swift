@@ -9,9 +9,8 @@ public import PushgateCore
 /// and the device must not show it late. The outbox gives a notification without one its back end's own
 /// (``PushProvider/defaultTimeToLive``: a Web Push or UnifiedPush app's `ttl`) first; one that still has
 /// none goes unchanged (the provider's service's default counts from when it is sent), as does an absolute
-/// APNs `expiration`. A time to
-/// live of 0 asks for "now or never": its first try goes out however long the queue held it (as a
-/// gateway's own queue would send it), and once a try failed it is not sent again.
+/// APNs `expiration`. A time to live of 0 asks for "now or never": its first try goes out however long the
+/// queue held it (as a gateway's own queue would send it), and once a try failed it is not sent again.
 public enum QueuedLifetime {
     /// The notification to send after it waited `age` since it was accepted: its time to live less the
     /// whole seconds waited; nil when that leaves nothing (the lifetime ran out), or when it is 0 and

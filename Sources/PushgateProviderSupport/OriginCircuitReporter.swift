@@ -1,10 +1,12 @@
 public import CoreMetrics
 public import Logging
 
-/// Logs and counts the changes of a back end's ``OriginCircuits``: a server's circuit opening or closing
-/// is a `notice` naming the server (`push service`, `push server`: the back end's word for it), and
-/// `pushgate_push_services_failing{app}` holds how many are open.
+/// Records results in a back end's ``OriginCircuits`` and reports what they change: a server's circuit
+/// opening or closing is a `notice` naming the server (`push service`, `push server`: the back end's word
+/// for it), and `pushgate_push_services_failing{app}` holds how many are open.
 public struct OriginCircuitReporter: Sendable {
+    /// The circuits it records in and counts.
+    public let circuits: OriginCircuits
     private let appID: String
     private let noun: String
     private let metadataKey: String
@@ -15,7 +17,8 @@ public struct OriginCircuitReporter: Sendable {
     /// - Parameters:
     ///   - noun: what the back end calls a server, as the log says it (`push service`).
     ///   - metricsFactory: where the gauge goes; nil for none.
-    public init(appID: String, noun: String, logger: Logger, metricsFactory: (any MetricsFactory)?) {
+    public init(circuits: OriginCircuits, appID: String, noun: String, logger: Logger, metricsFactory: (any MetricsFactory)?) {
+        self.circuits = circuits
         self.appID = appID
         self.noun = noun
         self.metadataKey = noun.replacingSpaces()
@@ -24,9 +27,11 @@ public struct OriginCircuitReporter: Sendable {
         self.failing?.record(0)
     }
 
-    /// Logs `change` of `origin`'s circuit and records how many of `circuits` are open.
-    public func note(_ change: OriginCircuits.Change, of origin: String, in circuits: OriginCircuits) {
-        if change != .none { self.refresh(circuits) }
+    /// Records `result` of a request to `origin` admitted as `probe` (``OriginCircuits/record(_:_:probe:now:)``),
+    /// logs the change it makes to the circuit and records how many are open.
+    public func record(_ origin: String, _ result: OriginCircuits.Result, probe: Bool) {
+        let change = self.circuits.record(origin, result, probe: probe)
+        if change != .none { self.refresh() }
         switch change {
         case .none:
             break
@@ -40,17 +45,17 @@ public struct OriginCircuitReporter: Sendable {
         }
     }
 
-    /// Records how many of `circuits` are open now (see ``OriginCircuits/openCount(now:)``): after a
-    /// change, and now and then, as circuits nobody probes drop out of the count without one.
-    public func refresh(_ circuits: OriginCircuits) {
-        self.failing?.record(circuits.openCount())
+    /// Records how many circuits are open now (see ``OriginCircuits/openCount(now:)``): after a change,
+    /// and now and then, as circuits nobody probes drop out of the count without one.
+    public func refresh() {
+        self.failing?.record(self.circuits.openCount())
     }
 
     /// Refreshes the count every `interval` until the task is cancelled.
-    public func refreshEvery(_ interval: Duration, _ circuits: OriginCircuits) async {
+    public func refreshEvery(_ interval: Duration) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
-            self.refresh(circuits)
+            self.refresh()
         }
     }
 }

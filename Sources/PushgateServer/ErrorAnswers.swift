@@ -22,8 +22,8 @@ struct ErrorAnswers: Sendable {
             switch error.status {
             case .notFound where context.endpointPath == "NotFound" || context.endpointPath == nil:
                 if let methods = self.routeMethods.methods(forPath: request.uri.path) {
-                    var body = GatewayErrorBody.unrecognized
-                    body = GatewayErrorBody(status: .methodNotAllowed, errcode: body.errcode, message: body.message)
+                    let unrecognized = GatewayErrorBody.unrecognized
+                    var body = GatewayErrorBody(status: .methodNotAllowed, errcode: unrecognized.errcode, message: unrecognized.message)
                     body.headers[.allow] = methods.map(\.rawValue).joined(separator: ", ")
                     return try self.answer(body, request: request, context: context)
                 }

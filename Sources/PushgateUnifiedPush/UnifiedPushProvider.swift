@@ -62,7 +62,9 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
         metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.circuits = OriginCircuits(settings: circuits)
-        self.circuitReporter = OriginCircuitReporter(appID: configuration.appID, noun: "push server", logger: logger, metricsFactory: metricsFactory)
+        self.circuitReporter = OriginCircuitReporter(
+            circuits: self.circuits, appID: configuration.appID, noun: "push server", logger: logger, metricsFactory: metricsFactory
+        )
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger
@@ -83,8 +85,8 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
     /// Waits for graceful shutdown, then closes the connections.
     public func run() async throws {
         // The count of failing servers drops one nobody probes any more without a change to log.
-        await cancelWhenGracefulShutdown { [circuits = self.circuits, reporter = self.circuitReporter] in
-            await reporter.refreshEvery(.seconds(30), circuits)
+        await cancelWhenGracefulShutdown { [reporter = self.circuitReporter] in
+            await reporter.refreshEvery(.seconds(30))
         }
         await self.connections.shutdown()
     }
@@ -186,7 +188,7 @@ public final class UnifiedPushProvider: PushProvider, Service, CustomStringConve
             return (.retryLater(after: remaining > .zero ? remaining : nil, reason: "the push server failed request after request; it is left alone for a while"), nil)
         }
         let (exchange, server) = await self.exchange(notification, body: body, endpoint: endpoint, at: addresses, headers: headers, deadline: deadline)
-        self.circuitReporter.note(self.circuits.record(origin, server, probe: probe), of: origin, in: self.circuits)
+        self.circuitReporter.record(origin, server, probe: probe)
         guard let (outcome, status) = exchange else {
             return (.retryLater(after: nil, reason: "no request slot before the deadline"), nil)
         }

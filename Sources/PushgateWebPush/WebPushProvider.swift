@@ -66,7 +66,9 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
         metricsFactory: (any MetricsFactory)? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.circuits = OriginCircuits(settings: circuits)
-        self.circuitReporter = OriginCircuitReporter(appID: configuration.appID, noun: "push service", logger: logger, metricsFactory: metricsFactory)
+        self.circuitReporter = OriginCircuitReporter(
+            circuits: self.circuits, appID: configuration.appID, noun: "push service", logger: logger, metricsFactory: metricsFactory
+        )
         self.appID = configuration.appID
         self.configuration = configuration
         self.logger = logger
@@ -87,8 +89,8 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
     /// Waits for graceful shutdown, then closes the connections.
     public func run() async throws {
         // The count of failing servers drops one nobody probes any more without a change to log.
-        await cancelWhenGracefulShutdown { [circuits = self.circuits, reporter = self.circuitReporter] in
-            await reporter.refreshEvery(.seconds(30), circuits)
+        await cancelWhenGracefulShutdown { [reporter = self.circuitReporter] in
+            await reporter.refreshEvery(.seconds(30))
         }
         await self.connections.shutdown()
     }
@@ -144,7 +146,7 @@ public final class WebPushProvider: PushProvider, Service, CustomStringConvertib
             return (.retryLater(after: remaining > .zero ? remaining : nil, reason: "the push service failed request after request; it is left alone for a while"), nil)
         }
         let attempt = await self.attempt(notification, to: subscription, topic: topic, deadline: deadline)
-        self.circuitReporter.note(self.circuits.record(origin, attempt.server, probe: probe), of: origin, in: self.circuits)
+        self.circuitReporter.record(origin, attempt.server, probe: probe)
         return (attempt.outcome, attempt.status)
     }
 
